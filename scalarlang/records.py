@@ -1,0 +1,216 @@
+"""The evidence of one reverse pass: per-node and per-edge records.
+
+A pass over a large graph has millions of edges, so the pass keeps flat arrays and builds a
+`BackwardNode` or `BackwardEdge` only when one is asked for. Everything that can be derived
+exactly is derived: an edge's local derivative is read from its child node, its upstream is
+the child's final pass adjoint, and its contribution and "after" value are recomputed with
+the same float operations as in the pass, so they are bit-for-bit what the pass saw.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterator, overload
+
+if TYPE_CHECKING:
+    from .engine import Scalar, ScalarOperation
+
+
+@dataclass(frozen=True, slots=True)
+class BackwardNode:
+    topology_index: int
+    operation: ScalarOperation
+    value: float
+    tracked: bool
+    pass_adjoint: float | None
+    accumulated_gradient: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class BackwardEdge:
+    reverse_index: int
+    child: int
+    parent: int
+    operand: int
+    local_derivative: float
+    upstream: float
+    contribution: float
+    parent_tracked: bool
+    parent_adjoint_before: float | None
+    parent_adjoint_after: float | None
+
+
+class BackwardPass:
+    """``BackwardPass(seed, nodes, edges)``: the seed, one record per topology entry and one
+    per operand edge in visiting order. ``topology`` holds the nodes themselves."""
+
+    __slots__ = (
+        "seed",
+        "topology",
+        "_adjoints",
+        "_accumulated",
+        "_edge_parents",
+        "_edge_before",
+        "_edge_children",
+        "_edge_slots",
+    )
+
+    seed: float
+    topology: Sequence[Scalar]
+
+    def __init__(self) -> None:
+        raise TypeError("a BackwardPass is made by Scalar.reverse_pass or Scalar.backward")
+
+    @classmethod
+    def _from_walk(cls, seed, order, adjoints, accumulated, edge_parents, edge_before) -> BackwardPass:
+        backward_pass = object.__new__(cls)
+        backward_pass.seed = seed
+        backward_pass.topology = order
+        backward_pass._adjoints = array("d", adjoints)
+        # nan marks untracked nodes; whether a node is tracked is read from the node itself.
+        backward_pass._accumulated = array("d", [_NAN if a is None else a for a in accumulated])
+        backward_pass._edge_parents = array("q", edge_parents)
+        backward_pass._edge_before = array("d", edge_before)
+        backward_pass._edge_children = None
+        backward_pass._edge_slots = None
+        return backward_pass
+
+    @property
+    def nodes(self) -> _PassNodes:
+        return _PassNodes(self)
+
+    @property
+    def edges(self) -> _PassEdges:
+        return _PassEdges(self)
+
+    def _commit(self) -> None:
+        """Write every tracked node's prospective gradient (all checked finite already)."""
+        accumulated = self._accumulated
+        for index, node in enumerate(self.topology):
+            if node._gradient is not None:
+                node._gradient = accumulated[index]
+
+    def _node(self, index: int) -> BackwardNode:
+        node = self.topology[index]
+        if node._gradient is None:
+            return BackwardNode(index, node._operation, node._value, False, None, None)
+        return BackwardNode(
+            index,
+            node._operation,
+            node._value,
+            True,
+            self._adjoints[index],
+            self._accumulated[index],
+        )
+
+    def _edge_positions(self) -> tuple[array, array]:
+        # The visiting order is fixed by the topology (children last to first, slots in
+        # order), so children and slots are rebuilt on first use instead of stored per edge.
+        if self._edge_children is None:
+            children = array("q")
+            slots = array("b")
+            topology = self.topology
+            for child in range(len(topology) - 1, -1, -1):
+                width = len(topology[child]._operands)
+                children.extend([child] * width)
+                slots.extend(range(width))
+            self._edge_children = children
+            self._edge_slots = slots
+        return self._edge_children, self._edge_slots
+
+    def _edge(self, index: int) -> BackwardEdge:
+        children, slots = self._edge_positions()
+        child = children[index]
+        slot = slots[index]
+        parent = self._edge_parents[index]
+        local = self.topology[child]._derivatives[slot]
+        upstream = self._adjoints[child]
+        contribution = upstream * local
+        if self.topology[parent]._gradient is None:
+            return BackwardEdge(index, child, parent, slot, local, upstream, contribution, False, None, None)
+        before = self._edge_before[index]
+        return BackwardEdge(
+            index, child, parent, slot, local, upstream, contribution, True, before, before + contribution
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, BackwardPass):
+            return NotImplemented
+        return (
+            _same_float(self.seed, other.seed)
+            and list(self.nodes) == list(other.nodes)
+            and list(self.edges) == list(other.edges)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"BackwardPass(seed={self.seed!r}, nodes=<{len(self.topology)}>, edges=<{len(self._edge_parents)}>)"
+
+
+_NAN = float("nan")
+
+
+def _same_float(left: float, right: float) -> bool:
+    return left == right or (left != left and right != right)
+
+
+class _RecordView(Sequence):
+    """A read-only sequence that builds its records on access."""
+
+    __slots__ = ("_pass",)
+
+    def __init__(self, backward_pass: BackwardPass):
+        self._pass = backward_pass
+
+    def _build(self, index: int):  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, index: int): ...
+    @overload
+    def __getitem__(self, index: slice) -> list: ...
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self._build(i) for i in range(*index.indices(len(self)))]
+        length = len(self)
+        if index < 0:
+            index += length
+        if not 0 <= index < length:
+            raise IndexError("pass record index out of range")
+        return self._build(index)
+
+    def __iter__(self) -> Iterator:
+        build = self._build
+        return (build(i) for i in range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, tuple, _RecordView)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"[{', '.join(map(repr, self))}]"
+
+
+class _PassNodes(_RecordView):
+    __slots__ = ()
+
+    def __len__(self) -> int:
+        return len(self._pass.topology)
+
+    def _build(self, index: int) -> BackwardNode:
+        return self._pass._node(index)
+
+
+class _PassEdges(_RecordView):
+    __slots__ = ()
+
+    def __len__(self) -> int:
+        return len(self._pass._edge_parents)
+
+    def _build(self, index: int) -> BackwardEdge:
+        return self._pass._edge(index)
