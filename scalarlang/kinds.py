@@ -1,0 +1,31 @@
+"""Every error kind a statement can fail with, for ``expect`` to check its KIND against."""
+
+from __future__ import annotations
+
+from .errors import ENGINE_ERRORS
+from .gradcheck import (
+    InvalidGradcheckStep,
+    InvalidGradcheckTolerance,
+    NonFiniteGradcheckInput,
+    NonFiniteGradcheckValue,
+)
+
+ENGINE_KINDS = tuple(error.kind for error in ENGINE_ERRORS)
+GRADCHECK_KINDS = tuple(
+    error.kind
+    for error in (InvalidGradcheckStep, InvalidGradcheckTolerance, NonFiniteGradcheckInput, NonFiniteGradcheckValue)
+)
+LANGUAGE_RUNTIME_KINDS = (
+    "undefined-name",
+    "unknown-function",
+    "wrong-arguments",
+    "no-gradient",
+    "not-a-variable",
+    "assertion-failed",
+    "expectation-failed",
+    "gradcheck-failed",
+)
+# Kinds only a whole program or the command can fail with; `expect` cannot catch them.
+PROGRAM_KINDS = ("syntax-error", "too-deep", "io-error", "internal-error")
+
+RUNTIME_KINDS = frozenset(ENGINE_KINDS + GRADCHECK_KINDS + LANGUAGE_RUNTIME_KINDS)

@@ -1,0 +1,108 @@
+"""What running a statement produced, as data for the front ends to render.
+
+The interpreter yields these one statement at a time; ``render`` turns them into text and
+``events`` into JSON lines. Labels are looked up through ``labels`` when the outcome is shown,
+so a pass over a million nodes does not build a million label strings nobody prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from .diagnostics import Diagnostic
+from .gradcheck import ScalarGradientCheck
+from .records import BackwardPass
+from .source import Span
+
+Labeler = Callable[[int], str]  # topology index -> label
+
+
+@dataclass(frozen=True, slots=True)
+class NodeState:
+    """A node as it was when the statement ran."""
+
+    label: str
+    operation: str
+    value: float
+    tracked: bool
+    gradient: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class ValueShown:
+    """A bare expression's value line."""
+
+    span: Span
+    node: NodeState
+
+
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """``let NAME = ...``: silent in scripts, echoed by the REPL."""
+
+    span: Span
+    name: str
+    node: NodeState
+
+
+@dataclass(frozen=True, slots=True)
+class Printed:
+    span: Span
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class GraphNode:
+    index: int
+    operation: str
+    value: float
+    tracked: bool
+    gradient: float | None
+    operands: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BackwardShown:
+    span: Span
+    label: str
+    backward_pass: BackwardPass
+    labels: Labeler
+
+
+@dataclass(frozen=True, slots=True)
+class GraphShown:
+    span: Span
+    label: str
+    nodes: tuple[GraphNode, ...]
+    edge_count: int
+    labels: Labeler
+
+
+@dataclass(frozen=True, slots=True)
+class GradcheckShown:
+    span: Span
+    label: str
+    variable: str
+    check: ScalarGradientCheck
+
+
+@dataclass(frozen=True, slots=True)
+class Expected:
+    """``expect KIND: ...`` saw the error it expected."""
+
+    span: Span
+    kind: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """The statement (or the whole program, for a syntax error) failed."""
+
+    diagnostic: Diagnostic
+    # The text of our own traceback, for ``internal-error`` only (shown with --debug).
+    traceback: str | None = None
+
+
+Outcome = ValueShown | Bound | Printed | BackwardShown | GraphShown | GradcheckShown | Expected | Failed

@@ -1,0 +1,367 @@
+"""Text rendering with rich: value lines, pass tables, graphs and diagnostics.
+
+The one place outcomes become text. Output depends only on the console's width and colour
+choice (``make_console``), never on the environment, so golden files are stable.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import IO
+
+from rich.console import Console
+from rich.text import Text
+
+from .diagnostics import Diagnostic
+from .numbers import format_exponent, format_number
+from .outcomes import (
+    BackwardShown,
+    Bound,
+    Expected,
+    Failed,
+    GradcheckShown,
+    GraphShown,
+    NodeState,
+    Outcome,
+    Printed,
+    ValueShown,
+)
+
+DEFAULT_WIDTH = 100
+# Tables of huge graphs show their first rows and say how many more there are (--json has all).
+DEFAULT_ROW_LIMIT = 200
+LABEL_WIDTH = 24
+
+STYLES = {
+    "label": "bold cyan",
+    "number": "",
+    "dim": "dim",
+    "error": "bold red",
+    "arrow": "bold blue",
+    "caret": "bold red",
+    "note": "bold",
+    "ok": "green",
+    "header": "bold",
+}
+
+
+def make_console(
+    file: IO[str] | None = None,
+    *,
+    width: int | None = DEFAULT_WIDTH,
+    color: str = "auto",
+) -> Console:
+    """The console for every front end and test.
+
+    ``color`` is ``auto`` (colour on a terminal only), ``always`` or ``never``. Without a
+    terminal the width is exactly ``width``; with one, ``width=None`` follows the terminal.
+    The environment (COLUMNS, TERM, NO_COLOR, FORCE_COLOR) is ignored on purpose.
+    """
+    file = file if file is not None else sys.stdout
+    is_terminal = _isatty(file)
+    colored = color == "always" or (color == "auto" and is_terminal)
+    if width is None and not is_terminal:
+        width = DEFAULT_WIDTH
+    return Console(
+        file=file,
+        width=width,
+        color_system="truecolor" if colored else None,
+        force_terminal=colored,
+        no_color=not colored,
+        highlight=False,
+        markup=False,
+        emoji=False,
+        soft_wrap=False,
+        legacy_windows=False,
+        safe_box=False,
+        _environ={},
+    )
+
+
+def _isatty(file: IO[str]) -> bool:
+    try:
+        return file.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class Renderer:
+    """Prints outcomes on one console."""
+
+    def __init__(self, console: Console, *, row_limit: int = DEFAULT_ROW_LIMIT, echo_bindings: bool = False):
+        self.console = console
+        self.row_limit = row_limit
+        self.echo_bindings = echo_bindings  # the REPL echoes `let`; scripts do not
+
+    def outcome(self, outcome: Outcome) -> None:
+        if isinstance(outcome, ValueShown):
+            self.line(value_line(outcome.node))
+        elif isinstance(outcome, Bound):
+            if self.echo_bindings:
+                self.line(value_line(outcome.node))
+        elif isinstance(outcome, Printed):
+            self.line(Text(outcome.text))
+        elif isinstance(outcome, BackwardShown):
+            self.backward(outcome)
+        elif isinstance(outcome, GraphShown):
+            self.graph(outcome)
+        elif isinstance(outcome, GradcheckShown):
+            self.line(gradcheck_line(outcome))
+        elif isinstance(outcome, Expected):
+            self.line(Text.assemble(("expected ", STYLES["ok"]), (outcome.kind, STYLES["ok"]), f": {outcome.message}"))
+        elif isinstance(outcome, Failed):
+            self.diagnostic(outcome.diagnostic)
+
+    def line(self, text: Text) -> None:
+        # Lines of text are not wrapped: a long label stays on its line.
+        self.console.print(text, soft_wrap=True)
+
+    # ---- passes and graphs ------------------------------------------------------------------
+
+    def backward(self, shown: BackwardShown) -> None:
+        backward_pass = shown.backward_pass
+        nodes, edges, labels = backward_pass.nodes, backward_pass.edges, shown.labels
+        self.line(
+            Text.assemble(
+                "backward from ", (shown.label, STYLES["label"]), f" with seed {format_number(backward_pass.seed)}"
+            )
+        )
+        rows = [
+            [
+                str(record.topology_index),
+                labels(record.topology_index),
+                str(record.operation),
+                format_number(record.value),
+                _optional(record.pass_adjoint),
+                _optional(record.accumulated_gradient),
+            ]
+            for record in _limited(nodes, self.row_limit)
+        ]
+        self._table("nodes", _NODE_COLUMNS, rows, len(nodes))
+        shown_edges = _limited(edges, self.row_limit)
+        rows = [
+            [
+                str(edge.reverse_index),
+                labels(edge.child),
+                str(edge.operand),
+                labels(edge.parent),
+                format_number(edge.local_derivative),
+                format_number(edge.upstream),
+                format_number(edge.contribution),
+            ]
+            for edge in shown_edges
+        ]
+        for row, adjoint in zip(rows, _adjoint_changes(shown_edges)):
+            row.append(adjoint)
+        self._table("edges, in reverse order", _EDGE_COLUMNS, rows, len(edges))
+        self.line(Text(_counts(len(nodes), len(edges))))
+
+    def graph(self, shown: GraphShown) -> None:
+        self.line(Text.assemble("graph of ", (shown.label, STYLES["label"])))
+        rows = [
+            [
+                str(node.index),
+                shown.labels(node.index),
+                node.operation,
+                format_number(node.value),
+                ", ".join(map(str, node.operands)) or "-",
+                _optional(node.gradient),
+            ]
+            for node in _limited(shown.nodes, self.row_limit)
+        ]
+        self._table(None, _GRAPH_COLUMNS, rows, len(shown.nodes))
+        self.line(Text(_counts(len(shown.nodes), shown.edge_count)))
+
+    def _table(self, title: str | None, columns: list[_Column], rows: list[list[str]], total: int) -> None:
+        if title is not None:
+            self.line(Text(title, STYLES["dim"]))
+        for text in _table_lines(columns, rows, self.console.width):
+            self.line(text)
+        if total > len(rows):
+            self.line(Text(f"... {total - len(rows)} more rows not shown (--json lists them all)", STYLES["dim"]))
+
+    # ---- diagnostics -------------------------------------------------------------------------
+
+    def diagnostic(self, diagnostic: Diagnostic) -> None:
+        for text in diagnostic_lines(diagnostic, self.console.width):
+            self.line(text)
+
+
+def value_line(node: NodeState) -> Text:
+    """``square = 4.000000000000 (mul, gradient 0.000000000000)``."""
+    detail = f"gradient {format_number(node.gradient)}" if node.tracked else "untracked"
+    return Text.assemble(
+        (_shorten(node.label, 60), STYLES["label"]),
+        " = ",
+        format_number(node.value),
+        (f" ({node.operation}, {detail})", STYLES["dim"]),
+    )
+
+
+def gradcheck_line(shown: GradcheckShown) -> Text:
+    check = shown.check
+    return Text.assemble(
+        "gradcheck ",
+        (shown.label, STYLES["label"]),
+        " by ",
+        (shown.variable, STYLES["label"]),
+        f": analytic={format_number(check.analytic)} numerical={format_number(check.numerical)}"
+        f" scaled_error={format_exponent(check.scaled_error)} tolerance={format_exponent(check.tolerance)}"
+        f" pass={str(check.passed).lower()}",
+    )
+
+
+def diagnostic_lines(diagnostic: Diagnostic, width: int = DEFAULT_WIDTH) -> list[Text]:
+    """Rust-style: ``error[kind]: message``, `` --> file:line:col``, the line and a caret."""
+    lines = [Text.assemble((f"error[{diagnostic.kind}]", STYLES["error"]), (f": {diagnostic.message}", "bold"))]
+    span, source = diagnostic.span, diagnostic.source
+    if span is None or source is None:
+        lines.extend(Text(f"  = {note}", STYLES["note"]) for note in diagnostic.notes)
+        return lines
+    gutter = " " * len(str(span.line))
+    lines.append(Text.assemble((f"{gutter}--> ", STYLES["arrow"]), f"{source.name}:{span.line}:{span.column}"))
+    line_text = source.line_text(span.line).replace("\t", " ")
+    start = span.column - 1
+    length = (span.end_column - span.column) if span.end_line == span.line else len(line_text) - start
+    shown, start = _window(line_text, start, max(1, length), max(20, width - len(gutter) - 3))
+    length = max(1, min(length, len(shown) - start)) if shown else 1
+    lines.append(Text(f"{gutter} |", STYLES["arrow"]))
+    lines.append(Text.assemble((f"{span.line} | ", STYLES["arrow"]), _printable(shown)))
+    lines.append(Text.assemble((f"{gutter} | ", STYLES["arrow"]), " " * start, ("^" * length, STYLES["caret"])))
+    lines.extend(Text.assemble((f"{gutter} = ", STYLES["arrow"]), (note, STYLES["note"])) for note in diagnostic.notes)
+    return lines
+
+
+def _window(line: str, start: int, length: int, room: int) -> tuple[str, int]:
+    """At most ``room`` characters of ``line`` around the span, marked with ``...``."""
+    start = max(0, min(start, len(line)))
+    if len(line) <= room:
+        return line, start
+    left = max(0, min(start - room // 3, len(line) - room))
+    piece = line[left : left + room]
+    if left > 0:
+        piece = "..." + piece[3:]
+    if left + room < len(line):
+        piece = piece[:-3] + "..."
+    return piece, start - left
+
+
+def _printable(text: str) -> str:
+    # Control characters (a NUL in a file) would garble the terminal; show them as escapes.
+    return "".join(ch if ch.isprintable() or ch == " " else "\ufffd" for ch in text)
+
+
+@dataclass(frozen=True, slots=True)
+class _Column:
+    header: str
+    kind: str  # "label": shrinks to fit; "number": right-aligned, never cut; "text": left, never cut
+
+
+_LABEL_MIN = 4
+
+
+def _layout(columns: list[_Column], rows: list[list[str]], width: int) -> tuple[list[int], int]:
+    """Column widths and the gap between columns that fit ``width`` where possible.
+
+    Numbers are never cut: the gap narrows to one space first, then label columns shrink
+    (down to a few characters, with an ellipsis), widest first.
+    """
+    widths = [max([len(column.header)] + [len(row[i]) for row in rows]) for i, column in enumerate(columns)]
+    for gap in (2, 1):
+        if sum(widths) + gap * (len(widths) - 1) <= width:
+            return widths, gap
+    excess = sum(widths) + len(widths) - 1 - width
+    labels = [i for i, column in enumerate(columns) if column.kind == "label"]
+    while excess > 0:
+        widest = max(labels, key=lambda i: widths[i], default=None)
+        if widest is None or widths[widest] <= _LABEL_MIN:
+            break
+        widths[widest] -= 1
+        excess -= 1
+    return widths, 1
+
+
+def _cell(text: str, width: int, column: _Column) -> str:
+    if len(text) > width:
+        text = text[: max(0, width - 1)] + "…"
+    return text.rjust(width) if column.kind == "number" else text.ljust(width)
+
+
+def _table_lines(columns: list[_Column], rows: list[list[str]], width: int) -> list[Text]:
+    widths, gap = _layout(columns, rows, width)
+    spacer = " " * gap
+    header = spacer.join(_cell(c.header, w, c) for c, w in zip(columns, widths)).rstrip()
+    lines = [Text(header, STYLES["header"]), Text("─" * (sum(widths) + gap * (len(widths) - 1)), STYLES["dim"])]
+    for row in rows:
+        line = Text()
+        for index, (text, column, column_width) in enumerate(zip(row, columns, widths)):
+            if index:
+                line.append(spacer)
+            cell = _cell(text, column_width, column)
+            if index == len(columns) - 1:
+                cell = cell.rstrip()
+            line.append(cell, STYLES["label"] if column.kind == "label" else "")
+        lines.append(line)
+    return lines
+
+
+_NODE_COLUMNS = [
+    _Column("#", "number"),
+    _Column("node", "label"),
+    _Column("operation", "text"),
+    _Column("value", "number"),
+    _Column("pass adjoint", "number"),
+    _Column("gradient", "number"),
+]
+_EDGE_COLUMNS = [
+    _Column("#", "number"),
+    _Column("consumer", "label"),
+    _Column("slot", "number"),
+    _Column("operand", "label"),
+    _Column("local", "number"),
+    _Column("upstream", "number"),
+    _Column("contribution", "number"),
+    _Column("operand adjoint", "number"),
+]
+_GRAPH_COLUMNS = [
+    _Column("#", "number"),
+    _Column("node", "label"),
+    _Column("operation", "text"),
+    _Column("value", "number"),
+    _Column("operands", "text"),
+    _Column("gradient", "number"),
+]
+
+
+def _adjoint_changes(edges) -> list[str]:
+    """``before → after`` per edge, both sides aligned down the column; or ``untracked``."""
+    pairs = [
+        (format_number(edge.parent_adjoint_before), format_number(edge.parent_adjoint_after))
+        if edge.parent_tracked
+        else None
+        for edge in edges
+    ]
+    before_width = max((len(pair[0]) for pair in pairs if pair), default=0)
+    after_width = max((len(pair[1]) for pair in pairs if pair), default=0)
+    return [
+        f"{pair[0].rjust(before_width)} → {pair[1].rjust(after_width)}" if pair else "untracked"
+        for pair in pairs
+    ]
+
+
+def _limited(records, limit: int):
+    return records[:limit] if len(records) > limit else records
+
+
+def _optional(value: float | None) -> str:
+    return "untracked" if value is None else format_number(value)
+
+
+def _counts(nodes: int, edges: int) -> str:
+    return f"{nodes} unique {'node' if nodes == 1 else 'nodes'}, {edges} operand {'edge' if edges == 1 else 'edges'}"
+
+
+def _shorten(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,113 @@
+"""Running scripts: reading program files and printing what a fresh session makes of them.
+
+Shared by the command (files, ``-c``, standard input) and the golden tests.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import IO, Iterable, Iterator
+
+from .diagnostics import Diagnostic
+from .outcomes import Failed, Outcome
+from .source import Source
+
+EXIT_OK, EXIT_RUNTIME, EXIT_STATIC = 0, 1, 2
+# Failures that mean the program never ran, or could not be read.
+STATIC_KINDS = frozenset({"syntax-error", "too-deep", "io-error"})
+
+
+def read_source(path: str, stdin: IO[str] | None = None) -> Source | Diagnostic:
+    """The program in ``path`` (``-``: standard input), or an ``io-error`` diagnostic."""
+    name = "<stdin>" if path == "-" else path
+    try:
+        if path == "-":
+            data = _read_stream(stdin)
+        elif os.path.isdir(path):
+            return _io_error(name, "is a directory")
+        else:
+            with open(path, "rb") as file:
+                data = file.read()
+    except OSError as error:
+        return _io_error(name, error.strerror or str(error))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        return _io_error(name, f"is not valid UTF-8 (byte {error.start} on line {line})")
+    return Source(name, text.removeprefix("\ufeff"))
+
+
+def read_sources(paths: Iterable[str], stdin: IO[str] | None = None) -> Iterator[Source | Diagnostic]:
+    for path in paths:
+        yield read_source(path, stdin)
+
+
+def _read_stream(stream: IO[str] | None) -> bytes:
+    if stream is None:
+        return b""
+    buffer = getattr(stream, "buffer", None)
+    if buffer is not None:
+        return buffer.read()
+    return stream.read().encode("utf-8", "surrogateescape")
+
+
+def _io_error(name: str, reason: str) -> Diagnostic:
+    return Diagnostic("io-error", f"cannot read {name}: {reason}", fields={"path": name})
+
+
+def exit_status(outcome: Outcome) -> int:
+    if not isinstance(outcome, Failed):
+        return EXIT_OK
+    return EXIT_STATIC if outcome.diagnostic.kind in STATIC_KINDS else EXIT_RUNTIME
+
+
+class ScriptOutput:
+    """Runs sources in fresh sessions and prints their outcomes as text or JSON lines."""
+
+    def __init__(
+        self,
+        out: IO[str],
+        err: IO[str],
+        *,
+        json_lines: bool = False,
+        width: int | None = None,
+        color: str = "auto",
+        debug: bool = False,
+    ):
+        self.out = out
+        self.err = err
+        self.json_lines = json_lines
+        self.debug = debug
+        if not json_lines:
+            from .render import DEFAULT_WIDTH, Renderer, make_console
+
+            width = width or DEFAULT_WIDTH
+            self.text = Renderer(make_console(out, width=width, color=color))
+            self.errors = Renderer(make_console(err, width=width, color=color))
+
+    def run(self, item: Source | Diagnostic) -> int:
+        from .interpreter import Session
+
+        outcomes = [Failed(item)] if isinstance(item, Diagnostic) else Session().run(item)
+        status = EXIT_OK
+        for outcome in outcomes:
+            self.show(outcome)
+            status = max(status, exit_status(outcome))
+        return status
+
+    def show(self, outcome: Outcome) -> None:
+        if self.json_lines:
+            from .events import dumps, event_of
+
+            event = event_of(outcome)
+            if event is not None:
+                self.out.write(dumps(event) + "\n")
+        elif isinstance(outcome, Failed):
+            self.out.flush()  # keep diagnostics after the output that came before them
+            self.errors.outcome(outcome)
+            self.err.flush()
+        else:
+            self.text.outcome(outcome)
+        if isinstance(outcome, Failed) and outcome.traceback and self.debug:
+            self.err.write(outcome.traceback)
