@@ -58,7 +58,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     if arguments.program is not None and arguments.files:
         return _usage("give either -c PROGRAM or files, not both")
-    if arguments.program is None and not arguments.files and _isatty(sys.stdin):
+    # The REPL prints text for a person; with --json a terminal's input is read as a script.
+    if arguments.program is None and not arguments.files and not arguments.json and _isatty(sys.stdin):
         from .repl import run_repl
 
         return run_repl(arguments)

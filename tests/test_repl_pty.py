@@ -1,0 +1,136 @@
+"""End to end: the installed `scalarlang` in a real pseudo-terminal (pexpect), for what only a
+terminal shows: the REPL starting on a tty, echoes and tables at the terminal's width, history
+kept across restarts, Ctrl-D leaving with status 0."""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pexpect = pytest.importorskip("pexpect")
+
+EXECUTABLE = Path(sys.executable).parent / "scalarlang"
+TIMEOUT = 10.0
+ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
+
+pytestmark = [
+    pytest.mark.skipif(not EXECUTABLE.exists(), reason=f"no scalarlang next to {sys.executable}"),
+    pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX"),
+]
+
+
+class Terminal:
+    """A spawned REPL and everything it has printed, with ANSI escapes removed."""
+
+    def __init__(self, home: Path):
+        env = {
+            "HOME": str(home),
+            "XDG_STATE_HOME": str(home / "state"),
+            "XDG_CACHE_HOME": str(home / "cache"),
+            "TERM": "xterm",
+            "PATH": "/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            "LC_ALL": "C.UTF-8",
+        }
+        self.child = pexpect.spawn(
+            str(EXECUTABLE), [], env=env, dimensions=(40, 120), encoding="utf-8", timeout=TIMEOUT
+        )
+        self.raw = ""
+        self.seen = 0  # where in the plain text the next search starts
+
+    @property
+    def text(self) -> str:
+        return ANSI.sub("", self.raw).replace("\r", "")
+
+    def _read(self) -> None:
+        try:
+            chunk = self.child.read_nonblocking(65536, timeout=0.05)
+        except pexpect.TIMEOUT:
+            return
+        # The REPL asks where the cursor is (CPR); answer like a terminal would.
+        if "\x1b[6n" in chunk:
+            self.child.send("\x1b[1;1R")
+        self.raw += chunk
+
+    def expect(self, pattern: str) -> re.Match:
+        """Wait until ``pattern`` (a regex) shows in the plain text after the last match."""
+        regex = re.compile(pattern, re.MULTILINE)
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            match = regex.search(self.text, self.seen)
+            if match is not None:
+                self.seen = match.end()
+                return match
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{pattern!r} not seen; the terminal shows:\n{self.text[self.seen:]}")
+            self._read()
+
+    def line(self, text: str) -> None:
+        """Type a line at the prompt and press Enter."""
+        self.expect(r"sad> ")
+        self.child.send(text + "\r")
+
+    def leave(self) -> int:
+        """Ctrl-D at an empty prompt; the exit status."""
+        self.expect(r"sad> ")
+        self.child.sendcontrol("d")
+        deadline = time.monotonic() + TIMEOUT
+        while self.child.isalive() and time.monotonic() < deadline:
+            try:
+                self._read()
+            except pexpect.EOF:
+                break
+        self.child.close()
+        return self.child.exitstatus
+
+
+def test_seed_program_errors_history_and_exit(tmp_path):
+    terminal = Terminal(tmp_path)
+    try:
+        terminal.expect(r":help")
+        terminal.line("let x = var 2")
+        terminal.expect(r"^x = 2\.000000000000 \(variable, gradient 0\.000000000000\)")
+        terminal.line("let square = x * x")
+        terminal.expect(r"^square = 4\.000000000000 \(mul, gradient 0\.000000000000\)")
+        terminal.line("let loss = square + square")
+        terminal.expect(r"^loss = 8\.000000000000 \(add, gradient 0\.000000000000\)")
+
+        terminal.line("backward(loss)")
+        terminal.expect(r"^backward from loss with seed 1\.000000000000")
+        terminal.expect(r"^edges, in reverse order")
+        table = terminal.expect(r"((?:^[0-3] .*\n){4})")
+        rows = [line.split() for line in table.group(1).splitlines()]
+        assert [row[1] for row in rows] == ["loss", "loss", "square", "square"]
+        assert [row[3] for row in rows] == ["square", "square", "x", "x"]
+        assert [float(row[6]) for row in rows] == [1.0, 1.0, 4.0, 4.0]
+        # The tables follow the terminal's 120 columns: the edge table keeps its two-space
+        # gaps, which the 100 columns used without a terminal cannot hold.
+        assert re.search(r"^#  consumer  slot  operand", terminal.text, re.MULTILINE)
+        terminal.expect(r"^3 unique nodes, 4 operand edges")
+
+        terminal.line("backward(loss, inf)")
+        terminal.expect(r"error\[non-finite-seed\]: backward seed inf must be finite")
+        terminal.expect(r"--> <repl:\d+>:1:16")
+        terminal.line("grad(x)")
+        terminal.expect(r"^grad\(x\) = 8\.000000000000 \(constant, untracked\)")
+        assert terminal.leave() == 0
+    finally:
+        terminal.child.close(force=True)
+
+    history = tmp_path / "state" / "scalarlang" / "history"
+    assert "+grad(x)" in history.read_text(encoding="utf-8")
+
+    again = Terminal(tmp_path)
+    try:
+        again.expect(r"sad> ")
+        again.child.send("\x1b[A")  # Up arrow: the last line of the previous session
+        again.expect(r"grad\(x\)")
+        again.child.send("\r")
+        again.expect(r"^error\[undefined-name\]: `x` is not defined")  # a fresh session
+        assert again.leave() == 0
+    finally:
+        again.child.close(force=True)
