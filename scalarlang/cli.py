@@ -8,13 +8,16 @@ event, errors included, as JSON lines on standard output.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import IO, Iterator
 
 from . import __version__
 
 EXIT_OK = 0
+EXIT_RUNTIME = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -63,7 +66,16 @@ def main(argv: list[str] | None = None) -> int:
         from .repl import run_repl
 
         return run_repl(arguments)
-    return run_scripts(arguments)
+    try:
+        return run_scripts(arguments)
+    except BrokenPipeError:
+        # The reader went away (`scalarlang --json big.sad | head`): stop quietly, as rich
+        # does for text, with nothing left to flush into the closed pipe at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_RUNTIME
+    except KeyboardInterrupt:
+        sys.stderr.write("scalarlang: interrupted\n")
+        return EXIT_INTERRUPTED
 
 
 def run_scripts(arguments: argparse.Namespace) -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 import traceback
 from dataclasses import dataclass
 from typing import Iterator
@@ -23,7 +24,7 @@ from .engine import Scalar, ScalarOperation
 from .errors import ScalarAutodiffError
 from .gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE, scalar_gradient_check
 from .kinds import RUNTIME_KINDS
-from .numbers import format_number
+from .numbers import format_exponent, format_number
 from .outcomes import (
     BackwardShown,
     Bound,
@@ -121,9 +122,7 @@ class Session:
         origin = self._origins.get(node)
         if origin is not None:
             source, span = origin
-            # Read no more than a label can show: chains of 100,000 terms have huge spans.
-            end = min(span.end, span.start + LABEL_LIMIT + 1)
-            return _shorten(source.text[span.start : end], LABEL_LIMIT)
+            return _source_label(source.text, span)
         return str(node.operation)
 
     def state_of(self, node: Scalar, label: str | None = None) -> NodeState:
@@ -327,7 +326,7 @@ class Session:
                 "gradcheck-failed",
                 f"gradient check of `{self.label_of(output)}` by `{self.label_of(variable)}` failed: "
                 f"analytic {format_number(check.analytic)}, numerical {format_number(check.numerical)}, "
-                f"scaled error {check.scaled_error:.3e} > tolerance {check.tolerance:.3e}",
+                f"scaled error {format_exponent(check.scaled_error)} > tolerance {format_exponent(check.tolerance)}",
                 call.span,
                 fields={
                     "analytic": check.analytic,
@@ -598,6 +597,27 @@ def _field_value(value: object) -> object:
     if isinstance(value, ScalarOperation):
         return str(value)
     return value
+
+
+# Runs of non-space characters, in pieces no longer than a label can show.
+_LABEL_PIECE = re.compile(r"\S{1,%d}" % (LABEL_LIMIT + 1))
+
+
+def _source_label(text: str, span: Span) -> str:
+    """The span's text, whitespace collapsed, cut to ``LABEL_LIMIT``. Reads no more than a label
+    can show (after collapsing): chains of 100,000 terms have huge spans."""
+    pieces: list[str] = []
+    length, previous_end = 0, span.start
+    for piece in _LABEL_PIECE.finditer(text, span.start, span.end):
+        if pieces and piece.start() != previous_end:
+            pieces.append(" ")
+            length += 1
+        pieces.append(piece.group())
+        length += len(piece.group())
+        previous_end = piece.end()
+        if length > LABEL_LIMIT:
+            break
+    return _shorten("".join(pieces), LABEL_LIMIT)
 
 
 def _shorten(text: str, limit: int = 60) -> str:

@@ -114,8 +114,11 @@ class Renderer:
             self.diagnostic(outcome.diagnostic)
 
     def line(self, text: Text) -> None:
-        # Lines of text are not wrapped: a long label stays on its line.
-        self.console.print(text, soft_wrap=True)
+        # Prose wraps at the console's width (at spaces; a word longer than a line is folded),
+        # so no line of output is wider than --width.
+        for piece in text.wrap(self.console, self.console.width, overflow="fold"):
+            piece.rstrip()
+            self.console.print(piece, soft_wrap=True)
 
     # ---- passes and graphs ------------------------------------------------------------------
 
@@ -267,7 +270,7 @@ def _layout(columns: list[_Column], rows: list[list[str]], width: int) -> tuple[
     Numbers are never cut: the gap narrows to one space first, then label columns shrink
     (down to a few characters, with an ellipsis), widest first.
     """
-    widths = [max([len(column.header)] + [len(row[i]) for row in rows]) for i, column in enumerate(columns)]
+    widths = _natural_widths(columns, rows)
     for gap in (2, 1):
         if sum(widths) + gap * (len(widths) - 1) <= width:
             return widths, gap
@@ -282,6 +285,10 @@ def _layout(columns: list[_Column], rows: list[list[str]], width: int) -> tuple[
     return widths, 1
 
 
+def _natural_widths(columns: list[_Column], rows: list[list[str]]) -> list[int]:
+    return [max([len(column.header)] + [len(row[i]) for row in rows]) for i, column in enumerate(columns)]
+
+
 def _cell(text: str, width: int, column: _Column) -> str:
     if len(text) > width:
         text = text[: max(0, width - 1)] + "…"
@@ -289,7 +296,46 @@ def _cell(text: str, width: int, column: _Column) -> str:
 
 
 def _table_lines(columns: list[_Column], rows: list[list[str]], width: int) -> list[Text]:
+    """The table's lines. One too wide for ``width`` even with its labels shrunk is split into
+    narrower tables stacked one above the other, each led by the ``#`` and first label column,
+    so no line is wider than ``width`` (unless those and one number column alone are)."""
     widths, gap = _layout(columns, rows, width)
+    if sum(widths) + gap * (len(widths) - 1) <= width:
+        return _block(columns, rows, widths, gap)
+    lines = []
+    for group in _column_groups(columns, rows, width):
+        part_columns = [columns[i] for i in group]
+        part_rows = [[row[i] for i in group] for row in rows]
+        lines.extend(_block(part_columns, part_rows, *_layout(part_columns, part_rows, width)))
+    return lines
+
+
+def _column_groups(columns: list[_Column], rows: list[list[str]], width: int) -> list[list[int]]:
+    """Column indices of each stacked table: the key columns, then as many others as fit in
+    order (labels counted at most ``LABEL_WIDTH`` wide, columns one space apart)."""
+    natural = [
+        min(size, LABEL_WIDTH) if column.kind == "label" else size
+        for column, size in zip(columns, _natural_widths(columns, rows))
+    ]
+    first_label = next((i for i, column in enumerate(columns) if column.kind == "label"), 0)
+    keys = sorted({0, first_label})
+    key_width = sum(natural[i] for i in keys) + len(keys) - 1
+    groups: list[list[int]] = []
+    current: list[int] = []
+    used = key_width
+    for index in range(len(columns)):
+        if index in keys:
+            continue
+        if current and used + 1 + natural[index] > width:
+            groups.append(sorted(keys + current))
+            current, used = [], key_width
+        current.append(index)
+        used += 1 + natural[index]
+    groups.append(sorted(keys + current))
+    return groups
+
+
+def _block(columns: list[_Column], rows: list[list[str]], widths: list[int], gap: int) -> list[Text]:
     spacer = " " * gap
     header = spacer.join(_cell(c.header, w, c) for c, w in zip(columns, widths)).rstrip()
     lines = [Text(header, STYLES["header"]), Text("─" * (sum(widths) + gap * (len(widths) - 1)), STYLES["dim"])]

@@ -41,6 +41,14 @@ def test_example_matches_golden(path: Path, request, monkeypatch):
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: path.stem)
+def test_example_output_fits_the_width(path: Path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    for line in render_example(path).splitlines():
+        assert len(line) <= 100, line
+        assert line == line.rstrip(), f"trailing whitespace: {line!r}"
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: path.stem)
 def test_example_succeeds(path: Path, monkeypatch):
     # The examples are lessons, not failure demos: each runs to the end.
     monkeypatch.chdir(ROOT)

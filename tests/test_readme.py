@@ -1,0 +1,38 @@
+"""The README's commands and its sample program stay true."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+from scalarlang.runner import ScriptOutput
+from scalarlang.source import Source
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _blocks() -> list[str]:
+    return re.findall(r"```[a-z]*\n(.*?)```", README, flags=re.DOTALL)
+
+
+def test_readme_starts_with_the_two_commands():
+    first = _blocks()[0].strip().splitlines()
+    assert len(first) == 2
+    install_and_run, install_and_test = first
+    assert "pip install" in install_and_run and "scalarlang examples/" in install_and_run
+    example = install_and_run.split("scalarlang ")[-1].strip()
+    assert (ROOT / example).exists()
+    assert "pip install" in install_and_test and "pytest" in install_and_test
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "pip install --quiet -e '.[test]'" in ci and "python -m pytest" in ci
+
+
+def test_readme_sample_program_prints_what_the_readme_shows():
+    program = next(block for block in _blocks() if block.startswith("# first.sad"))
+    shown = next(block for block in _blocks() if block.startswith("backward from loss"))
+    stream = io.StringIO()
+    status = ScriptOutput(stream, stream, width=100, color="never").run(Source("first.sad", program))
+    assert status == 1
+    assert stream.getvalue() == shown
