@@ -51,10 +51,10 @@ class BackwardPass:
         "topology",
         "_adjoints",
         "_accumulated",
-        "_edge_parents",
         "_edge_before",
         "_edge_children",
         "_edge_slots",
+        "_edge_parents",
     )
 
     seed: float
@@ -64,17 +64,18 @@ class BackwardPass:
         raise TypeError("a BackwardPass is made by Scalar.reverse_pass or Scalar.backward")
 
     @classmethod
-    def _from_walk(cls, seed, order, adjoints, accumulated, edge_parents, edge_before) -> BackwardPass:
+    def _from_walk(cls, seed, order, adjoints, accumulated, edge_before) -> BackwardPass:
+        # ``accumulated`` holds nan for untracked nodes; whether a node is tracked is read
+        # from the node itself. Arrays keep 8 bytes a number instead of a list's 32.
         backward_pass = object.__new__(cls)
         backward_pass.seed = seed
         backward_pass.topology = order
         backward_pass._adjoints = array("d", adjoints)
-        # nan marks untracked nodes; whether a node is tracked is read from the node itself.
-        backward_pass._accumulated = array("d", [_NAN if a is None else a for a in accumulated])
-        backward_pass._edge_parents = array("q", edge_parents)
+        backward_pass._accumulated = array("d", accumulated)
         backward_pass._edge_before = array("d", edge_before)
         backward_pass._edge_children = None
         backward_pass._edge_slots = None
+        backward_pass._edge_parents = None
         return backward_pass
 
     @property
@@ -86,7 +87,9 @@ class BackwardPass:
         return _PassEdges(self)
 
     def _commit(self) -> None:
-        """Write every tracked node's prospective gradient (all checked finite already)."""
+        """Write every tracked node's prospective gradient (all checked finite already).
+
+        For callers that commit later than the pass; ``Scalar.backward`` commits itself."""
         accumulated = self._accumulated
         for index, node in enumerate(self.topology):
             if node._gradient is not None:
@@ -105,27 +108,40 @@ class BackwardPass:
             self._accumulated[index],
         )
 
-    def _edge_positions(self) -> tuple[array, array]:
+    def _edge_positions(self) -> tuple[array, array, array]:
         # The visiting order is fixed by the topology (children last to first, slots in
-        # order), so children and slots are rebuilt on first use instead of stored per edge.
+        # order), so each edge's child, slot and parent index are rebuilt on first use
+        # instead of being stored by the pass.
         if self._edge_children is None:
             children = array("q")
             slots = array("b")
+            parents = array("q")
             topology = self.topology
+            position = {id(node): index for index, node in enumerate(topology)}
             for child in range(len(topology) - 1, -1, -1):
-                width = len(topology[child]._operands)
-                children.extend([child] * width)
-                slots.extend(range(width))
+                node = topology[child]
+                if node._left is None:
+                    continue
+                if node._right is None:
+                    children.append(child)
+                    slots.append(0)
+                    parents.append(position[id(node._left)])
+                else:
+                    children.extend((child, child))
+                    slots.extend((0, 1))
+                    parents.extend((position[id(node._left)], position[id(node._right)]))
             self._edge_children = children
             self._edge_slots = slots
-        return self._edge_children, self._edge_slots
+            self._edge_parents = parents
+        return self._edge_children, self._edge_slots, self._edge_parents
 
     def _edge(self, index: int) -> BackwardEdge:
-        children, slots = self._edge_positions()
+        children, slots, parents = self._edge_positions()
         child = children[index]
         slot = slots[index]
-        parent = self._edge_parents[index]
-        local = self.topology[child]._derivatives[slot]
+        parent = parents[index]
+        node = self.topology[child]
+        local = node._dright if slot else node._dleft
         upstream = self._adjoints[child]
         contribution = upstream * local
         if self.topology[parent]._gradient is None:
@@ -147,10 +163,7 @@ class BackwardPass:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"BackwardPass(seed={self.seed!r}, nodes=<{len(self.topology)}>, edges=<{len(self._edge_parents)}>)"
-
-
-_NAN = float("nan")
+        return f"BackwardPass(seed={self.seed!r}, nodes=<{len(self.topology)}>, edges=<{len(self._edge_before)}>)"
 
 
 def _same_float(left: float, right: float) -> bool:
@@ -210,7 +223,7 @@ class _PassEdges(_RecordView):
     __slots__ = ()
 
     def __len__(self) -> int:
-        return len(self._pass._edge_parents)
+        return len(self._pass._edge_before)
 
     def _build(self, index: int) -> BackwardEdge:
         return self._pass._edge(index)
