@@ -1,0 +1,229 @@
+"""The chapter 13 numerical check and the one number formatter (ENGINE.md)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from scalarlang import (
+    GRADCHECK_STEP,
+    GRADCHECK_TOLERANCE,
+    GradientCheckError,
+    InvalidGradcheckStep,
+    InvalidGradcheckTolerance,
+    NonFiniteGradcheckInput,
+    NonFiniteGradcheckValue,
+    Scalar,
+    ScalarAutodiffError,
+    ScalarGradientCheck,
+    format_exponent,
+    format_number,
+    scalar_gradient_check,
+)
+
+
+def two_x_squared(v: float) -> float:
+    return 2.0 * v * v
+
+
+# ---- gradient check -------------------------------------------------------------------------
+
+
+def test_defaults():
+    assert GRADCHECK_STEP == 2.0**-20
+    assert GRADCHECK_TOLERANCE == 1e-9
+
+
+def test_seed_check_of_two_x_squared_is_exact():
+    x = Scalar.variable(2.0)
+    square = x * x
+    (square + square).backward()
+    check = scalar_gradient_check(2.0, x.gradient, GRADCHECK_STEP, GRADCHECK_TOLERANCE, two_x_squared)
+    assert isinstance(check, ScalarGradientCheck)
+    assert check == ScalarGradientCheck(2.0, 8.0, 8.0, 2.0**-20, 1e-9, 0.0, True)
+    assert check.numerical == 8.0 and check.scaled_error == 0.0 and check.passed is True
+
+
+def test_defaults_are_used_when_omitted():
+    check = scalar_gradient_check(2.0, 8.0, function=two_x_squared)
+    assert check.step == GRADCHECK_STEP and check.tolerance == GRADCHECK_TOLERANCE
+    assert check.numerical == 8.0 and check.passed
+
+
+def test_wrong_analytic_gradient_fails_with_the_scaled_error_formula():
+    check = scalar_gradient_check(2.0, 9.0, GRADCHECK_STEP, GRADCHECK_TOLERANCE, two_x_squared)
+    assert check.numerical == 8.0
+    assert check.scaled_error == abs(9.0 - 8.0) / max(1.0, 9.0, 8.0)
+    assert check.passed is False
+
+
+def test_scaled_error_uses_one_as_the_floor():
+    # f(v) = 0.25 v: numerical 0.25 exactly; analytic 0.5: error 0.25 / max(1, 0.5, 0.25) = 0.25
+    check = scalar_gradient_check(1.0, 0.5, 0.5, 1e-9, lambda v: 0.25 * v)
+    assert check.numerical == 0.25
+    assert check.scaled_error == 0.25
+    assert not check.passed
+
+
+def test_numerical_is_the_central_difference():
+    calls = []
+
+    def f(v):
+        calls.append(v)
+        return v**3
+
+    step = 2.0**-10
+    check = scalar_gradient_check(1.5, 6.75, step, 1e-3, f)
+    assert sorted(calls) == [1.5 - step, 1.5 + step]
+    assert check.numerical == ((1.5 + step) ** 3 - (1.5 - step) ** 3) / (2 * step)
+    assert check.passed  # error step**2 = 9.5e-7 relative to 6.75
+
+
+def test_passes_at_the_tolerance_boundary():
+    # numerical 1.0 exactly (linear function, dyadic step); analytic 1 + 2**-30
+    analytic = 1.0 + 2.0**-30
+    error = abs(analytic - 1.0) / analytic
+    assert scalar_gradient_check(0.0, analytic, 0.5, error, lambda v: v).passed
+    assert not scalar_gradient_check(0.0, analytic, 0.5, error / 2, lambda v: v).passed
+
+
+@pytest.mark.parametrize("step", [0.0, -0.0, -1.0, math.inf, -math.inf, math.nan])
+def test_invalid_step(step):
+    with pytest.raises(GradientCheckError) as caught:
+        scalar_gradient_check(2.0, 8.0, step, GRADCHECK_TOLERANCE, two_x_squared)
+    error = caught.value
+    assert type(error) is InvalidGradcheckStep
+    assert isinstance(error, ScalarAutodiffError)
+    assert error.kind == "invalid-gradcheck-step"
+    assert error.step == step or (math.isnan(step) and math.isnan(error.step))
+    assert repr(step) in str(error)
+
+
+@pytest.mark.parametrize("tolerance", [0.0, -1.0, math.inf, math.nan])
+def test_invalid_tolerance(tolerance):
+    with pytest.raises(GradientCheckError) as caught:
+        scalar_gradient_check(2.0, 8.0, GRADCHECK_STEP, tolerance, two_x_squared)
+    error = caught.value
+    assert type(error) is InvalidGradcheckTolerance
+    assert error.kind == "invalid-gradcheck-tolerance"
+    assert repr(tolerance) in str(error)
+
+
+@pytest.mark.parametrize("value", [math.inf, -math.inf, math.nan])
+def test_non_finite_function_value(value):
+    with pytest.raises(GradientCheckError) as caught:
+        scalar_gradient_check(2.0, 8.0, GRADCHECK_STEP, GRADCHECK_TOLERANCE, lambda v: value)
+    error = caught.value
+    assert type(error) is NonFiniteGradcheckValue
+    assert error.kind == "non-finite-gradcheck-value"
+    assert math.isfinite(error.at)
+
+
+def test_non_finite_value_on_one_side_only():
+    def f(v):
+        return math.inf if v > 2.0 else v
+
+    with pytest.raises(NonFiniteGradcheckValue) as caught:
+        scalar_gradient_check(2.0, 1.0, GRADCHECK_STEP, GRADCHECK_TOLERANCE, f)
+    assert caught.value.at == 2.0 + GRADCHECK_STEP and caught.value.value == math.inf
+
+
+def test_overflowing_difference_is_rejected():
+    # both values finite, but their difference overflows
+    with pytest.raises(GradientCheckError) as caught:
+        scalar_gradient_check(0.0, 1.0, 1.0, 1e-9, lambda v: math.copysign(1.5e308, v))
+    assert caught.value.kind
+    assert isinstance(caught.value, ScalarAutodiffError)
+
+
+@pytest.mark.parametrize("args", [(math.inf, 8.0), (2.0, math.nan), (math.nan, math.inf)])
+def test_non_finite_input_or_analytic(args):
+    with pytest.raises(GradientCheckError) as caught:
+        scalar_gradient_check(*args, GRADCHECK_STEP, GRADCHECK_TOLERANCE, two_x_squared)
+    assert type(caught.value) is NonFiniteGradcheckInput
+    assert caught.value.kind == "non-finite-gradcheck-input"
+
+
+def test_gradcheck_error_kinds_are_distinct():
+    kinds = {cls.kind for cls in (InvalidGradcheckStep, InvalidGradcheckTolerance,
+                                  NonFiniteGradcheckInput, NonFiniteGradcheckValue)}
+    assert len(kinds) == 4 and all(kinds)
+    assert all(issubclass(cls, GradientCheckError) for cls in (InvalidGradcheckStep, NonFiniteGradcheckValue))
+
+
+def test_gradient_check_agrees_with_the_engine_on_a_nonlinear_function():
+    x = Scalar.variable(0.5)
+    x.tanh().exp().backward()
+    check = scalar_gradient_check(0.5, x.gradient, GRADCHECK_STEP, 1e-8,
+                                  lambda v: math.exp(math.tanh(v)))
+    assert check.passed, check
+
+
+# ---- numbers --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (0.0, "0.000000000000"),
+        (8.0, "8.000000000000"),
+        (-8.0, "-8.000000000000"),
+        (1.587431271430, "1.587431271430"),
+        (1e-6, "0.000001000000"),
+        (-1e-6, "-0.000001000000"),
+        (9.99e-7, "9.990000000000e-7"),
+        (2.5e-7, "2.500000000000e-7"),
+        (-2.5e-7, "-2.500000000000e-7"),
+        (999999999999999.9, "999999999999999.875000000000"),
+        (1e15, "1.000000000000e15"),
+        (-1e15, "-1.000000000000e15"),
+        (1.5e307, "1.500000000000e307"),
+        (5e-324, "4.940656458412e-324"),
+        (123456.789, "123456.789000000004"),
+        (math.inf, "inf"),
+        (-math.inf, "-inf"),
+        (math.nan, "nan"),
+    ],
+)
+def test_format_number(value, text):
+    assert format_number(value) == text
+
+
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (0.0, "0.000000000000e0"),
+        (1e-9, "1.000000000000e-9"),
+        (8.0, "8.000000000000e0"),
+        (1.5e307, "1.500000000000e307"),
+        (-2.5e-7, "-2.500000000000e-7"),
+        (12345.0, "1.234500000000e4"),
+        (math.inf, "inf"),
+        (-math.inf, "-inf"),
+        (math.nan, "nan"),
+    ],
+)
+def test_format_exponent(value, text):
+    assert format_exponent(value) == text
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_format_number_shape(value):
+    text = format_number(value)
+    magnitude = abs(value)
+    if magnitude == 0.0 or 1e-6 <= magnitude < 1e15:
+        assert "e" not in text
+        whole, fraction = text.lstrip("-").split(".")
+        assert len(fraction) == 12 and whole.isdigit()
+    else:
+        mantissa, exponent = text.split("e")
+        assert "+" not in exponent and not exponent.lstrip("-").startswith("0")
+        digits = mantissa.lstrip("-")
+        assert len(digits) == 14 and digits[1] == "." and digits[0] in "123456789"
+    # the text reads back as (a 12-decimal rounding of) the value
+    assert float(text) == pytest.approx(value, rel=1e-11, abs=5e-13)
+    if value != 0.0:
+        assert text.startswith("-") == (value < 0)
