@@ -74,8 +74,12 @@ def scalar_gradient_check(
         raise InvalidGradcheckTolerance(tolerance)
     if not (math.isfinite(input) and math.isfinite(analytic)):
         raise NonFiniteGradcheckInput(input, analytic)
-    above = _evaluate(function, input + step)
-    below = _evaluate(function, input - step)
+    above_at, below_at = input + step, input - step
+    for at in (above_at, below_at):
+        if not math.isfinite(at):  # a huge step can carry a finite input past the float range
+            raise NonFiniteGradcheckInput(at, analytic)
+    above = _evaluate(function, above_at)
+    below = _evaluate(function, below_at)
     numerical = (above - below) / (2.0 * step)
     if not math.isfinite(numerical):
         raise NonFiniteGradcheckValue(input, numerical)

@@ -1057,10 +1057,23 @@ def test_concurrent_passes_over_shared_nodes_from_two_threads():
         except Exception as error:  # noqa: BLE001 - any escape is a failure here
             problems.append(f"graph {k}: {type(error).__name__}: {error}")
 
+    walk = graphs[0].topology()
+
+    def walks() -> None:
+        try:
+            for _ in range(40):
+                if problems:
+                    return
+                if not same_nodes(graphs[0].topology(), walk):
+                    problems.append("topology: wrong order")
+        except Exception as error:  # noqa: BLE001
+            problems.append(f"topology: {type(error).__name__}: {error}")
+
     interval = sys.getswitchinterval()
     sys.setswitchinterval(1e-5)
     try:
         threads = [threading.Thread(target=work, args=(k,)) for k in (0, 1)]
+        threads.append(threading.Thread(target=walks))
         for thread in threads:
             thread.start()
         for thread in threads:

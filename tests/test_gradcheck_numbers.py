@@ -227,3 +227,13 @@ def test_format_number_shape(value):
     assert float(text) == pytest.approx(value, rel=1e-11, abs=5e-13)
     if value != 0.0:
         assert text.startswith("-") == (value < 0)
+
+
+def test_a_step_that_moves_the_input_past_the_float_range_is_rejected():
+    from scalarlang.gradcheck import NonFiniteGradcheckInput
+
+    calls = []
+    with pytest.raises(NonFiniteGradcheckInput) as caught:
+        scalar_gradient_check(1.7e308, 0.0, 1e308, 1e-9, lambda v: calls.append(v) or 0.0)
+    assert caught.value.input == math.inf and caught.value.kind == "non-finite-gradcheck-input"
+    assert calls == []  # the function is never evaluated at a non-finite point
