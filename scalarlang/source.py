@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +31,8 @@ class Source:
     """A program text and the name it is reported under (a path relative to the user, or `<stdin>`)."""
 
     name: str
-    text: str
+    # Left out of repr: a program can be megabytes, and reprs end up in logs and test output.
+    text: str = field(repr=False)
 
     def slice(self, span: Span) -> str:
         return self.text[span.start : span.end]
