@@ -98,9 +98,9 @@ def run_scripts(arguments: argparse.Namespace) -> int:
 
 def _sources(arguments: argparse.Namespace, read_sources) -> Iterator:
     if arguments.program is not None:
-        from .source import Source
+        from .runner import text_source
 
-        yield Source("<command line>", arguments.program)
+        yield text_source("<command line>", arguments.program)
         return
     yield from read_sources(arguments.files or ["-"], sys.stdin)
 

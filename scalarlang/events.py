@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, Iterator
 
 from .outcomes import (
     BackwardShown,
@@ -79,51 +79,15 @@ def event_of(outcome: Outcome) -> dict[str, Any] | None:
     elif isinstance(outcome, Printed):
         event.update(event="print", text=outcome.text)
     elif isinstance(outcome, BackwardShown):
-        backward_pass = outcome.backward_pass
-        labels = outcome.labels
-        nodes = []
-        for record in backward_pass.nodes:
-            nodes.append(
-                {
-                    "topology_index": record.topology_index,
-                    "label": labels(record.topology_index),
-                    "operation": str(record.operation),
-                    "value": record.value,
-                    "tracked": record.tracked,
-                    "pass_adjoint": record.pass_adjoint,
-                    "accumulated_gradient": record.accumulated_gradient,
-                }
-            )
-        edges = [
-            {
-                "reverse_index": edge.reverse_index,
-                "child": edge.child,
-                "parent": edge.parent,
-                "operand": edge.operand,
-                "local_derivative": edge.local_derivative,
-                "upstream": edge.upstream,
-                "contribution": edge.contribution,
-                "parent_tracked": edge.parent_tracked,
-                "parent_adjoint_before": edge.parent_adjoint_before,
-                "parent_adjoint_after": edge.parent_adjoint_after,
-            }
-            for edge in backward_pass.edges
-        ]
-        event.update(event="backward", label=outcome.label, seed=backward_pass.seed, nodes=nodes, edges=edges)
+        event.update(
+            event="backward",
+            label=outcome.label,
+            seed=outcome.backward_pass.seed,
+            nodes=list(_pass_nodes(outcome)),
+            edges=list(_pass_edges(outcome)),
+        )
     elif isinstance(outcome, GraphShown):
-        nodes = [
-            {
-                "index": node.index,
-                "label": outcome.labels(node.index),
-                "operation": node.operation,
-                "value": node.value,
-                "tracked": node.tracked,
-                "gradient": node.gradient,
-                "operands": list(node.operands),
-            }
-            for node in outcome.nodes
-        ]
-        event.update(event="graph", label=outcome.label, nodes=nodes, edge_count=outcome.edge_count)
+        event.update(event="graph", label=outcome.label, nodes=list(_graph_nodes(outcome)), edge_count=outcome.edge_count)
     elif isinstance(outcome, GradcheckShown):
         check = outcome.check
         event.update(
@@ -143,5 +107,98 @@ def event_of(outcome: Outcome) -> dict[str, Any] | None:
     return _clean(event)
 
 
-def dumps(event: dict[str, Any]) -> str:
-    return json.dumps(event, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+# The records of passes and graphs are made JSON-ready as they are built (numbers through
+# `number`), so the many of a large graph skip `_clean`.
+
+
+def _pass_nodes(outcome: BackwardShown) -> Iterator[dict[str, Any]]:
+    labels = outcome.labels
+    for record in outcome.backward_pass.nodes:
+        yield {
+            "topology_index": record.topology_index,
+            "label": labels(record.topology_index),
+            "operation": str(record.operation),
+            "value": number(record.value),
+            "tracked": record.tracked,
+            "pass_adjoint": number(record.pass_adjoint),
+            "accumulated_gradient": number(record.accumulated_gradient),
+        }
+
+
+def _pass_edges(outcome: BackwardShown) -> Iterator[dict[str, Any]]:
+    for edge in outcome.backward_pass.edges:
+        yield {
+            "reverse_index": edge.reverse_index,
+            "child": edge.child,
+            "parent": edge.parent,
+            "operand": edge.operand,
+            "local_derivative": number(edge.local_derivative),
+            "upstream": number(edge.upstream),
+            "contribution": number(edge.contribution),
+            "parent_tracked": edge.parent_tracked,
+            "parent_adjoint_before": number(edge.parent_adjoint_before),
+            "parent_adjoint_after": number(edge.parent_adjoint_after),
+        }
+
+
+def _graph_nodes(outcome: GraphShown) -> Iterator[dict[str, Any]]:
+    for node in outcome.nodes:
+        yield {
+            "index": node.index,
+            "label": outcome.labels(node.index),
+            "operation": node.operation,
+            "value": number(node.value),
+            "tracked": node.tracked,
+            "gradient": number(node.gradient),
+            "operands": list(node.operands),
+        }
+
+
+def event_pieces(outcome: Outcome) -> Iterator[str]:
+    """The JSON line of ``outcome``, newline included, in pieces that join to
+    ``dumps(event_of(outcome)) + "\n"`` (nothing for outcomes a script does not print).
+
+    A pass or graph of a million nodes is written a batch of records at a time: building its
+    event whole would cost about a kilobyte per record before the first byte is written.
+    """
+    if isinstance(outcome, BackwardShown):
+        head = {"event": "backward", **_position(outcome.span), "label": outcome.label, "seed": outcome.backward_pass.seed}
+        lists = {"nodes": _pass_nodes(outcome), "edges": _pass_edges(outcome)}
+        yield from _streamed(head, lists, {})
+    elif isinstance(outcome, GraphShown):
+        head = {"event": "graph", **_position(outcome.span), "label": outcome.label}
+        yield from _streamed(head, {"nodes": _graph_nodes(outcome)}, {"edge_count": outcome.edge_count})
+    else:
+        event = event_of(outcome)
+        if event is not None:
+            yield dumps(event) + "\n"
+
+
+_BATCH = 1_000
+
+
+def _streamed(head: dict[str, Any], lists: dict[str, Iterator[dict]], tail: dict[str, Any]) -> Iterator[str]:
+    """``{**head, **lists, **tail}`` as ``dumps`` writes it, each list a batch at a time."""
+    yield dumps(_clean(head))[:-1]  # without its closing brace
+    for key, records in lists.items():
+        yield f", {dumps(key)}: ["
+        batch: list[str] = []
+        separator = ""
+        for record in records:
+            batch.append(dumps(record))
+            if len(batch) == _BATCH:
+                yield separator + ", ".join(batch)
+                batch, separator = [], ", "
+        if batch:
+            yield separator + ", ".join(batch)
+        yield "]"
+    for key, value in tail.items():
+        yield f", {dumps(key)}: {dumps(_clean(value))}"
+    yield "}\n"
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+
+
+def dumps(event: Any) -> str:
+    return _ENCODER.encode(event)

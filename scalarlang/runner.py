@@ -19,7 +19,7 @@ STATIC_KINDS = frozenset({"syntax-error", "too-deep", "io-error"})
 
 def read_source(path: str, stdin: IO[str] | None = None) -> Source | Diagnostic:
     """The program in ``path`` (``-``: standard input), or an ``io-error`` diagnostic."""
-    name = "<stdin>" if path == "-" else path
+    name = "<stdin>" if path == "-" else _printable_path(path)
     try:
         if path == "-":
             data = _read_stream(stdin)
@@ -30,12 +30,42 @@ def read_source(path: str, stdin: IO[str] | None = None) -> Source | Diagnostic:
                 data = file.read()
     except OSError as error:
         return _io_error(name, error.strerror or str(error))
+    except ValueError as error:  # a NUL in the path (`:load` takes any text)
+        return _io_error(name, str(error))
+    return _decoded(name, data)
+
+
+def text_source(name: str, text: str) -> Source | Diagnostic:
+    """A program given as text (``-c``). Command-line bytes that are not UTF-8 reach Python as
+    lone surrogates, which no output stream could print: like such a file, an ``io-error``."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _decoded(name, _bytes_of(text))
+    return Source(name, text)
+
+
+def _decoded(name: str, data: bytes) -> Source | Diagnostic:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         return _io_error(name, f"is not valid UTF-8 (byte {error.start} on line {line})")
     return Source(name, text.removeprefix("\ufeff"))
+
+
+def _bytes_of(text: str) -> bytes:
+    """The bytes a str from the command line or a text stream stood for (lone surrogates: the
+    bytes they escape, or invalid UTF-8)."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
+
+
+def _printable_path(path: str) -> str:
+    """``path`` as it is reported: bytes of the name that are not UTF-8 shown as U+FFFD."""
+    return _bytes_of(path).decode("utf-8", "replace")
 
 
 def read_sources(paths: Iterable[str], stdin: IO[str] | None = None) -> Iterator[Source | Diagnostic]:
@@ -49,7 +79,7 @@ def _read_stream(stream: IO[str] | None) -> bytes:
     buffer = getattr(stream, "buffer", None)
     if buffer is not None:
         return buffer.read()
-    return stream.read().encode("utf-8", "surrogateescape")
+    return _bytes_of(stream.read())
 
 
 def _io_error(name: str, reason: str) -> Diagnostic:
@@ -98,11 +128,10 @@ class ScriptOutput:
 
     def show(self, outcome: Outcome) -> None:
         if self.json_lines:
-            from .events import dumps, event_of
+            from .events import event_pieces
 
-            event = event_of(outcome)
-            if event is not None:
-                self.out.write(dumps(event) + "\n")
+            for piece in event_pieces(outcome):
+                self.out.write(piece)
         elif isinstance(outcome, Failed):
             self.out.flush()  # keep diagnostics after the output that came before them
             self.errors.outcome(outcome)

@@ -1,0 +1,382 @@
+"""Mutations of the examples (issue #5): valid programs and deliberately broken ones.
+
+The programs are the examples with lines dropped, repeated and swapped and numbers replaced
+(still valid syntax), or with tokens deleted, duplicated, swapped, replaced and inserted
+(mostly broken). Each is run through the `Session` statement by statement, through the text
+and JSON front ends, and (a seeded batch) through the real command:
+
+- the answer is success or a diagnostic of LANGUAGE.md's kinds, never an internal error;
+- a statement that fails leaves every binding and stored gradient bit for bit as it was;
+- every ``backward`` event of the JSON output agrees bit for bit with the engine called
+  directly (``Scalar``, not the interpreter) on the statements that ran.
+
+The hypothesis profile comes from ``conftest.py`` (``ci`` by default; ``deep`` for long runs).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import random
+import re
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, note
+from hypothesis import strategies as st
+
+from scalarlang import Scalar, ast, cli
+from scalarlang.diagnostics import LanguageError
+from scalarlang.interpreter import Session
+from scalarlang.kinds import PROGRAM_KINDS, RUNTIME_KINDS
+from scalarlang.outcomes import Failed
+from scalarlang.runner import ScriptOutput, read_source
+from scalarlang.source import Source
+from scalarlang.syntax import parse_program
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = {path.name: path.read_text(encoding="utf-8") for path in sorted((ROOT / "examples").glob("*.sad"))}
+COMMAND = Path(sys.executable).parent / "scalarlang"
+STATIC_KINDS = {"syntax-error", "too-deep", "io-error"}
+
+# ---- mutations --------------------------------------------------------------------------------
+
+_TOKEN = re.compile(
+    r'"(?:[^"\\\n]|\\.)*"|#[^\n]*|\n|[ \t]+|==|!=|<=|>=|[A-Za-z_][A-Za-z0-9_]*(?:-[a-z]+)*'
+    r"|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|."
+)
+_NUMBER = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
+NUMBERS = ["0", "1", "2", "0.5", "3", "1e-320", "1e-200", "1e300", "1e308", "inf", "nan", "1e309", "700"]
+VOCABULARY = [
+    "(", ")", "+", "-", "*", "/", "=", "==", "<", ",", ";", ":", "\n", "{", "}", '"', "\\", "#",
+    "var", "const", "let", "expect", "within", "print", "assert", "backward", "graph", "gradcheck",
+    "grad", "value", "exp", "log", "tanh", "detach", "zero_grad", "inf", "nan", "0", "1e308",
+    "x", "lose", "no-gradient", "\x00", "é", "\t", "{{",
+]
+
+
+def tokens_of(text: str) -> list[str]:
+    return _TOKEN.findall(text)
+
+
+def significant(tokens: list[str]) -> list[int]:
+    return [i for i, token in enumerate(tokens) if not token.isspace() or token == "\n"]
+
+
+@st.composite
+def valid_programs(draw) -> str:
+    """An example with whole lines dropped, repeated or swapped and numbers replaced: still
+    valid syntax (every line of an example is a whole statement or a comment)."""
+    lines = draw(st.sampled_from(list(EXAMPLES.values()))).splitlines()
+    for _ in range(draw(st.integers(0, 3))):
+        if not lines:
+            break
+        i, j = draw(st.integers(0, len(lines) - 1)), draw(st.integers(0, len(lines) - 1))
+        operation = draw(st.sampled_from(["drop", "repeat", "swap"]))
+        if operation == "drop":
+            del lines[i]
+        elif operation == "repeat":
+            lines.insert(j, lines[i])
+        else:
+            lines[i], lines[j] = lines[j], lines[i]
+    tokens = tokens_of("\n".join(lines) + "\n")
+    numbers = [i for i, token in enumerate(tokens) if _NUMBER.match(token)]
+    for _ in range(draw(st.integers(0, 2)) if numbers else 0):
+        tokens[draw(st.sampled_from(numbers))] = draw(st.sampled_from(NUMBERS))
+    return "".join(tokens)
+
+
+def mutate(tokens: list[str], choose) -> list[str]:
+    """One token mutation; ``choose(options)`` picks one of a list (hypothesis or random)."""
+    places = significant(tokens)
+    if not places:
+        return tokens + [choose(VOCABULARY)]
+    i, j = choose(places), choose(places)
+    operation = choose(["delete", "duplicate", "swap", "swap-near", "replace", "insert"])
+    tokens = list(tokens)
+    if operation == "delete":
+        del tokens[i]
+    elif operation == "duplicate":
+        tokens.insert(i, tokens[i])
+    elif operation == "swap":
+        tokens[i], tokens[j] = tokens[j], tokens[i]
+    elif operation == "swap-near":
+        k = places[min(places.index(i) + 1, len(places) - 1)]
+        tokens[i], tokens[k] = tokens[k], tokens[i]
+    elif operation == "replace":
+        tokens[i] = choose(NUMBERS if _NUMBER.match(tokens[i]) else VOCABULARY)
+    else:
+        tokens.insert(i, choose(VOCABULARY))
+    return tokens
+
+
+@st.composite
+def broken_programs(draw) -> str:
+    """An example with tokens deleted, duplicated, swapped, replaced or inserted."""
+    tokens = tokens_of(draw(st.sampled_from(list(EXAMPLES.values()))))
+    for _ in range(draw(st.integers(1, 4))):
+        tokens = mutate(tokens, lambda options: draw(st.sampled_from(options)))
+    return "".join(tokens)
+
+
+programs = st.one_of(valid_programs(), broken_programs())
+
+
+# ---- running ------------------------------------------------------------------------------------
+
+
+def bits(value: float | None) -> bytes | None:
+    return None if value is None else struct.pack("<d", value)
+
+
+def snapshot(session: Session) -> tuple:
+    bindings = tuple((name, id(node), bits(node.value)) for name, node in session.bindings.items())
+    gradients = {}
+    for node in session.bindings.values():
+        for member in node.topology():
+            gradients[id(member)] = bits(member.gradient)
+    return bindings, tuple(sorted(gradients.items()))
+
+
+def run_checked(text: str) -> tuple[list[ast.Statement], str | None]:
+    """Run ``text`` one statement at a time in a fresh session, checking each failure: a kind
+    of the spec, never internal, and nothing changed. The statements that ran, and the kind of
+    the failure (None when all ran)."""
+    source = Source("mutant.sad", text)
+    try:
+        program = parse_program(source)
+    except LanguageError as error:
+        kind = error.diagnostic.kind
+        assert kind in {"syntax-error", "too-deep"}, error.diagnostic.message
+        assert [type(outcome) for outcome in Session().run(source)] == [Failed]
+        return [], kind
+    session = Session()
+    done: list[ast.Statement] = []
+    for statement in program.statements:
+        before = snapshot(session)
+        outcomes = list(session.run_program(ast.Program((statement,)), source))
+        failures = [outcome for outcome in outcomes if isinstance(outcome, Failed)]
+        if failures:
+            (failure,) = failures
+            assert outcomes[-1] is failure
+            kind = failure.diagnostic.kind
+            assert kind in RUNTIME_KINDS, (kind, failure.diagnostic.message)
+            assert snapshot(session) == before
+            return done, kind
+        done.append(statement)
+    return done, None
+
+
+def expected_status(kind: str | None) -> int:
+    return 0 if kind is None else 2 if kind in STATIC_KINDS else 1
+
+
+def front_ends(source: Source | str) -> tuple[int, str, int, str, str]:
+    """Text status and stderr, JSON status and lines, text stdout, as the command prints them."""
+    if isinstance(source, str):
+        source = Source("mutant.sad", source)
+    out, err = io.StringIO(), io.StringIO()
+    text_status = ScriptOutput(out, err).run(source)
+    json_out = io.StringIO()
+    json_status = ScriptOutput(json_out, io.StringIO(), json_lines=True).run(source)
+    return text_status, err.getvalue(), json_status, json_out.getvalue(), out.getvalue()
+
+
+# ---- the engine, called directly ------------------------------------------------------------------
+
+
+class Direct:
+    """The statements that ran, replayed on `Scalar` itself: bindings, passes committed by
+    ``backward``, ``zero_grad``; what changes nothing (print, assert, expect, graph,
+    gradcheck, bare values) is skipped. Its passes are what the JSON must show."""
+
+    UNARY = {"exp": Scalar.exp, "tanh": Scalar.tanh, "log": Scalar.log, "detach": Scalar.detach}
+    BINARY = {"+": Scalar.add, "-": Scalar.sub, "*": Scalar.mul, "/": Scalar.div}
+
+    def __init__(self) -> None:
+        self.bindings: dict[str, Scalar] = {}
+        self.passes: list = []
+
+    def run(self, statement: ast.Statement) -> None:
+        if isinstance(statement, ast.Let):
+            self.bindings[statement.name] = self.node(statement.value)
+        elif isinstance(statement, ast.ZeroGrad):
+            targets = list(self.bindings.values()) if statement.target is None else [self.node(statement.target)]
+            for target in targets:
+                target.zero_grad()
+        elif isinstance(statement, ast.ExprStatement) and isinstance(statement.expr, ast.Call):
+            call = statement.expr
+            if call.function == "backward":
+                output = self.node(call.args[0])
+                seed = self.number(call.args[1]) if len(call.args) == 2 else 1.0
+                self.passes.append(output.backward_with_seed(seed))
+
+    def number(self, expr: ast.Expr) -> float:
+        literal = self.literal(expr)
+        return literal if literal is not None else self.node(expr).value
+
+    @staticmethod
+    def literal(expr: ast.Expr) -> float | None:
+        if isinstance(expr, ast.Number):
+            return expr.value
+        if isinstance(expr, ast.Unary) and isinstance(expr.operand, ast.Number):
+            return -expr.operand.value
+        return None
+
+    def node(self, expr: ast.Expr) -> Scalar:  # the examples nest a few levels: recursion is fine
+        if isinstance(expr, ast.Number):
+            return Scalar.constant(expr.value)
+        if isinstance(expr, ast.Name):
+            return self.bindings[expr.name]
+        if isinstance(expr, ast.Unary):
+            return -self.node(expr.operand)
+        if isinstance(expr, ast.Binary):
+            return self.BINARY[expr.op](self.node(expr.left), self.node(expr.right))
+        if isinstance(expr, ast.Leaf):
+            literal = self.literal(expr.operand)
+            value = literal if literal is not None else self.node(expr.operand).value
+            return Scalar.variable(value) if expr.kind == "var" else Scalar.constant(value)
+        argument = self.node(expr.args[0])
+        function = expr.function
+        if function in self.UNARY:
+            return self.UNARY[function](argument)
+        if function == "value":
+            return Scalar.constant(argument.value)
+        if function == "grad":
+            return Scalar.constant(argument.gradient)
+        topology = argument.topology()
+        if function == "node_count":
+            return Scalar.constant(len(topology))
+        return Scalar.constant(sum(len(member.parents) for member in topology))
+
+
+def jsonable(value):
+    """A float as the JSON lines write it (bits for finite ones: -0.0 is not 0.0)."""
+    if isinstance(value, float):
+        return bits(value) if math.isfinite(value) else ("nan" if value != value else "inf" if value > 0 else "-inf")
+    return value
+
+
+def from_json(value):
+    return bits(float(value)) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
+
+
+NODE_FIELDS = ("topology_index", "value", "tracked", "pass_adjoint", "accumulated_gradient")
+EDGE_FIELDS = (
+    "reverse_index", "child", "parent", "operand", "local_derivative", "upstream", "contribution",
+    "parent_tracked", "parent_adjoint_before", "parent_adjoint_after",
+)
+
+
+def compare_passes(events: list[dict], passes: list) -> None:
+    assert len(events) == len(passes)
+    for event, backward_pass in zip(events, passes):
+        assert from_json(event["seed"]) == jsonable(backward_pass.seed)
+        assert len(event["nodes"]) == len(backward_pass.nodes) and len(event["edges"]) == len(backward_pass.edges)
+        for shown, record in zip(event["nodes"], backward_pass.nodes):
+            assert shown["operation"] == str(record.operation)
+            for field in NODE_FIELDS:
+                integer = field == "topology_index"
+                want = getattr(record, field)
+                assert (shown[field] if integer else from_json(shown[field])) == (want if integer else jsonable(want)), field
+        for shown, record in zip(event["edges"], backward_pass.edges):
+            for field in EDGE_FIELDS:
+                want = getattr(record, field)
+                got = shown[field]
+                if isinstance(want, float):
+                    assert from_json(got) == jsonable(want), field
+                else:
+                    assert got == want, field
+
+
+# ---- properties ------------------------------------------------------------------------------------
+
+
+@given(valid_programs())
+def test_valid_variants_parse(text):
+    parse_program(Source("variant.sad", text))
+
+
+@given(programs)
+def test_mutants_never_fail_internally_and_a_failure_changes_nothing(text):
+    note(repr(text))
+    run_checked(text)
+
+
+@given(programs)
+def test_mutants_through_the_text_and_json_front_ends(text):
+    note(repr(text))
+    _, kind = run_checked(text)
+    text_status, err, json_status, json_out, _ = front_ends(text)
+    assert text_status == json_status == expected_status(kind)
+    assert "Traceback" not in err and "internal-error" not in err
+    events = [json.loads(line) for line in json_out.splitlines()]
+    errors = [event for event in events if event["event"] == "error"]
+    assert [event["kind"] for event in errors] == ([kind] if kind else [])
+    if kind:
+        assert err.startswith(f"error[{kind}]: ") or f"\nerror[{kind}]: " in err
+    # The command itself, in this process, prints the same JSON lines.
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        status = cli.main(["--json", "-c", text])
+    assert status == json_status
+    assert out.getvalue() == json_out.replace('"file": "mutant.sad"', '"file": "<command line>"')
+
+
+@given(programs)
+def test_json_gradients_match_the_engine_called_directly(text):
+    note(repr(text))
+    done, kind = run_checked(text)
+    _, _, _, json_out, _ = front_ends(text)
+    events = [event for event in map(json.loads, json_out.splitlines()) if event["event"] == "backward"]
+    direct = Direct()
+    for statement in done:
+        direct.run(statement)
+    compare_passes(events, direct.passes)
+
+
+def test_the_examples_themselves_match_the_engine_called_directly():
+    for name, text in EXAMPLES.items():
+        done, kind = run_checked(text)
+        assert kind is None, (name, kind)  # every example runs to its end
+        _, _, _, json_out, _ = front_ends(text)
+        events = [event for event in map(json.loads, json_out.splitlines()) if event["event"] == "backward"]
+        direct = Direct()
+        for statement in done:
+            direct.run(statement)
+        assert events or "backward(" not in text, name
+        compare_passes(events, direct.passes)
+
+
+@pytest.mark.skipif(not COMMAND.exists(), reason=f"{COMMAND} is not installed")
+def test_a_seeded_batch_of_mutants_through_the_real_command(tmp_path):
+    """One process, many files: its JSON lines are exactly what the front end printed for
+    each file in this process, and its status is the worst of theirs."""
+    rng = random.Random(5)
+    paths, expected, worst = [], [], 0
+    for index in range(60):
+        tokens = tokens_of(rng.choice(list(EXAMPLES.values())))
+        for _ in range(rng.randint(0 if index < 7 else 1, 4)):
+            tokens = mutate(tokens, rng.choice)
+        path = tmp_path / f"mutant{index:02}.sad"
+        path.write_text("".join(tokens), encoding="utf-8")
+        paths.append(path)
+        _, kind = run_checked("".join(tokens))
+        _, _, status, json_out, _ = front_ends(read_source(str(path)))
+        assert status == expected_status(kind)
+        expected.append(json_out)
+        worst = max(worst, status)
+    result = subprocess.run(
+        [str(COMMAND), "--json", *map(str, paths)], capture_output=True, cwd=ROOT, timeout=300
+    )
+    assert result.stderr == b""
+    assert result.returncode == worst
+    assert result.stdout.decode("utf-8") == "".join(expected)
+    text = subprocess.run([str(COMMAND), *map(str, paths)], capture_output=True, cwd=ROOT, timeout=300)
+    assert text.returncode == worst
+    assert b"Traceback" not in text.stderr and b"internal-error" not in text.stderr
