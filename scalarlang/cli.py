@@ -13,10 +13,9 @@ import sys
 from typing import IO, Iterator
 
 from . import __version__
+from .runner import EXIT_OK, EXIT_RUNTIME
+from .runner import EXIT_STATIC as EXIT_USAGE  # a usage error: nothing ran, like a syntax error
 
-EXIT_OK = 0
-EXIT_RUNTIME = 1
-EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 

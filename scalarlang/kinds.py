@@ -25,7 +25,9 @@ LANGUAGE_RUNTIME_KINDS = (
     "expectation-failed",
     "gradcheck-failed",
 )
+# Failures that mean the program never ran or could not be read (exit status 2).
+STATIC_KINDS = ("syntax-error", "too-deep", "io-error")
 # Kinds only a whole program or the command can fail with; `expect` cannot catch them.
-PROGRAM_KINDS = ("syntax-error", "too-deep", "io-error", "internal-error")
+PROGRAM_KINDS = STATIC_KINDS + ("internal-error",)
 
 RUNTIME_KINDS = frozenset(ENGINE_KINDS + GRADCHECK_KINDS + LANGUAGE_RUNTIME_KINDS)

@@ -9,12 +9,11 @@ import os
 from typing import IO, Iterable, Iterator
 
 from .diagnostics import Diagnostic
+from .kinds import STATIC_KINDS
 from .outcomes import Failed, Outcome
 from .source import Source
 
 EXIT_OK, EXIT_RUNTIME, EXIT_STATIC = 0, 1, 2
-# Failures that mean the program never ran, or could not be read.
-STATIC_KINDS = frozenset({"syntax-error", "too-deep", "io-error"})
 
 
 def read_source(path: str, stdin: IO[str] | None = None) -> Source | Diagnostic:
