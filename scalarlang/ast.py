@@ -40,7 +40,9 @@ class Unary:
 
 @dataclass(frozen=True, slots=True)
 class Binary:
-    """``left op right`` with op one of ``+ - * /``; chains are left-associative."""
+    """``left op right`` with op one of ``+ - * / % **``. ``+ - * / %`` chains are
+    left-associative; ``**`` groups to the right and binds tighter than unary minus
+    (``-x ** 2`` is ``Unary(-, Binary(**, x, 2))``, ``2 ** 3 ** 2`` is ``2 ** (3 ** 2)``)."""
 
     span: Span
     op: str
@@ -50,12 +52,14 @@ class Binary:
 
 @dataclass(frozen=True, slots=True)
 class Call:
-    """``function(arg, ...)``; which names are functions is the interpreter's business."""
+    """``function(arg, ...)``; which names are functions (built-ins or ``fn``s) is the
+    interpreter's business. An argument may be a string literal (``draw(loss, "g.svg")``);
+    only functions that take a file name accept one."""
 
     span: Span
     function: str
     function_span: Span
-    args: tuple[Expr, ...]
+    args: tuple[Expr | StringLiteral, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +72,17 @@ class Leaf:
 
 
 Expr = Number | Name | Unary | Binary | Call | Leaf
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """``[n, ...]`` or ``[(n, n), ...]``: rows of plain numbers, all of one width (a literal,
+    possibly negated, or ``inf``/``nan``). Only a ``let`` value or a ``for`` source; not an
+    expression. ``width`` is the tuple width (1 for ``[n, ...]``); an empty table has width 0."""
+
+    span: Span
+    rows: tuple[tuple[float, ...], ...]
+    width: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,10 +106,12 @@ class StringLiteral:
 
 @dataclass(frozen=True, slots=True)
 class Let:
+    """``let NAME = EXPR`` or ``let NAME = [ ... ]`` (a table)."""
+
     span: Span
     name: str
     name_span: Span
-    value: Expr
+    value: Expr | Table
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +158,94 @@ class Expect:
     statement: Statement
 
 
-Statement = Let | ExprStatement | Print | ZeroGrad | Assert | Expect
+@dataclass(frozen=True, slots=True)
+class FunctionDef:
+    """``fn NAME(P, ...) = EXPR``: a call evaluates ``body`` afresh with each parameter bound
+    to its argument's node; other names are looked up when the call runs."""
+
+    span: Span
+    name: str
+    name_span: Span
+    params: tuple[str, ...]
+    param_spans: tuple[Span, ...]
+    body: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """``{ statement ... }``; its span runs from ``{`` to ``}``. No scope of its own."""
+
+    span: Span
+    statements: tuple[Statement, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Repeat:
+    """``repeat COUNT { ... }``; ``span`` covers the whole loop (its start names the loop)."""
+
+    span: Span
+    count: Expr
+    body: Block
+
+
+@dataclass(frozen=True, slots=True)
+class ForRange:
+    """``for NAME in START..STOP { ... }``: NAME is the count k, START <= k < STOP."""
+
+    span: Span
+    name: str
+    name_span: Span
+    start: Expr
+    stop: Expr
+    body: Block
+
+
+@dataclass(frozen=True, slots=True)
+class ForTable:
+    """``for NAME, ... in TABLE { ... }``; ``table`` is a literal or a name bound to one."""
+
+    span: Span
+    names: tuple[str, ...]
+    name_spans: tuple[Span, ...]
+    table: Table | Name
+    body: Block
+
+
+@dataclass(frozen=True, slots=True)
+class If:
+    """``if LEFT OP RIGHT { ... } [else { ... }]``; ``else if`` is an ``otherwise`` block
+    holding one ``If``."""
+
+    span: Span
+    op: str
+    left: Expr
+    right: Expr
+    then: Block
+    otherwise: Block | None
+
+
+@dataclass(frozen=True, slots=True)
+class Descend:
+    """``descend NAME, ... by RATE``."""
+
+    span: Span
+    names: tuple[str, ...]
+    name_spans: tuple[Span, ...]
+    rate: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Quiet:
+    """``quiet STATEMENT``: the statement runs without its display."""
+
+    span: Span
+    statement: Statement
+
+
+Statement = (
+    Let | ExprStatement | Print | ZeroGrad | Assert | Expect
+    | FunctionDef | Repeat | ForRange | ForTable | If | Descend | Quiet
+)
 
 
 @dataclass(frozen=True, slots=True)
