@@ -42,3 +42,22 @@ __all__ = [
     "ScalarAutodiffError", "ScalarGradientCheck", "ScalarOperation", "UntrackedOutput",
     "format_exponent", "format_number", "scalar_gradient_check",
 ]
+
+# The Python API and the Jupyter extension load the interpreter, rich and the drawing code:
+# imported on first use (PEP 562), so `import scalarlang` stays cheap.
+_LAZY_EXPORTS = {
+    "Session": ("api", "Session"),
+    "Result": ("api", "Result"),
+    "run": ("api", "run"),
+    "load_ipython_extension": ("notebook", "load_ipython_extension"),
+    "unload_ipython_extension": ("notebook", "unload_ipython_extension"),
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY_EXPORTS:
+        from importlib import import_module
+
+        module, attribute = _LAZY_EXPORTS[name]
+        return getattr(import_module(f"{__name__}.{module}"), attribute)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -352,6 +352,12 @@ class Scalar:
             if node._gradient is not None:
                 node._gradient = 0.0
 
+    def _repr_svg_(self) -> str | None:
+        """Jupyter's picture of this node's graph (the drawing package is imported lazily)."""
+        from .drawing.reprs import scalar_svg
+
+        return scalar_svg(self)
+
 
 def _leaf(value: float, operation: ScalarOperation, gradient: float | None) -> Scalar:
     node = _new(Scalar)
