@@ -303,3 +303,13 @@ def test_scalar_repr_svg_draws_its_graph():
     root = ET.fromstring(loss._repr_svg_())
     texts = _texts(root)
     assert "#0" in texts and "#2" in texts and "value 8.000000000000" in texts
+
+
+def test_pass_file_names_are_numbered_and_safe():
+    from scalarlang.drawing import pass_file_name
+
+    assert pass_file_name(1, "loss") == "pass-001-loss.svg"
+    assert pass_file_name(12, "x*x + 1") == "pass-012-x_x_1.svg"
+    assert pass_file_name(1000, "../../etc") == "pass-1000-etc.svg"
+    assert pass_file_name(2, "Ω") == "pass-002-output.svg"
+    assert len(pass_file_name(3, "a" * 100)) == len("pass-003-.svg") + 40

@@ -8,6 +8,7 @@ and Graphviz are checked before any work, so nothing is half-written.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from .dot import to_dot
@@ -93,3 +94,14 @@ def write_picture(picture: Picture, path: str | os.PathLike, *, engine: str = "a
             IO_ERROR, f"cannot write {os.fspath(path)}: {reason}", path=os.fspath(path), reason=reason
         ) from None
     return target
+
+
+# A label in a file name keeps letters, digits, `_` and `-`; `x*x` becomes `x_x`.
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+FILE_LABEL_LIMIT = 40
+
+
+def pass_file_name(number: int, label: str) -> str:
+    """``pass-001-loss.svg``: the ``number``-th pass of a run, named by its output's label."""
+    safe = _UNSAFE.sub("_", label).strip("_")[:FILE_LABEL_LIMIT].rstrip("_") or "output"
+    return f"pass-{number:03d}-{safe}.svg"
