@@ -106,7 +106,8 @@ class Result:
         return "<div class=\"scalarlang-result\">" + "".join(pieces) + "</div>"
 
     def __repr__(self) -> str:
-        state = "ok" if self.ok else f"error[{self.error.kind}]"
+        error = self.error
+        state = "ok" if error is None else f"error[{error.kind}]"
         return f"<scalarlang.Result {state}, {len(self.outcomes)} outcomes>"
 
     def __str__(self) -> str:

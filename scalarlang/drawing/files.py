@@ -65,6 +65,7 @@ def render(picture: Picture, output_format: str, *, engine: str = "auto") -> byt
         return run_dot(to_dot(picture), "png", dot)
     if output_format != "svg":
         raise DrawingError(UNKNOWN_PICTURE_FORMAT, f"unknown picture format {output_format!r}; use svg, png or dot")
+    dot: str | None
     if engine == "graphviz":
         dot = require_dot("svg")
     elif engine == "auto" and len(picture.nodes) <= GRAPHVIZ_NODE_LIMIT:

@@ -95,6 +95,7 @@ def pass_picture(backward_pass: BackwardPass, output_label: str, label_of_index:
     nodes = []
     for record in backward_pass.nodes:
         index = record.topology_index
+        detail: tuple[str, ...]
         if record.tracked:
             detail = (
                 f"adjoint {format_number(record.pass_adjoint)}",
