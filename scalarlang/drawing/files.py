@@ -53,7 +53,7 @@ def render(picture: Picture, output_format: str, *, engine: str = "auto") -> byt
     if output_format == "png":
         if engine == "python":
             raise DrawingError(UNKNOWN_PICTURE_FORMAT, "the pure-Python layout writes SVG only; PNG needs Graphviz")
-        dot = require_dot("png")
+        png_dot = require_dot("png")
         if len(picture.nodes) > GRAPHVIZ_NODE_LIMIT:
             raise DrawingError(
                 GRAPH_TOO_LARGE,
@@ -62,10 +62,10 @@ def render(picture: Picture, output_format: str, *, engine: str = "auto") -> byt
                 nodes=len(picture.nodes),
                 limit=GRAPHVIZ_NODE_LIMIT,
             )
-        return run_dot(to_dot(picture), "png", dot)
+        return run_dot(to_dot(picture), "png", png_dot)
     if output_format != "svg":
         raise DrawingError(UNKNOWN_PICTURE_FORMAT, f"unknown picture format {output_format!r}; use svg, png or dot")
-    dot: str | None
+    dot: str | None  # Graphviz's dot, or None for our own layout
     if engine == "graphviz":
         dot = require_dot("svg")
     elif engine == "auto" and len(picture.nodes) <= GRAPHVIZ_NODE_LIMIT:
