@@ -1,14 +1,17 @@
 """Text rendering with rich: value lines, pass tables, graphs and diagnostics.
 
-The one place outcomes become text. Output depends only on the console's width and colour
-choice (``make_console``), never on the environment, so golden files are stable.
+The one place outcomes become text. Without a terminal, output depends only on the console's
+width and colour choice (``make_console``), never on the environment, so golden files are
+stable.
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Mapping
 
 from rich.console import Console
 from rich.text import Text
@@ -51,23 +54,36 @@ def make_console(
     *,
     width: int | None = DEFAULT_WIDTH,
     color: str = "auto",
+    environ: Mapping[str, str] | None = None,
 ) -> Console:
     """The console for every front end and test.
 
-    ``color`` is ``auto`` (colour on a terminal only), ``always`` or ``never``. Without a
-    terminal the width is exactly ``width``; with one, ``width=None`` follows the terminal.
-    The environment (COLUMNS, TERM, NO_COLOR, FORCE_COLOR) is ignored on purpose.
+    Without a terminal, output is exactly as golden files expect whatever the environment
+    says: plain (unless ``color="always"``) and exactly ``width`` wide (``None``: the default).
+    On a terminal, ``color="auto"`` honours NO_COLOR, FORCE_COLOR and TERM=dumb, and
+    ``width=None`` follows the terminal (and COLUMNS); an explicit ``width`` always wins.
+    ``environ`` is for tests (default: the process environment).
     """
     file = file if file is not None else sys.stdout
     is_terminal = _isatty(file)
-    colored = color == "always" or (color == "auto" and is_terminal)
+    environ = os.environ if environ is None else environ
+    if color == "always":
+        colored = True
+    elif color == "auto" and is_terminal:
+        colored = _terminal_wants_color(environ)
+    else:
+        colored = False
     if width is None and not is_terminal:
         width = DEFAULT_WIDTH
-    return Console(
+    return _Console(
         file=file,
         width=width,
+        # With both dimensions given, rich asks neither the terminal nor COLUMNS, LINES, TERM.
+        height=_HEIGHT if width is not None else None,
         color_system="truecolor" if colored else None,
         force_terminal=colored,
+        force_jupyter=False,
+        force_interactive=False,
         no_color=not colored,
         highlight=False,
         markup=False,
@@ -75,8 +91,25 @@ def make_console(
         soft_wrap=False,
         legacy_windows=False,
         safe_box=False,
-        _environ={},
     )
+
+
+_HEIGHT = 25  # unused by what we print; given so that a fixed width is fixed
+
+
+def _terminal_wants_color(environ: Mapping[str, str]) -> bool:
+    """force-color.org, then no-color.org, then a terminal that cannot show colour."""
+    if environ.get("FORCE_COLOR", ""):
+        return True
+    if environ.get("NO_COLOR", ""):
+        return False
+    return environ.get("TERM", "").lower() not in ("dumb", "unknown")
+
+
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        # rich would quietly exit with status 1; the command decides what a closed pipe means.
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
 
 
 def _isatty(file: IO[str]) -> bool:
