@@ -294,30 +294,41 @@ def _printable(text: str) -> str:
 class _Column:
     header: str
     kind: str  # "label": shrinks to fit; "number": right-aligned, never cut; "text": left, never cut
+    # A key column leads every block of a table split in two (default: `#` and the first label).
+    key: bool = False
 
 
+# Labels up to this many characters are never cut: a table that does not fit with them whole
+# is split into blocks instead. Only when a block alone cannot fit are they cut further.
+_LABEL_KEEP = 12
 _LABEL_MIN = 4
 
 
-def _layout(columns: list[_Column], rows: list[list[str]], width: int) -> tuple[list[int], int]:
+def _layout(columns: list[_Column], rows: list[list[str]], width: int, floor: int = _LABEL_MIN) -> tuple[list[int], int]:
     """Column widths and the gap between columns that fit ``width`` where possible.
 
-    Numbers are never cut: the gap narrows to one space first, then label columns shrink
-    (down to a few characters, with an ellipsis), widest first.
+    Numbers and headers are never cut: the gap narrows to one space first, then label columns
+    longer than ``_LABEL_KEEP`` shrink to it (widest first), then, down to ``floor``, all labels.
     """
     widths = _natural_widths(columns, rows)
     for gap in (2, 1):
-        if sum(widths) + gap * (len(widths) - 1) <= width:
+        if _total(widths, gap) <= width:
             return widths, gap
-    excess = sum(widths) + len(widths) - 1 - width
+    excess = _total(widths, 1) - width
     labels = [i for i, column in enumerate(columns) if column.kind == "label"]
-    while excess > 0:
-        widest = max(labels, key=lambda i: widths[i], default=None)
-        if widest is None or widths[widest] <= _LABEL_MIN:
-            break
-        widths[widest] -= 1
-        excess -= 1
+    for limit in (max(_LABEL_KEEP, floor), floor):
+        while excess > 0:
+            widest = max(labels, key=lambda i: widths[i], default=None)
+            smallest = limit if widest is None else max(limit, len(columns[widest].header))
+            if widest is None or widths[widest] <= smallest:
+                break
+            widths[widest] -= 1
+            excess -= 1
     return widths, 1
+
+
+def _total(widths: list[int], gap: int) -> int:
+    return sum(widths) + gap * (len(widths) - 1)
 
 
 def _natural_widths(columns: list[_Column], rows: list[list[str]]) -> list[int]:
@@ -331,11 +342,11 @@ def _cell(text: str, width: int, column: _Column) -> str:
 
 
 def _table_lines(columns: list[_Column], rows: list[list[str]], width: int) -> list[Text]:
-    """The table's lines. One too wide for ``width`` even with its labels shrunk is split into
-    narrower tables stacked one above the other, each led by the ``#`` and first label column,
-    so no line is wider than ``width`` (unless those and one number column alone are)."""
-    widths, gap = _layout(columns, rows, width)
-    if sum(widths) + gap * (len(widths) - 1) <= width:
+    """The table's lines. One too wide for ``width`` with its labels kept to ``_LABEL_KEEP``
+    characters is split into narrower tables stacked one above the other, each led by the key
+    columns, so no line is wider than ``width`` (unless the keys and one column alone are)."""
+    widths, gap = _layout(columns, rows, width, floor=_LABEL_KEEP)
+    if _total(widths, gap) <= width:
         return _block(columns, rows, widths, gap)
     lines = []
     for group in _column_groups(columns, rows, width):
@@ -352,8 +363,7 @@ def _column_groups(columns: list[_Column], rows: list[list[str]], width: int) ->
         min(size, LABEL_WIDTH) if column.kind == "label" else size
         for column, size in zip(columns, _natural_widths(columns, rows))
     ]
-    first_label = next((i for i, column in enumerate(columns) if column.kind == "label"), 0)
-    keys = sorted({0, first_label})
+    keys = _keys(columns)
     key_width = sum(natural[i] for i in keys) + len(keys) - 1
     groups: list[list[int]] = []
     current: list[int] = []
@@ -370,10 +380,18 @@ def _column_groups(columns: list[_Column], rows: list[list[str]], width: int) ->
     return groups
 
 
+def _keys(columns: list[_Column]) -> list[int]:
+    chosen = [i for i, column in enumerate(columns) if column.key]
+    if chosen:
+        return chosen
+    first_label = next((i for i, column in enumerate(columns) if column.kind == "label"), 0)
+    return sorted({0, first_label})
+
+
 def _block(columns: list[_Column], rows: list[list[str]], widths: list[int], gap: int) -> list[Text]:
     spacer = " " * gap
     header = spacer.join(_cell(c.header, w, c) for c, w in zip(columns, widths)).rstrip()
-    lines = [Text(header, STYLES["header"]), Text("─" * (sum(widths) + gap * (len(widths) - 1)), STYLES["dim"])]
+    lines = [Text(header, STYLES["header"]), Text("─" * _total(widths, gap), STYLES["dim"])]
     for row in rows:
         line = Text()
         for index, (text, column, column_width) in enumerate(zip(row, columns, widths)):
@@ -395,11 +413,12 @@ _NODE_COLUMNS = [
     _Column("pass adjoint", "number"),
     _Column("gradient", "number"),
 ]
+# Split in two, the second block shows whose adjoint changes: `#`, the operand, its adjoint.
 _EDGE_COLUMNS = [
-    _Column("#", "number"),
+    _Column("#", "number", key=True),
     _Column("consumer", "label"),
     _Column("slot", "number"),
-    _Column("operand", "label"),
+    _Column("operand", "label", key=True),
     _Column("local", "number"),
     _Column("upstream", "number"),
     _Column("contribution", "number"),
