@@ -8,12 +8,35 @@ anything else, and must be able to install its signal handling and answer ``--he
 paying for the engine.
 """
 
-from __future__ import annotations
+# First thing, when this process is the `scalarlang` command (not a program importing the
+# library): Ctrl-C while the modules import ends it with one line and status 130. Written here,
+# with only modules Python has loaded already, because reading any file is a moment in which
+# Ctrl-C would give a traceback. `cli.main` takes over from there (see `interrupts`).
+import _signal  # noqa: E402
+import os as _os  # noqa: E402
+import sys as _sys  # noqa: E402
 
-from . import interrupts as _interrupts
 
-if _interrupts.started_as_command():  # first thing: Ctrl-C is clean from here on
-    _interrupts.install_startup_handler()
+def _interrupted_while_starting(signum, frame):
+    _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
+    try:
+        _os.write(2, b"scalarlang: interrupted\n")
+    finally:
+        _os._exit(130)
+
+
+def _started_as_command() -> bool:
+    """The console script, or `python -m scalarlang` (while the package imports, argv[0] is -m)."""
+    script = _os.path.basename(getattr(_sys.modules.get("__main__"), "__file__", None) or "").lower()
+    if script in ("scalarlang", "scalarlang.exe", "scalarlang-script.py"):
+        return True
+    argv = list(getattr(_sys, "orig_argv", ()))
+    return _sys.argv[:1] == ["-m"] and any(a == "-m" and b == "scalarlang" for a, b in zip(argv, argv[1:]))
+
+
+_interrupted_while_starting.scalarlang_startup = True  # type: ignore[attr-defined]
+if _started_as_command():
+    _signal.signal(_signal.SIGINT, _interrupted_while_starting)
 
 import importlib  # noqa: E402
 from typing import TYPE_CHECKING, Any  # noqa: E402

@@ -15,7 +15,8 @@ import signal
 import sys
 
 from . import __version__
-from .interrupts import EXIT_INTERRUPTED, exit_interrupted, install_startup_handler, raise_once, startup_handler
+from . import interrupts
+from .interrupts import EXIT_INTERRUPTED, exit_interrupted, install_startup_handler, is_startup_handler, raise_once
 
 EXIT_OK, EXIT_RUNTIME, EXIT_STATIC = 0, 1, 2  # the same as runner's (checked by a test)
 EXIT_USAGE = EXIT_STATIC  # a usage error: nothing ran, like a syntax error
@@ -137,11 +138,16 @@ def main(argv: list[str] | None = None) -> int:
     """The command. SIGINT exits 130 with one line, from start-up (see ``interrupts``) to exit;
     output errors exit 74 with one line, a closed pipe 141 quietly."""
     previous = install_startup_handler()
+    previous_hook = sys.unraisablehook
     out, err = GuardedStream(sys.stdout), GuardedStream(sys.stderr)
     try:
         try:
+            interrupts.interrupted = False
+            sys.unraisablehook = interrupts.quiet_unraisable
             _set_sigint(raise_once)
             status = _run(argv, out, err)
+            if interrupts.interrupted:  # raised where Python could only report it
+                raise KeyboardInterrupt
             out.flush()
             err.flush()
         except KeyboardInterrupt:
@@ -155,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
             status = _output_failed(BrokenPipeError(32, os.strerror(32)))
     finally:
         _restore_sigint(previous)
+        sys.unraisablehook = previous_hook
     return status
 
 
@@ -261,7 +268,7 @@ def _restore_sigint(previous) -> None:
     the program is over, and a Ctrl-C at exit must not change its status or print anything."""
     if previous is None:
         return
-    _set_sigint(signal.SIG_IGN if previous is startup_handler else previous)
+    _set_sigint(signal.SIG_IGN if is_startup_handler(previous) else previous)
 
 
 def _isatty(stream) -> bool:

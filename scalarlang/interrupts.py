@@ -1,36 +1,24 @@
 """Ctrl-C for the command, from its first instruction to its exit: one line, status 130.
 
-The console script imports ``scalarlang`` (this package's ``__init__``) before ``cli``; the
-package installs ``startup_handler`` there when it is being run as the command, so an interrupt
-while modules import ends the process at once, cleanly (nothing has been printed or changed
-yet). ``cli.main`` then switches to ``raise_once`` for the program itself, so what was printed
-is flushed before the status; and every later SIGINT is ignored: a second Ctrl-C while the
-first is handled, or one at exit, changes nothing.
+The console script imports ``scalarlang`` (the package's ``__init__``) before ``cli``; when
+the process is the command, ``__init__`` installs a handler that ends the process at once
+(nothing has been printed or changed yet). ``cli.main`` then installs ``raise_once`` for the
+program itself, so what was printed is flushed before the status; and every later SIGINT is
+ignored: a second Ctrl-C while the first is handled, or one at exit, changes nothing.
 """
 
-from __future__ import annotations
-
+# Only modules already loaded when Python starts, and `_signal` (built in).
+import _signal as signal
 import os
-import signal
 import sys
 
 EXIT_INTERRUPTED = 128 + 2  # 128 + SIGINT, as shells report a process killed by it
 MESSAGE = "scalarlang: interrupted\n"
 
-
-def started_as_command() -> bool:
-    """Whether this process is the ``scalarlang`` command (the console script or
-    ``python -m scalarlang``), rather than a program that imports the library."""
-    main = sys.modules.get("__main__")
-    name = os.path.basename(getattr(main, "__file__", None) or "").lower()
-    for suffix in (".exe", "-script.py", ".py"):
-        name = name.removesuffix(suffix)
-    if name == "scalarlang":
-        return True
-    arguments = list(getattr(sys, "orig_argv", ()))
-    return "-mscalarlang" in arguments or any(
-        first == "-m" and second == "scalarlang" for first, second in zip(arguments, arguments[1:])
-    )
+# Set by `raise_once`: Python runs a signal handler between any two bytecodes, even inside a
+# callback whose exceptions it only reports ("Exception ignored in ..."); the command then
+# still knows it was interrupted.
+interrupted = False
 
 
 def startup_handler(signum, frame) -> None:
@@ -38,10 +26,28 @@ def startup_handler(signum, frame) -> None:
     exit_interrupted(exit_now=True)
 
 
+startup_handler.scalarlang_startup = True  # type: ignore[attr-defined]
+
+
+def is_startup_handler(handler) -> bool:
+    """Whether ``handler`` is one of the command's start-up handlers (this one, __init__'s)."""
+    return bool(getattr(handler, "scalarlang_startup", False))
+
+
 def raise_once(signum, frame) -> None:
     """SIGINT while the program runs: a KeyboardInterrupt, and later ones ignored."""
+    global interrupted
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    interrupted = True
     raise KeyboardInterrupt
+
+
+def quiet_unraisable(unraisable) -> None:
+    """``sys.unraisablehook`` while the program runs: a KeyboardInterrupt that Python could
+    not raise (it came in a callback) is not printed; the command sees ``interrupted``."""
+    if unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt):
+        return
+    sys.__unraisablehook__(unraisable)
 
 
 def exit_interrupted(*, exit_now: bool) -> None:
@@ -53,9 +59,8 @@ def exit_interrupted(*, exit_now: bool) -> None:
     if exit_now:
         try:
             os.write(2, MESSAGE.encode())
-        except OSError:
-            pass
-        os._exit(EXIT_INTERRUPTED)
+        finally:
+            os._exit(EXIT_INTERRUPTED)
     try:
         sys.stderr.write(MESSAGE)
         sys.stderr.flush()
