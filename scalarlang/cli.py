@@ -61,7 +61,7 @@ def build_parser():
     parser = argparse.ArgumentParser(
         prog="scalarlang",
         description=(
-            "Reverse-mode automatic differentiation on scalars. Runs .sad programs; "
+            "Reverse-mode automatic differentiation on scalars. Runs .sad programs;\n"
             "with no arguments and a terminal, opens the REPL."
         ),
         epilog=EPILOG.replace("{statuses}", statuses),
