@@ -102,11 +102,12 @@ def _positive_int(text: str) -> int:
 
 
 class OutputError(Exception):
-    """Writing to standard output or error failed (``error`` says why)."""
+    """Writing to standard output or error failed (``error`` says why, ``stream`` which)."""
 
-    def __init__(self, error: OSError):
+    def __init__(self, error: OSError, stream=None):
         super().__init__(error)
         self.error = error
+        self.stream = stream
 
 
 class GuardedStream:
@@ -122,13 +123,13 @@ class GuardedStream:
         try:
             return self._stream.write(text)
         except OSError as error:
-            raise OutputError(error) from error
+            raise OutputError(error, self._stream) from error
 
     def flush(self) -> None:
         try:
             self._stream.flush()
         except OSError as error:
-            raise OutputError(error) from error
+            raise OutputError(error, self._stream) from error
 
     def __getattr__(self, name: str):
         return getattr(self._stream, name)
@@ -155,6 +156,8 @@ def main(argv: list[str] | None = None) -> int:
             status = _interrupted(out, err)
         except OutputError as failure:
             _set_sigint(signal.SIG_IGN)
+            if failure.stream is not sys.stdout:  # standard error failed: keep what was printed
+                _try_flush(sys.stdout)
             status = _output_failed(failure.error)
         except BrokenPipeError:  # the REPL writes to the real streams
             _set_sigint(signal.SIG_IGN)
@@ -240,6 +243,13 @@ def _output_failed(error: OSError) -> int:
         pass  # standard error failed too: the status says it
     _silence(sys.stderr)
     return EXIT_OUTPUT
+
+
+def _try_flush(stream) -> None:
+    try:
+        stream.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def _silence(stream) -> None:

@@ -264,3 +264,13 @@ def test_a_huge_regular_file_is_refused_before_reading(tmp_path):
     assert result.returncode == 2
     lines = result.stdout.decode().splitlines()
     assert '"kind": "too-long"' in lines[-1] and f"{SOURCE_LIMIT + 10:,} bytes" in lines[-1]
+
+
+@needs_command
+@has_dev_full
+def test_when_standard_error_fails_what_was_printed_is_kept():
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [str(COMMAND), "-c", "print 1; lose"], stdout=subprocess.PIPE, stderr=full, env=env(), timeout=60
+        )
+    assert result.returncode == 74 and result.stdout == b"1.000000000000\n"
