@@ -58,7 +58,14 @@ def build_parser():
     import argparse
 
     statuses = "\n".join(f"  {status:<4} {meaning}" for status, meaning in EXIT_STATUSES)
-    parser = argparse.ArgumentParser(
+    class Parser(argparse.ArgumentParser):
+        def _print_message(self, message, file=None):
+            # argparse ignores a failed write (help to a full disk would exit 0, printing
+            # nothing): write through the guard, so it is the command's output error.
+            if message:
+                GuardedStream(file or sys.stderr).write(message)
+
+    parser = Parser(
         prog="scalarlang",
         description=(
             "Reverse-mode automatic differentiation on scalars. Runs .sad programs;\n"
@@ -146,7 +153,10 @@ def main(argv: list[str] | None = None) -> int:
             interrupts.interrupted = False
             sys.unraisablehook = interrupts.quiet_unraisable
             _set_sigint(raise_once)
-            status = _run(argv, out, err)
+            try:
+                status = _run(argv, out, err)
+            except SystemExit as exiting:  # argparse: --help, --version, a usage error
+                status = _exit_code(exiting)
             if interrupts.interrupted:  # raised where Python could only report it
                 raise KeyboardInterrupt
             out.flush()
@@ -166,6 +176,13 @@ def main(argv: list[str] | None = None) -> int:
         _restore_sigint(previous)
         sys.unraisablehook = previous_hook
     return status
+
+
+def _exit_code(exiting: SystemExit) -> int:
+    """The status of a SystemExit, so that what it printed is flushed in the guarded region."""
+    if exiting.code is None:
+        return EXIT_OK
+    return exiting.code if isinstance(exiting.code, int) else EXIT_USAGE
 
 
 def _run(argv: list[str] | None, out: GuardedStream, err: GuardedStream) -> int:

@@ -44,8 +44,9 @@ def test_the_cli_statuses_are_the_runners():
 @has_dev_full
 @pytest.mark.parametrize(
     "args",
-    [["-c", "print 1"], ["--json", "-c", "print 1"], ["--demo"], ["-c", "print 1; lose"], ["examples/detach.sad"]],
-    ids=["text", "json", "demo", "error", "file"],
+    [["-c", "print 1"], ["--json", "-c", "print 1"], ["--demo"], ["-c", "print 1; lose"], ["examples/detach.sad"],
+     ["--help"], ["--version"], ["--print-completion", "bash"]],
+    ids=["text", "json", "demo", "error", "file", "help", "version", "completion"],
 )
 def test_a_full_disk_is_one_line_and_status_74(args):
     with open("/dev/full", "w") as full:
