@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import math
 import threading
+from collections import deque
 from enum import StrEnum
-from typing import NamedTuple
+from itertools import compress, repeat
+from typing import Iterable, NamedTuple
 
 from .errors import (
     NonFiniteAccumulatedGradient,
@@ -515,12 +517,12 @@ class Scalar:
         return _compute_pass(self, seed, True)
 
     def zero_grad(self) -> None:
-        """Set every reachable tracked node's stored gradient to 0.0."""
+        """Set every reachable tracked node's stored gradient to 0.0, all at once (see
+        ``_write_gradients``): no pass in another thread commits into the middle of it."""
         with _WALK_LOCK:
             order = _topology(self)
-        for node in order:
-            if node._gradient is not None:
-                node._gradient = 0.0
+            tracked = [node for node in order if node._gradient is not None]
+            _write_gradients(tracked, repeat(0.0, len(tracked)))
 
 
 def _leaf(value: float, operation: ScalarOperation, gradient: float | None) -> Scalar:
@@ -623,9 +625,23 @@ def _operand(value: object) -> Scalar:
 
 
 # Walks keep their marks (_walk, _index) on the nodes, which graphs in other threads may share:
-# one walk at a time, from the walk until the pass has read the indices. Under the GIL this
-# costs nothing in throughput.
+# one walk at a time, from the walk until the pass has read the indices. A pass also holds it
+# while it reads the stored gradients and commits, so that concurrent passes on one graph add
+# up (no update is lost, as in PyTorch). Under the GIL this costs nothing in throughput.
 _WALK_LOCK = threading.Lock()
+
+_GRADIENT = "_gradient"
+_consume = deque(maxlen=0).extend  # runs an iterator to its end in C, keeping nothing
+
+
+def _write_gradients(nodes: Iterable[Scalar], values: Iterable[float]) -> None:
+    """Store ``values`` as the gradients of ``nodes`` in one step nothing can split.
+
+    The writes run inside one C call (deque.extend over map(setattr, ...): setting a slot and
+    freeing the old float run no Python code), so the interpreter reaches no point where it
+    runs a signal handler or switches threads: a KeyboardInterrupt arrives before or after
+    all the writes, never between two of them, and no other thread sees half of them."""
+    _consume(map(setattr, nodes, repeat(_GRADIENT), values))
 
 
 def _topology(output: Scalar) -> list[Scalar]:
@@ -700,31 +716,37 @@ def _compute_pass(output: Scalar, seed: object, commit: bool) -> BackwardPass:
     if output._gradient is None:
         raise UntrackedOutput(output._operation)
     seed = _finite_seed(seed)
-    with _WALK_LOCK:  # the walk's marks and indices live on the nodes until propagation ends
+    # The lock covers the walk (its marks and indices live on the nodes until propagation
+    # ends) through the commit: the stored gradients read below are still the stored ones
+    # when the sums are written.
+    with _WALK_LOCK:
         order = _topology(output)
         adjoints, edge_before = _propagate(order, seed)
-    count = len(order)
+        count = len(order)
 
-    # nan marks untracked nodes here; whether a node is tracked is read from the node itself.
-    accumulated = [_NAN] * count
-    index = 0
-    for node in order:
-        stored = node._gradient
-        if stored is not None:
-            adjoint = adjoints[index]
-            total = stored + adjoint
-            if total - total != 0.0:
-                raise NonFiniteAccumulatedGradient(index, stored, adjoint)
-            accumulated[index] = total
-        index += 1
+        # nan marks untracked nodes here; whether a node is tracked is read from the node.
+        accumulated = [_NAN] * count
+        index = 0
+        for node in order:
+            stored = node._gradient
+            if stored is not None:
+                adjoint = adjoints[index]
+                total = stored + adjoint
+                if total - total != 0.0:
+                    raise NonFiniteAccumulatedGradient(index, stored, adjoint)
+                accumulated[index] = total
+            index += 1
 
-    if commit:
-        # Every check has passed: now, and only now, write the stored gradients.
-        for node, total in zip(order, accumulated):
-            if node._gradient is not None:
-                node._gradient = total
+        if commit:
+            # Every check has passed: now, and only now, write the stored gradients, all in
+            # one step (a sum is finite exactly for the tracked nodes: nan marks the others).
+            tracked = list(map(_is_a_sum, accumulated, accumulated))
+            _write_gradients(compress(order, tracked), compress(accumulated, tracked))
 
     return BackwardPass._from_walk(seed, order, adjoints, accumulated, edge_before)
+
+
+_is_a_sum = float.__eq__  # x == x: False only for the nan that marks an untracked node
 
 
 def _propagate(order: list[Scalar], seed: float) -> tuple[list[float], list[float]]:
