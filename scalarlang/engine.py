@@ -23,6 +23,7 @@ import threading
 from collections import deque
 from enum import StrEnum
 from itertools import compress, repeat
+from numbers import Real
 from typing import Iterable, NamedTuple
 
 from .errors import (
@@ -102,21 +103,52 @@ _TRACKED_EXPONENT = (
 )
 
 
+def real_number(value: object, what: str) -> float:
+    """``value`` as a float, for any real number (``numbers.Real``: int, float, Fraction,
+    numpy's scalars) except bool; anything else, or a conversion that fails, is a TypeError.
+
+    A number too large for a float (an int, a Fraction) becomes +-inf: the callers reject
+    non-finite values with their own typed errors. One function for every entry point, so
+    that all of them accept and reject alike."""
+    kind = type(value)
+    if kind is float:
+        return value  # type: ignore[return-value]
+    if kind is not int and (isinstance(value, bool) or not isinstance(value, Real)):
+        raise TypeError(
+            f"{what} must be a real number (int, float, Fraction, numpy scalar), not {kind.__name__}"
+        )
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except OverflowError:
+        return _overflowed(value, what)
+    except Exception as error:  # a __float__ of its own that fails
+        raise TypeError(f"{what}: float() of a {kind.__name__} failed: {error}") from error
+
+
+def _overflowed(value: object, what: str) -> float:
+    """+-inf for a real number too large for a float, by its sign."""
+    try:
+        positive = bool(value > 0)  # type: ignore[operator]
+    except Exception as error:
+        raise TypeError(f"{what}: a {type(value).__name__} too large for a float has no sign") from error
+    return _INF if positive else -_INF
+
+
 def _leaf_value(value: object, operation: ScalarOperation) -> float:
-    """A finite float from a Python number, or the typed error; non-numbers are TypeErrors."""
-    if type(value) is float:
+    """A finite float from a real number, or the typed error; non-numbers are TypeErrors."""
+    kind = type(value)
+    if kind is float:
         number = value
-    elif isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"a scalar value must be an int or a float, not {type(value).__name__}")
-    else:
+    elif kind is int:  # the common case inline: one call fewer for x * 3
         try:
-            number = float(value)
+            number = float(value)  # type: ignore[arg-type]
         except OverflowError:
-            # An int too large for a float: it would be +-inf.
-            raise NonFiniteLeaf(operation, _INF if value > 0 else -_INF) from None
-    if number - number != 0.0:  # inf - inf and nan - nan are nan
+            raise NonFiniteLeaf(operation, _INF if value > 0 else -_INF) from None  # type: ignore[operator]
+    else:
+        number = real_number(value, "a scalar value")
+    if number - number != 0.0:  # type: ignore[operator]  # inf - inf and nan - nan are nan
         raise NonFiniteLeaf(operation, number)
-    return number
+    return number  # type: ignore[return-value]
 
 
 class Scalar:
@@ -609,7 +641,11 @@ def _divide_by_zero(numerator: float, denominator: float) -> float:
 
 
 def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """Whether ``value`` is a real number an operation takes as a constant (not bool)."""
+    kind = type(value)
+    if kind is float or kind is int:
+        return True
+    return isinstance(value, Real) and not isinstance(value, bool)
 
 
 def _constant_of(value: int | float) -> Scalar:
@@ -621,7 +657,7 @@ def _operand(value: object) -> Scalar:
         return value  # type: ignore[return-value]
     if _is_number(value):
         return _constant_of(value)  # type: ignore[arg-type]
-    raise TypeError(f"a scalar operand must be a Scalar, int or float, not {type(value).__name__}")
+    raise TypeError(f"a scalar operand must be a Scalar or a real number, not {type(value).__name__}")
 
 
 # Walks keep their marks (_walk, _index) on the nodes, which graphs in other threads may share:
@@ -696,12 +732,7 @@ def _topology(output: Scalar) -> list[Scalar]:
 
 
 def _finite_seed(seed: object) -> float:
-    if isinstance(seed, bool) or not isinstance(seed, (int, float)):
-        raise TypeError(f"a backward seed must be an int or a float, not {type(seed).__name__}")
-    try:
-        value = float(seed)
-    except OverflowError:
-        value = _INF if seed > 0 else -_INF  # type: ignore[operator]
+    value = real_number(seed, "a backward seed")
     if value - value != 0.0:
         raise NonFiniteSeed(value)
     return value
