@@ -24,7 +24,7 @@ from collections import deque
 from enum import StrEnum
 from itertools import compress, repeat
 from numbers import Real
-from typing import Iterable, NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple, SupportsFloat
 
 from .errors import (
     NonFiniteAccumulatedGradient,
@@ -110,22 +110,27 @@ def real_number(value: object, what: str) -> float:
     A number too large for a float (an int, a Fraction) becomes +-inf: the callers reject
     non-finite values with their own typed errors. One function for every entry point, so
     that all of them accept and reject alike."""
-    kind = type(value)
-    if kind is float:
-        return value  # type: ignore[return-value]
-    if kind is not int and (isinstance(value, bool) or not isinstance(value, Real)):
+    if type(value) is float:
+        return value
+    number: SupportsFloat
+    if type(value) is int:
+        number = value
+    elif isinstance(value, Real) and not isinstance(value, bool):
+        number = value
+    else:
         raise TypeError(
-            f"{what} must be a real number (int, float, Fraction, numpy scalar), not {kind.__name__}"
+            f"{what} must be a real number (int, float, Fraction, numpy scalar), "
+            f"not {type(value).__name__}"
         )
     try:
-        return float(value)  # type: ignore[arg-type]
+        return float(number)
     except OverflowError:
-        return _overflowed(value, what)
+        return _overflowed(number, what)
     except Exception as error:  # a __float__ of its own that fails
-        raise TypeError(f"{what}: float() of a {kind.__name__} failed: {error}") from error
+        raise TypeError(f"{what}: float() of a {type(value).__name__} failed: {error}") from error
 
 
-def _overflowed(value: object, what: str) -> float:
+def _overflowed(value: SupportsFloat, what: str) -> float:
     """+-inf for a real number too large for a float, by its sign."""
     try:
         positive = bool(value > 0)  # type: ignore[operator]
@@ -136,19 +141,18 @@ def _overflowed(value: object, what: str) -> float:
 
 def _leaf_value(value: object, operation: ScalarOperation) -> float:
     """A finite float from a real number, or the typed error; non-numbers are TypeErrors."""
-    kind = type(value)
-    if kind is float:
+    if type(value) is float:
         number = value
-    elif kind is int:  # the common case inline: one call fewer for x * 3
+    elif type(value) is int:  # the common case inline: one call fewer for x * 3
         try:
-            number = float(value)  # type: ignore[arg-type]
+            number = float(value)
         except OverflowError:
-            raise NonFiniteLeaf(operation, _INF if value > 0 else -_INF) from None  # type: ignore[operator]
+            raise NonFiniteLeaf(operation, _INF if value > 0 else -_INF) from None
     else:
         number = real_number(value, "a scalar value")
-    if number - number != 0.0:  # type: ignore[operator]  # inf - inf and nan - nan are nan
+    if number - number != 0.0:  # inf - inf and nan - nan are nan
         raise NonFiniteLeaf(operation, number)
-    return number  # type: ignore[return-value]
+    return number
 
 
 class Scalar:
@@ -400,10 +404,12 @@ class Scalar:
         return _unary(math.log(argument), _LOG, self, derivative)
 
     def __pow__(self, exponent: object, modulo: object = None) -> Scalar:
+        # One type() call for the three tests (mypy cannot narrow through `kind`): hot path.
+        power: float
         kind = type(exponent)
         if kind is float:
-            power = exponent
-            if power - power != 0.0:  # type: ignore[operator]
+            power = exponent  # type: ignore[assignment]
+            if power - power != 0.0:
                 raise NonFiniteLeaf(_CONSTANT, power)
         elif kind is int:
             try:
@@ -425,14 +431,14 @@ class Scalar:
                 raise NonFiniteResult(_POW, value)
             derivative = 2.0 * base  # finite: |base| < 1.4e154 when its square is finite
         else:
-            value, derivative = _power_and_derivative(base, power)  # type: ignore[arg-type]
+            value, derivative = _power_and_derivative(base, power)
         node = _new(Scalar)
         node._value = value
         node._operation = _POW
         node._left = self
         node._dleft = derivative
         node._right = None
-        node._dright = power  # type: ignore[assignment]  # the exponent: see __slots__
+        node._dright = power  # the exponent: see __slots__
         node._gradient = None if self._gradient is None else 0.0
         node._walk = None
         return node
@@ -648,15 +654,15 @@ def _is_number(value: object) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool)
 
 
-def _constant_of(value: int | float) -> Scalar:
+def _constant_of(value: object) -> Scalar:
     return _leaf(_leaf_value(value, _CONSTANT), _CONSTANT, None)
 
 
 def _operand(value: object) -> Scalar:
     if type(value) is Scalar:
-        return value  # type: ignore[return-value]
+        return value
     if _is_number(value):
-        return _constant_of(value)  # type: ignore[arg-type]
+        return _constant_of(value)
     raise TypeError(f"a scalar operand must be a Scalar or a real number, not {type(value).__name__}")
 
 
@@ -667,7 +673,7 @@ def _operand(value: object) -> Scalar:
 _WALK_LOCK = threading.Lock()
 
 _GRADIENT = "_gradient"
-_consume = deque(maxlen=0).extend  # runs an iterator to its end in C, keeping nothing
+_consume: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend  # runs an iterator to its end in C, keeping nothing
 
 
 def _write_gradients(nodes: Iterable[Scalar], values: Iterable[float]) -> None:

@@ -60,6 +60,12 @@ class BackwardPass:
 
     seed: float
     topology: Sequence[Scalar]
+    _adjoints: array[float]
+    _accumulated: array[float]
+    _edge_before: array[float]
+    _edge_children: array[int] | None
+    _edge_slots: array[int] | None
+    _edge_parents: array[int] | None
 
     def __init__(self) -> None:
         raise TypeError("a BackwardPass is made by Scalar.reverse_pass or Scalar.backward")
@@ -115,7 +121,8 @@ class BackwardPass:
         # The visiting order is fixed by the topology (children last to first, slots in
         # order), so each edge's child, slot and parent index are rebuilt on first use
         # instead of being stored by the pass.
-        if self._edge_children is None:
+        children, slots, parents = self._edge_children, self._edge_slots, self._edge_parents
+        if children is None or slots is None or parents is None:
             children = array("q")
             slots = array("b")
             parents = array("q")
@@ -136,7 +143,7 @@ class BackwardPass:
             self._edge_children = children
             self._edge_slots = slots
             self._edge_parents = parents
-        return self._edge_children, self._edge_slots, self._edge_parents
+        return children, slots, parents
 
     def _edge(self, index: int) -> BackwardEdge:
         children, slots, parents = self._edge_positions()
