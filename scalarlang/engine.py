@@ -14,6 +14,10 @@ finite by construction (an operand's value, a constant, 1 - tanh^2) is not check
 The walks mark nodes with a per-walk token (one identity test per edge), and the pass checks
 finiteness once at the end of its per-edge loop, walking again with every check in place
 only when something was not finite (see ``_propagate``).
+
+Threads and interrupts: a pass holds one lock from its walk through its commit, so passes
+from several threads on one graph add up; every write of stored gradients is one C-level
+step (``_write_gradients``), so a KeyboardInterrupt or a thread switch never splits it.
 """
 
 from __future__ import annotations
@@ -404,34 +408,30 @@ class Scalar:
         return _unary(math.log(argument), _LOG, self, derivative)
 
     def __pow__(self, exponent: object, modulo: object = None) -> Scalar:
-        # One type() call for the three tests (mypy cannot narrow through `kind`): hot path.
-        power: float
         kind = type(exponent)
-        if kind is float:
-            power = exponent  # type: ignore[assignment]
-            if power - power != 0.0:
-                raise NonFiniteLeaf(_CONSTANT, power)
-        elif kind is int:
-            try:
-                power = float(exponent)  # type: ignore[arg-type]
-            except OverflowError:
-                raise NonFiniteLeaf(_CONSTANT, _INF if exponent > 0 else -_INF) from None  # type: ignore[operator]
-        elif kind is Scalar:
-            raise TypeError(_TRACKED_EXPONENT)
-        elif _is_number(exponent):
-            power = _leaf_value(exponent, _CONSTANT)
-        else:
-            return NotImplemented
-        if modulo is not None:
-            return NotImplemented
-        base = self._value
-        if power == 2.0:  # the common square, inline; _power gives the same bits
+        if (kind is int or kind is float) and exponent == 2 and modulo is None:
+            # The square (every squared-error loss) first and inline; _power gives the same
+            # bits. Its derivative 2a is finite: |a| < 1.4e154 when a*a is finite.
+            base = self._value
             value = base * base
             if value - value != 0.0:
                 raise NonFiniteResult(_POW, value)
-            derivative = 2.0 * base  # finite: |base| < 1.4e154 when its square is finite
-        else:
-            value, derivative = _power_and_derivative(base, power)
+            node = _new(Scalar)
+            node._value = value
+            node._operation = _POW
+            node._left = self
+            node._dleft = 2.0 * base
+            node._right = None
+            node._dright = 2.0  # the exponent: see __slots__
+            node._gradient = None if self._gradient is None else 0.0
+            node._walk = None
+            return node
+        if kind is Scalar:
+            raise TypeError(_TRACKED_EXPONENT)
+        if modulo is not None or (kind is not int and kind is not float and not _is_number(exponent)):
+            return NotImplemented
+        power = _leaf_value(exponent, _CONSTANT)  # NonFiniteLeaf for an inf or nan exponent
+        value, derivative = _power_and_derivative(self._value, power)
         node = _new(Scalar)
         node._value = value
         node._operation = _POW
