@@ -26,7 +26,7 @@ import math
 import threading
 from collections import deque
 from enum import StrEnum
-from itertools import compress, repeat
+from itertools import repeat
 from numbers import Real
 from typing import Any, Callable, Iterable, NamedTuple, SupportsFloat
 
@@ -676,7 +676,7 @@ _GRADIENT = "_gradient"
 _consume: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend  # runs an iterator to its end in C, keeping nothing
 
 
-def _write_gradients(nodes: Iterable[Scalar], values: Iterable[float]) -> None:
+def _write_gradients(nodes: Iterable[Scalar], values: Iterable[float | None]) -> None:
     """Store ``values`` as the gradients of ``nodes`` in one step nothing can split.
 
     The writes run inside one C call (deque.extend over map(setattr, ...): setting a slot and
@@ -761,8 +761,10 @@ def _compute_pass(output: Scalar, seed: object, commit: bool) -> BackwardPass:
         adjoints, edge_before = _propagate(order, seed)
         count = len(order)
 
-        # nan marks untracked nodes here; whether a node is tracked is read from the node.
+        # For the records nan marks untracked nodes (whether a node is tracked is read from
+        # the node); for the commit None does, the gradient an untracked node keeps.
         accumulated = [_NAN] * count
+        gradients: list[float | None] = [None] * count
         index = 0
         for node in order:
             stored = node._gradient
@@ -771,19 +773,15 @@ def _compute_pass(output: Scalar, seed: object, commit: bool) -> BackwardPass:
                 total = stored + adjoint
                 if total - total != 0.0:
                     raise NonFiniteAccumulatedGradient(index, stored, adjoint)
-                accumulated[index] = total
+                accumulated[index] = gradients[index] = total
             index += 1
 
         if commit:
             # Every check has passed: now, and only now, write the stored gradients, all in
-            # one step (a sum is finite exactly for the tracked nodes: nan marks the others).
-            tracked = list(map(_is_a_sum, accumulated, accumulated))
-            _write_gradients(compress(order, tracked), compress(accumulated, tracked))
+            # one step (untracked nodes get the None they have).
+            _write_gradients(order, gradients)
 
     return BackwardPass._from_walk(seed, order, adjoints, accumulated, edge_before)
-
-
-_is_a_sum = float.__eq__  # x == x: False only for the nan that marks an untracked node
 
 
 def _propagate(order: list[Scalar], seed: float) -> tuple[list[float], list[float]]:

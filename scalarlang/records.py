@@ -12,7 +12,6 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import compress
 from typing import TYPE_CHECKING, Iterator, overload
 
 if TYPE_CHECKING:
@@ -101,8 +100,11 @@ class BackwardPass:
         from .engine import _WALK_LOCK, _write_gradients
 
         with _WALK_LOCK:
-            tracked = [node._gradient is not None for node in self.topology]
-            _write_gradients(compress(self.topology, tracked), compress(self._accumulated, tracked))
+            gradients = [
+                None if node._gradient is None else total
+                for node, total in zip(self.topology, self._accumulated)
+            ]
+            _write_gradients(self.topology, gradients)
 
     def _node(self, index: int) -> BackwardNode:
         node = self.topology[index]
