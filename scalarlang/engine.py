@@ -761,10 +761,9 @@ def _compute_pass(output: Scalar, seed: object, commit: bool) -> BackwardPass:
         adjoints, edge_before = _propagate(order, seed)
         count = len(order)
 
-        # For the records nan marks untracked nodes (whether a node is tracked is read from
-        # the node); for the commit None does, the gradient an untracked node keeps.
-        accumulated = [_NAN] * count
-        gradients: list[float | None] = [None] * count
+        # None marks the untracked nodes: the gradient they keep at the commit, and what
+        # their records report.
+        accumulated: list[float | None] = [None] * count
         index = 0
         for node in order:
             stored = node._gradient
@@ -773,13 +772,13 @@ def _compute_pass(output: Scalar, seed: object, commit: bool) -> BackwardPass:
                 total = stored + adjoint
                 if total - total != 0.0:
                     raise NonFiniteAccumulatedGradient(index, stored, adjoint)
-                accumulated[index] = gradients[index] = total
+                accumulated[index] = total
             index += 1
 
         if commit:
-            # Every check has passed: now, and only now, write the stored gradients, all in
-            # one step (untracked nodes get the None they have).
-            _write_gradients(order, gradients)
+            # Every check has passed: now, and only now, write the stored gradients, every
+            # node in one step (an untracked one gets the None it has).
+            _write_gradients(order, accumulated)
 
     return BackwardPass._from_walk(seed, order, adjoints, accumulated, edge_before)
 

@@ -60,7 +60,7 @@ class BackwardPass:
     seed: float
     topology: Sequence[Scalar]
     _adjoints: array[float]
-    _accumulated: array[float]
+    _accumulated: list[float | None]
     _edge_before: array[float]
     _edge_children: array[int] | None
     _edge_slots: array[int] | None
@@ -71,13 +71,14 @@ class BackwardPass:
 
     @classmethod
     def _from_walk(cls, seed, order, adjoints, accumulated, edge_before) -> BackwardPass:
-        # ``accumulated`` holds nan for untracked nodes; whether a node is tracked is read
-        # from the node itself. Arrays keep 8 bytes a number instead of a list's 32.
+        # Arrays keep 8 bytes a number instead of a list's 32. ``accumulated`` stays the
+        # pass's list (None for untracked nodes): after a commit its floats are the nodes'
+        # stored gradients themselves, so it costs 8 bytes a node as well.
         backward_pass = object.__new__(cls)
         backward_pass.seed = seed
         backward_pass.topology = order
         backward_pass._adjoints = array("d", adjoints)
-        backward_pass._accumulated = array("d", accumulated)
+        backward_pass._accumulated = accumulated
         backward_pass._edge_before = array("d", edge_before)
         backward_pass._edge_children = None
         backward_pass._edge_slots = None
@@ -100,11 +101,7 @@ class BackwardPass:
         from .engine import _WALK_LOCK, _write_gradients
 
         with _WALK_LOCK:
-            gradients = [
-                None if node._gradient is None else total
-                for node, total in zip(self.topology, self._accumulated)
-            ]
-            _write_gradients(self.topology, gradients)
+            _write_gradients(self.topology, self._accumulated)  # None for untracked nodes
 
     def _node(self, index: int) -> BackwardNode:
         node = self.topology[index]
