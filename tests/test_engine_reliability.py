@@ -168,3 +168,34 @@ def test_interrupted_backward_commits_all_or_nothing():
     output.zero_grad()
     output.backward()
     assert [topology[i].gradient for i in tracked] == [0.0 + adjoints[i] for i in tracked]
+
+
+def test_a_later_commit_of_a_reverse_pass_writes_what_backward_would():
+    """BackwardPass._commit (the interpreter commits after showing a pass) writes every
+    tracked node's prospective gradient and leaves untracked nodes untracked."""
+    x = Scalar.variable(1.5)
+    c = Scalar.constant(2.0)
+    output = (x * c + x.detach()).tanh() * x
+    pending = output.reverse_pass()
+    twin_x = Scalar.variable(1.5)
+    twin = (twin_x * Scalar.constant(2.0) + twin_x.detach()).tanh() * twin_x
+    twin.backward()
+    assert x.gradient == 0.0
+    pending._commit()
+    assert [n.gradient for n in output.topology()] == [n.gradient for n in twin.topology()]
+    assert c.gradient is None and not c.tracks_gradient
+
+
+def test_restoring_saved_gradients_puts_back_the_earliest_save_of_a_node():
+    from scalarlang.snapshot import restore_gradients, save_gradients
+
+    x = Scalar.variable(1.0)
+    output = x * x
+    first = save_gradients(output.topology())
+    output.backward()
+    second = save_gradients(output.topology())
+    output.backward()
+    restore_gradients(first + second)  # x saved twice: the earlier save (0.0) wins
+    assert [n.gradient for n in output.topology()] == [0.0, 0.0]
+    restore_gradients(second)
+    assert x.gradient == 2.0 and output.gradient == 1.0
