@@ -14,14 +14,21 @@ finite by construction (an operand's value, a constant, 1 - tanh^2) is not check
 The walks mark nodes with a per-walk token (one identity test per edge), and the pass checks
 finiteness once at the end of its per-edge loop, walking again with every check in place
 only when something was not finite (see ``_propagate``).
+
+Threads and interrupts: a pass holds one lock from its walk through its commit, so passes
+from several threads on one graph add up; every write of stored gradients is one C-level
+step (``_write_gradients``), so a KeyboardInterrupt or a thread switch never splits it.
 """
 
 from __future__ import annotations
 
 import math
 import threading
+from collections import deque
 from enum import StrEnum
-from typing import NamedTuple
+from itertools import repeat
+from numbers import Real
+from typing import Any, Callable, Iterable, NamedTuple, SupportsFloat
 
 from .errors import (
     NonFiniteAccumulatedGradient,
@@ -100,18 +107,53 @@ _TRACKED_EXPONENT = (
 )
 
 
+def real_number(value: object, what: str) -> float:
+    """``value`` as a float, for any real number (``numbers.Real``: int, float, Fraction,
+    numpy's scalars) except bool; anything else, or a conversion that fails, is a TypeError.
+
+    A number too large for a float (an int, a Fraction) becomes +-inf: the callers reject
+    non-finite values with their own typed errors. One function for every entry point, so
+    that all of them accept and reject alike."""
+    if type(value) is float:
+        return value
+    number: SupportsFloat
+    if type(value) is int:
+        number = value
+    elif isinstance(value, Real) and not isinstance(value, bool):
+        number = value
+    else:
+        raise TypeError(
+            f"{what} must be a real number (int, float, Fraction, numpy scalar), "
+            f"not {type(value).__name__}"
+        )
+    try:
+        return float(number)
+    except OverflowError:
+        return _overflowed(number, what)
+    except Exception as error:  # a __float__ of its own that fails
+        raise TypeError(f"{what}: float() of a {type(value).__name__} failed: {error}") from error
+
+
+def _overflowed(value: SupportsFloat, what: str) -> float:
+    """+-inf for a real number too large for a float, by its sign."""
+    try:
+        positive = bool(value > 0)  # type: ignore[operator]
+    except Exception as error:
+        raise TypeError(f"{what}: a {type(value).__name__} too large for a float has no sign") from error
+    return _INF if positive else -_INF
+
+
 def _leaf_value(value: object, operation: ScalarOperation) -> float:
-    """A finite float from a Python number, or the typed error; non-numbers are TypeErrors."""
+    """A finite float from a real number, or the typed error; non-numbers are TypeErrors."""
     if type(value) is float:
         number = value
-    elif isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"a scalar value must be an int or a float, not {type(value).__name__}")
-    else:
+    elif type(value) is int:  # the common case inline: one call fewer for x * 3
         try:
             number = float(value)
         except OverflowError:
-            # An int too large for a float: it would be +-inf.
             raise NonFiniteLeaf(operation, _INF if value > 0 else -_INF) from None
+    else:
+        number = real_number(value, "a scalar value")
     if number - number != 0.0:  # inf - inf and nan - nan are nan
         raise NonFiniteLeaf(operation, number)
     return number
@@ -367,38 +409,36 @@ class Scalar:
 
     def __pow__(self, exponent: object, modulo: object = None) -> Scalar:
         kind = type(exponent)
-        if kind is float:
-            power = exponent
-            if power - power != 0.0:  # type: ignore[operator]
-                raise NonFiniteLeaf(_CONSTANT, power)
-        elif kind is int:
-            try:
-                power = float(exponent)  # type: ignore[arg-type]
-            except OverflowError:
-                raise NonFiniteLeaf(_CONSTANT, _INF if exponent > 0 else -_INF) from None  # type: ignore[operator]
-        elif kind is Scalar:
-            raise TypeError(_TRACKED_EXPONENT)
-        elif _is_number(exponent):
-            power = _leaf_value(exponent, _CONSTANT)
-        else:
-            return NotImplemented
-        if modulo is not None:
-            return NotImplemented
-        base = self._value
-        if power == 2.0:  # the common square, inline; _power gives the same bits
+        if (kind is int or kind is float) and exponent == 2 and modulo is None:
+            # The square (every squared-error loss) first and inline; _power gives the same
+            # bits. Its derivative 2a is finite: |a| < 1.4e154 when a*a is finite.
+            base = self._value
             value = base * base
             if value - value != 0.0:
                 raise NonFiniteResult(_POW, value)
-            derivative = 2.0 * base  # finite: |base| < 1.4e154 when its square is finite
-        else:
-            value, derivative = _power_and_derivative(base, power)  # type: ignore[arg-type]
+            node = _new(Scalar)
+            node._value = value
+            node._operation = _POW
+            node._left = self
+            node._dleft = 2.0 * base
+            node._right = None
+            node._dright = 2.0  # the exponent: see __slots__
+            node._gradient = None if self._gradient is None else 0.0
+            node._walk = None
+            return node
+        if kind is Scalar:
+            raise TypeError(_TRACKED_EXPONENT)
+        if modulo is not None or (kind is not int and kind is not float and not _is_number(exponent)):
+            return NotImplemented
+        power = _leaf_value(exponent, _CONSTANT)  # NonFiniteLeaf for an inf or nan exponent
+        value, derivative = _power_and_derivative(self._value, power)
         node = _new(Scalar)
         node._value = value
         node._operation = _POW
         node._left = self
         node._dleft = derivative
         node._right = None
-        node._dright = power  # type: ignore[assignment]  # the exponent: see __slots__
+        node._dright = power  # the exponent: see __slots__
         node._gradient = None if self._gradient is None else 0.0
         node._walk = None
         return node
@@ -515,12 +555,12 @@ class Scalar:
         return _compute_pass(self, seed, True)
 
     def zero_grad(self) -> None:
-        """Set every reachable tracked node's stored gradient to 0.0."""
+        """Set every reachable tracked node's stored gradient to 0.0, all at once (see
+        ``_write_gradients``): no pass in another thread commits into the middle of it."""
         with _WALK_LOCK:
             order = _topology(self)
-        for node in order:
-            if node._gradient is not None:
-                node._gradient = 0.0
+            tracked = [node for node in order if node._gradient is not None]
+            _write_gradients(tracked, repeat(0.0, len(tracked)))
 
 
 def _leaf(value: float, operation: ScalarOperation, gradient: float | None) -> Scalar:
@@ -607,25 +647,43 @@ def _divide_by_zero(numerator: float, denominator: float) -> float:
 
 
 def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """Whether ``value`` is a real number an operation takes as a constant (not bool)."""
+    kind = type(value)
+    if kind is float or kind is int:
+        return True
+    return isinstance(value, Real) and not isinstance(value, bool)
 
 
-def _constant_of(value: int | float) -> Scalar:
+def _constant_of(value: object) -> Scalar:
     return _leaf(_leaf_value(value, _CONSTANT), _CONSTANT, None)
 
 
 def _operand(value: object) -> Scalar:
     if type(value) is Scalar:
-        return value  # type: ignore[return-value]
+        return value
     if _is_number(value):
-        return _constant_of(value)  # type: ignore[arg-type]
-    raise TypeError(f"a scalar operand must be a Scalar, int or float, not {type(value).__name__}")
+        return _constant_of(value)
+    raise TypeError(f"a scalar operand must be a Scalar or a real number, not {type(value).__name__}")
 
 
 # Walks keep their marks (_walk, _index) on the nodes, which graphs in other threads may share:
-# one walk at a time, from the walk until the pass has read the indices. Under the GIL this
-# costs nothing in throughput.
+# one walk at a time, from the walk until the pass has read the indices. A pass also holds it
+# while it reads the stored gradients and commits, so that concurrent passes on one graph add
+# up (no update is lost, as in PyTorch). Under the GIL this costs nothing in throughput.
 _WALK_LOCK = threading.Lock()
+
+_GRADIENT = "_gradient"
+_consume: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend  # runs an iterator to its end in C, keeping nothing
+
+
+def _write_gradients(nodes: Iterable[Scalar], values: Iterable[float | None]) -> None:
+    """Store ``values`` as the gradients of ``nodes`` in one step nothing can split.
+
+    The writes run inside one C call (deque.extend over map(setattr, ...): setting a slot and
+    freeing the old float run no Python code), so the interpreter reaches no point where it
+    runs a signal handler or switches threads: a KeyboardInterrupt arrives before or after
+    all the writes, never between two of them, and no other thread sees half of them."""
+    _consume(map(setattr, nodes, repeat(_GRADIENT), values))
 
 
 def _topology(output: Scalar) -> list[Scalar]:
@@ -680,12 +738,7 @@ def _topology(output: Scalar) -> list[Scalar]:
 
 
 def _finite_seed(seed: object) -> float:
-    if isinstance(seed, bool) or not isinstance(seed, (int, float)):
-        raise TypeError(f"a backward seed must be an int or a float, not {type(seed).__name__}")
-    try:
-        value = float(seed)
-    except OverflowError:
-        value = _INF if seed > 0 else -_INF  # type: ignore[operator]
+    value = real_number(seed, "a backward seed")
     if value - value != 0.0:
         raise NonFiniteSeed(value)
     return value
@@ -700,29 +753,32 @@ def _compute_pass(output: Scalar, seed: object, commit: bool) -> BackwardPass:
     if output._gradient is None:
         raise UntrackedOutput(output._operation)
     seed = _finite_seed(seed)
-    with _WALK_LOCK:  # the walk's marks and indices live on the nodes until propagation ends
+    # The lock covers the walk (its marks and indices live on the nodes until propagation
+    # ends) through the commit: the stored gradients read below are still the stored ones
+    # when the sums are written.
+    with _WALK_LOCK:
         order = _topology(output)
         adjoints, edge_before = _propagate(order, seed)
-    count = len(order)
+        count = len(order)
 
-    # nan marks untracked nodes here; whether a node is tracked is read from the node itself.
-    accumulated = [_NAN] * count
-    index = 0
-    for node in order:
-        stored = node._gradient
-        if stored is not None:
-            adjoint = adjoints[index]
-            total = stored + adjoint
-            if total - total != 0.0:
-                raise NonFiniteAccumulatedGradient(index, stored, adjoint)
-            accumulated[index] = total
-        index += 1
+        # None marks the untracked nodes: the gradient they keep at the commit, and what
+        # their records report.
+        accumulated: list[float | None] = [None] * count
+        index = 0
+        for node in order:
+            stored = node._gradient
+            if stored is not None:
+                adjoint = adjoints[index]
+                total = stored + adjoint
+                if total - total != 0.0:
+                    raise NonFiniteAccumulatedGradient(index, stored, adjoint)
+                accumulated[index] = total
+            index += 1
 
-    if commit:
-        # Every check has passed: now, and only now, write the stored gradients.
-        for node, total in zip(order, accumulated):
-            if node._gradient is not None:
-                node._gradient = total
+        if commit:
+            # Every check has passed: now, and only now, write the stored gradients, every
+            # node in one step (an untracked one gets the None it has).
+            _write_gradients(order, accumulated)
 
     return BackwardPass._from_walk(seed, order, adjoints, accumulated, edge_before)
 
