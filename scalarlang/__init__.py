@@ -31,7 +31,7 @@ from .gradcheck import (
 from .numbers import format_exponent, format_number
 from .records import BackwardEdge, BackwardNode, BackwardPass
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = [
     "BackwardEdge", "BackwardNode", "BackwardPass", "ENGINE_ERRORS", "GRADCHECK_STEP",
