@@ -38,6 +38,18 @@ def _run(*args: str | Path, cwd: Path, timeout: float = 900) -> subprocess.Compl
     return result
 
 
+def test_the_minimum_constraints_pin_every_dependency_at_its_floor():
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    requirements = [*project["dependencies"], *project["optional-dependencies"]["test"]]
+    printed = _run(sys.executable, ROOT / ".ci" / "min_constraints.py", cwd=ROOT).stdout.split()
+    assert len(printed) == len(requirements)
+    for pin, requirement in zip(printed, requirements):
+        name, version = pin.split("==")
+        assert requirement.startswith(name) and f">={version}" in requirement
+
+
 @pytest.fixture(scope="module")
 def dists(tmp_path_factory) -> tuple[Path, Path]:
     out = tmp_path_factory.mktemp("dist")
