@@ -41,7 +41,7 @@ if _started_as_command():
 import importlib  # noqa: E402
 from typing import TYPE_CHECKING, Any  # noqa: E402
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 # name -> the module (relative to this package) that defines it
 _EXPORTS = {

@@ -54,7 +54,14 @@ MAX_NESTING = 1000
 KEYWORDS = ("let", "var", "const", "print", "assert", "expect", "zero_grad", "within", "inf", "nan")
 _KEYWORD_SET = frozenset(KEYWORDS)
 
-GRAMMAR_PATH = Path(__file__).parent / "grammars" / "scalarlang.lark"
+# A wheel holds the grammar inside the package (scalarlang/grammars/, pyproject's package-dir);
+# a source checkout (pip install -e .) has it only in the top-level grammars/ folder.
+_PACKAGED_GRAMMAR = Path(__file__).parent / "grammars" / "scalarlang.lark"
+GRAMMAR_PATH = (
+    _PACKAGED_GRAMMAR
+    if _PACKAGED_GRAMMAR.is_file()
+    else Path(__file__).parents[1] / "grammars" / "scalarlang.lark"
+)
 
 
 # ---- public API -------------------------------------------------------------------------
@@ -95,8 +102,7 @@ def _parser() -> Any:
     from lark import Lark
 
     return Lark.open(
-        "grammars/scalarlang.lark",
-        rel_to=__file__,
+        str(GRAMMAR_PATH),
         parser="lalr",
         lexer="contextual",
         transformer=_Builder(),

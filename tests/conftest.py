@@ -4,6 +4,9 @@ Hypothesis profiles, chosen with the environment variable ``HYPOTHESIS_PROFILE``
 
 - ``ci`` (default): about 50 examples per property, no deadline.
 - ``deep``: 2000 examples per property, for a long local run.
+
+The marker ``slow`` puts a test (a stress test, the packaging test) out of the default run
+(pyproject's ``addopts`` says ``-m 'not slow'``); ``python -m pytest -q -m slow`` runs them.
 """
 
 from __future__ import annotations
@@ -15,6 +18,12 @@ from hypothesis import settings
 settings.register_profile("ci", max_examples=50, deadline=None)
 settings.register_profile("deep", max_examples=2000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "slow: a stress or packaging test of more than a few seconds (run with -m slow)"
+    )
 
 
 def pytest_addoption(parser):

@@ -1011,6 +1011,7 @@ def test_topology_of_overlapping_graphs_walked_in_turn():
     assert [(e.child, e.parent) for e in p.edges] == [(e.child, e.parent) for e in g3.reverse_pass().edges]
 
 
+@pytest.mark.slow
 def test_deep_chain_without_recursion():
     depth = 10**6
     x = Scalar.variable(0.75)
