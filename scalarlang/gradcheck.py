@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
+from .engine import real_number
 from .errors import ScalarAutodiffError
 
 # 2**-20 is exact in binary, so the seed's 2*x*x at 2 gives exactly 8.
@@ -90,13 +91,8 @@ def scalar_gradient_check(
 
 
 def _number(value: object) -> float:
-    """A float from an int or float; an int too large for a float becomes +-inf."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"a gradient check number must be an int or a float, not {type(value).__name__}")
-    try:
-        return float(value)
-    except OverflowError:
-        return math.inf if value > 0 else -math.inf
+    """A float from any real number, as the engine takes them; too large becomes +-inf."""
+    return real_number(value, "a gradient check number")
 
 
 def _evaluate(function: Callable[[float], float], at: float) -> float:

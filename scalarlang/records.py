@@ -12,6 +12,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import compress
 from typing import TYPE_CHECKING, Iterator, overload
 
 if TYPE_CHECKING:
@@ -89,11 +90,13 @@ class BackwardPass:
     def _commit(self) -> None:
         """Write every tracked node's prospective gradient (all checked finite already).
 
-        For callers that commit later than the pass; ``Scalar.backward`` commits itself."""
-        accumulated = self._accumulated
-        for index, node in enumerate(self.topology):
-            if node._gradient is not None:
-                node._gradient = accumulated[index]
+        For callers that commit later than the pass; ``Scalar.backward`` commits itself.
+        All the writes are one step nothing can split (see ``engine._write_gradients``)."""
+        from .engine import _WALK_LOCK, _write_gradients
+
+        with _WALK_LOCK:
+            tracked = [node._gradient is not None for node in self.topology]
+            _write_gradients(compress(self.topology, tracked), compress(self._accumulated, tracked))
 
     def _node(self, index: int) -> BackwardNode:
         node = self.topology[index]
