@@ -13,6 +13,7 @@ from typing import Any, Iterator
 from .outcomes import (
     BackwardShown,
     Bound,
+    Defined,
     Expected,
     Failed,
     GradcheckShown,
@@ -63,7 +64,7 @@ def _node_fields(node: NodeState) -> dict[str, Any]:
 
 def event_of(outcome: Outcome) -> dict[str, Any] | None:
     """The JSON object for ``outcome``; None for outcomes a script does not print (``let``)."""
-    if isinstance(outcome, Bound):
+    if isinstance(outcome, (Bound, Defined)):
         return None
     if isinstance(outcome, Failed):
         diagnostic = outcome.diagnostic

@@ -1,0 +1,160 @@
+"""How the session names nodes: the first name bound to a node, else the source text that made
+it; and which nodes are counts (shown as whole numbers).
+
+One dictionary, node -> entry, where an entry is ``(source, span, count)`` for a node made by
+an expression and ``(name, None, count)`` once a name was bound to it. An entry is a tuple the
+compiler made once per expression, so recording where a node was made costs one dictionary
+store and no allocation: a training loop makes a hundred thousand nodes.
+
+Entries of nodes nothing else refers to any more are dropped from time to time (see
+`drop_unreferenced`), so the table does not grow with the iteration count of a loop.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import sys
+
+from .engine import Scalar, ScalarOperation
+from .numbers import format_count, format_number, format_parameter
+from .source import Source, Span
+
+# Labels made from source text are cut to this many characters, whitespace collapsed; so are
+# names longer than that, in labels and messages.
+LABEL_LIMIT = 60
+# The table is pruned when it has grown to twice its size after the last pruning, and never
+# below this many entries (pruning walks every entry).
+PRUNE_MINIMUM = 50_000
+
+Entry = tuple  # (Source, Span, bool) or (str, None, bool)
+
+
+class Labels:
+    __slots__ = ("entries", "prune_at")
+
+    def __init__(self) -> None:
+        self.entries: dict[Scalar, Entry] = {}
+        self.prune_at = PRUNE_MINIMUM
+
+    def label_of(self, node: Scalar) -> str:
+        """The first name bound to ``node``, else the source text that made it."""
+        entry = self.entries.get(node)
+        if entry is None:
+            return str(node.operation)
+        if entry[1] is None:
+            name = entry[0]
+            return name if len(name) <= LABEL_LIMIT else shorten(name, LABEL_LIMIT)
+        return source_label(entry[0].text, entry[1])
+
+    def is_count(self, node: Scalar) -> bool:
+        entry = self.entries.get(node)
+        return entry is not None and entry[2]
+
+    def name(self, node: Scalar, name: str) -> None:
+        """Record ``name`` as the node's label unless it has one already. Never journaled: a
+        node that gets its first name was made by the input that binds it (a node from an
+        earlier input is reached only through a name, so it has one)."""
+        entries = self.entries
+        entry = entries.get(node)
+        if entry is None:
+            entries[node] = (name, None, False)
+        elif entry[1] is not None:
+            entries[node] = (name, None, entry[2])
+
+    def formatted(self, node: Scalar) -> str:
+        """The node's value as a person reads it: counts as whole numbers."""
+        entry = self.entries.get(node)
+        if entry is not None and entry[2]:
+            return format_count(node.value)
+        return format_number(node.value)
+
+    def clear(self) -> None:
+        self.entries.clear()
+        self.prune_at = PRUNE_MINIMUM
+
+    def prune(self, *others: dict) -> None:
+        """Drop the entries of nodes only side tables (this one and ``others``) refer to."""
+        drop_unreferenced(self.entries, others)
+        self.prune_at = max(PRUNE_MINIMUM, 2 * len(self.entries))
+
+
+def drop_unreferenced(table: dict, others: tuple[dict, ...] = ()) -> None:
+    """Delete the keys of ``table`` that nothing refers to but ``table`` and ``others``.
+
+    Nodes are freed by reference counting alone (see ``Session.run_program``), so a node
+    whose count is made up of these tables' references is unreachable: no name, graph or
+    outcome can show it again. Keys are visited newest first and released as they go, so
+    an unreachable result frees its operands before they are looked at. The count an
+    unreferenced key has is measured on a probe key, whatever the Python version adds.
+    """
+    probe = object()
+    table[probe] = None
+    keys = list(table)  # the probe is last: visited first
+    del probe
+    baseline = -1
+    for position in range(len(keys) - 1, -1, -1):
+        key = keys[position]
+        keys[position] = None
+        count = sys.getrefcount(key)
+        if baseline < 0:
+            baseline = count
+            del table[key]
+            continue
+        extra = 0
+        for other in others:
+            if key in other:
+                extra += 1
+        if count <= baseline + extra:
+            del table[key]
+
+
+def operation_text(node: Scalar) -> str:
+    """The operation as tables show it: ``pow 2`` carries its exponent."""
+    operation = node.operation
+    if operation is ScalarOperation.POW:
+        return f"pow {format_parameter(node.exponent)}"
+    return str(operation)
+
+
+# Runs of non-space characters, in pieces no longer than a label can show.
+_LABEL_PIECE = re.compile(r"\S{1,%d}" % (LABEL_LIMIT + 1))
+
+
+def source_label(text: str, span: Span) -> str:
+    """The span's text, whitespace collapsed, cut to ``LABEL_LIMIT``. Reads no more than a label
+    can show (after collapsing): chains of 100,000 terms have huge spans."""
+    pieces: list[str] = []
+    length, previous_end = 0, span.start
+    for piece in _LABEL_PIECE.finditer(text, span.start, span.end):
+        if pieces and piece.start() != previous_end:
+            pieces.append(" ")
+            length += 1
+        pieces.append(piece.group())
+        length += len(piece.group())
+        previous_end = piece.end()
+        if length > LABEL_LIMIT:
+            break
+    return shorten("".join(pieces), LABEL_LIMIT)
+
+
+def suggestion(word: str, candidates: list[str]) -> tuple[str, ...]:
+    """The ``help: did you mean`` note for the candidate closest to ``word``, if one is close.
+    A word longer than a label is not compared (difflib's time grows with its square)."""
+    if len(word) > LABEL_LIMIT:
+        return ()
+    close = difflib.get_close_matches(word, candidates, n=1)
+    return (f"help: did you mean `{close[0]}`?",) if close else ()
+
+
+def cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def shorten(text: str, limit: int = LABEL_LIMIT) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def origin(source: Source, span: Span, count: bool = False) -> Entry:
+    return (source, span, count)

@@ -1,0 +1,495 @@
+"""Simple statements compiled into actions: ``action(show)`` runs the statement once.
+
+An action computes everything that can fail first and changes the session only after that,
+so a failing statement binds no name and changes no stored gradient. ``show`` is False in
+loop bodies, under ``quiet`` and with ``--quiet``: then a statement that only echoes (a
+binding, a value line, a pass's tables, ``descend``) builds no outcome at all; ``print``,
+``graph`` and ``gradcheck`` show either way.
+"""
+
+from __future__ import annotations
+
+import math
+
+from . import ast
+from .builtins import RESERVED_NAMES, STATEMENT_FUNCTIONS
+from .diagnostics import Diagnostic, LanguageError
+from .engine import Scalar, ScalarOperation
+from .errors import ScalarAutodiffError
+from .expressions import MAX_CALL_DEPTH, Compiler, Function, arity_text
+from .gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE, scalar_gradient_check
+from .kinds import RUNTIME_KINDS
+from .labels import LABEL_LIMIT, cut, operation_text, shorten, suggestion
+from .numbers import format_exponent, format_number
+from .outcomes import (
+    BackwardShown,
+    Bound,
+    Defined,
+    Expected,
+    GradcheckShown,
+    NodeState,
+    Printed,
+    ValueShown,
+)
+from .replay import Replay
+
+# An inner error's message quoted by `expectation-failed` is cut to this many characters.
+MESSAGE_LIMIT = 300
+
+COMPARISONS = {
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+}
+
+
+def node_state(labels, node: Scalar, label: str | None = None) -> NodeState:
+    return NodeState(
+        labels.label_of(node) if label is None else label,
+        operation_text(node),
+        node.value,
+        node.tracks_gradient,
+        node.gradient,
+        labels.is_count(node),
+    )
+
+
+def reserved(compiler: Compiler, name: str, span, what: str) -> LanguageError | None:
+    if name not in RESERVED_NAMES:
+        return None
+    return compiler.fail(
+        "reserved-name",
+        f"`{name}` is a built-in function and cannot be {what}",
+        span,
+        {"name": name},
+        ("help: pick another name",),
+    )
+
+
+def _raising(error: LanguageError):
+    diagnostic = error.diagnostic
+
+    def action(show):
+        raise LanguageError(diagnostic)
+
+    return action
+
+
+# ---- bindings -----------------------------------------------------------------------------
+
+
+def compile_let(run, statement: ast.Let):
+    problem = reserved(run.compiler, statement.name, statement.name_span, "bound with `let`")
+    if problem is not None:
+        return _raising(problem)
+    name, span, bind, labels = statement.name, statement.span, run.bind, run.labels
+    if isinstance(statement.value, ast.Table):
+        table = statement.value
+        description = f"= a table of {len(table.rows)} row{'' if len(table.rows) == 1 else 's'} of {table.width}"
+
+        def let_table(show):
+            bind(name, table)
+            if show:
+                run.emit(Defined(span, name, description))
+
+        return let_table
+    evaluate = run.compiler.expression(statement.value)
+    label = labels.name
+
+    def let(show):
+        node = evaluate(None)
+        bind(name, node)
+        label(node, name)
+        if show:
+            run.emit(Bound(span, name, node_state(labels, node, name)))
+
+    return let
+
+
+def compile_function(run, statement: ast.FunctionDef):
+    compiler = run.compiler
+    problem = reserved(compiler, statement.name, statement.name_span, "defined with `fn`")
+    for param, param_span in zip(statement.params, statement.param_spans):
+        problem = problem or reserved(compiler, param, param_span, "a parameter")
+    seen: set[str] = set()
+    for param, param_span in zip(statement.params, statement.param_spans):
+        if param in seen and problem is None:
+            problem = compiler.fail(
+                "wrong-arguments", f"`{param}` is a parameter of `{statement.name}` twice", param_span, {"name": param}
+            )
+        seen.add(param)
+    if problem is not None:
+        return _raising(problem)
+    name, span, params = statement.name, statement.span, statement.params
+
+    def define(show):
+        body_compiler = Compiler(run.names, run.labels, compiler.source, params)
+        self_call = _calls_itself(statement)
+        if self_call is not None:
+            raise compiler.fail(
+                "unknown-function",
+                f"`{name}` cannot call itself: functions in .sad do not recurse",
+                self_call,
+                {"function": name},
+                ("help: repeat a step with `repeat N { … }` or `for i in A..B { … }`",),
+            )
+        body, frames = body_compiler.depth_of(statement.body)
+        depth = frames + body_compiler.call_depth
+        if depth > MAX_CALL_DEPTH:
+            raise compiler.fail(
+                "too-deep",
+                f"`{name}` nests calls {depth} levels deep; at most {MAX_CALL_DEPTH}",
+                statement.name_span,
+                {"depth": depth, "limit": MAX_CALL_DEPTH},
+            )
+        function = Function(name, params, body, body_compiler.origin(statement.body.span), depth, span)
+        run.bind(name, function)
+        if show:
+            run.emit(Defined(span, name, f"is the function {function.signature()}"))
+
+    return define
+
+
+def _calls_itself(statement: ast.FunctionDef):
+    stack = [statement.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call):
+            if node.function == statement.name:
+                return node.function_span
+            stack.extend(arg for arg in node.args if not isinstance(arg, ast.StringLiteral))
+        elif isinstance(node, ast.Binary):
+            stack.extend((node.left, node.right))
+        elif isinstance(node, (ast.Unary, ast.Leaf)):
+            stack.append(node.operand)
+    return None
+
+
+def compile_descend(run, statement: ast.Descend):
+    compiler, labels = run.compiler, run.labels
+    rate = compiler.number(statement.rate)
+    names, spans, span = statement.names, statement.name_spans, statement.span
+    for index, name in enumerate(names):
+        if name in names[:index]:
+            return _raising(compiler.fail(
+                "wrong-arguments", f"`{name}` is named twice in `descend`", spans[index], {"name": name}
+            ))
+    targets = tuple(zip(names, spans))
+    origin = compiler.origin(span)
+    entries, get = labels.entries, run.names.get
+
+    def descend(show):
+        step = rate(None)
+        values = []
+        for name, name_span in targets:
+            node = get(name)
+            if node.__class__ is not Scalar or node._operation is not ScalarOperation.VARIABLE:
+                raise _not_a_variable(compiler, name, node, name_span)
+            value = node._value - step * node._gradient
+            if value - value != 0.0:
+                raise compiler.fail(
+                    "non-finite-leaf",
+                    f"variable scalar value {format_number(value)} must be finite: `{name}` would be "
+                    f"{format_number(node._value)} - {format_number(step)} × {format_number(node._gradient)}",
+                    name_span,
+                    {"operation": "variable", "value": value, "name": name},
+                )
+            values.append(value)
+        # Every new value is known and finite: only now is any name bound again.
+        for (name, _), value in zip(targets, values):
+            fresh = Scalar.variable(value)
+            entries[fresh] = origin
+            run.bind(name, fresh)
+            labels.name(fresh, name)
+            if show:
+                run.emit(Bound(span, name, node_state(labels, fresh, name)))
+
+    return descend
+
+
+def _not_a_variable(compiler, name, node, span):
+    if node is None or node.__class__ is not Scalar:
+        return compiler.name_failure(name, node, span)
+    return compiler.fail(
+        "not-a-variable",
+        f"`descend` needs tracked variables; `{name}` is {operation_text(node)}"
+        + ("" if node.tracks_gradient else " (untracked)"),
+        span,
+        {"name": name, "operation": str(node.operation)},
+        ("help: make one with `let NAME = var VALUE`",),
+    )
+
+
+# ---- expressions and commands ---------------------------------------------------------------
+
+
+def compile_expression_statement(run, statement: ast.ExprStatement):
+    expr = statement.expr
+    if isinstance(expr, ast.Call) and expr.function in STATEMENT_FUNCTIONS:
+        accepted = STATEMENT_FUNCTIONS[expr.function]
+        if len(expr.args) not in accepted or any(isinstance(arg, ast.StringLiteral) for arg in expr.args):
+            return _raising(run.compiler.fail(
+                "wrong-arguments",
+                f"`{expr.function}` takes {arity_text(accepted)}, got {len(expr.args)}",
+                expr.span,
+                {"function": expr.function, "expected": list(accepted), "got": len(expr.args)},
+            ))
+        if expr.function == "backward":
+            return _compile_backward(run, statement, expr)
+        if expr.function == "graph":
+            target = run.compiler.expression(expr.args[0])
+            return lambda show: run.emit(run.session.graph_of(target(None), statement.span))
+        return _compile_gradcheck(run, statement, expr)
+    evaluate, labels, span = run.compiler.expression(expr), run.labels, statement.span
+
+    def value_line(show):
+        node = evaluate(None)
+        if show:
+            run.emit(ValueShown(span, node_state(labels, node)))
+
+    return value_line
+
+
+def _compile_backward(run, statement: ast.ExprStatement, call: ast.Call):
+    compiler, labels = run.compiler, run.labels
+    output_of = compiler.expression(call.args[0])
+    if len(call.args) == 2:
+        seed_of, seed_span = compiler.number(call.args[1]), call.args[1].span
+    else:
+        seed_of, seed_span = (lambda args: 1.0), call.span
+    output_span, span = call.args[0].span, statement.span
+
+    def backward(show):
+        output = output_of(None)
+        seed = seed_of(None)
+        journal = run.journal
+        try:
+            if journal is None and not show:
+                output.backward_with_seed(seed)  # checks everything, then commits: atomic
+                return
+            backward_pass = output.reverse_pass(seed)
+        except ScalarAutodiffError as error:
+            raise _pass_failure(compiler, labels, error, output, seed_span, output_span) from None
+        if journal is not None:
+            journal.remember_gradients(backward_pass.topology)
+        backward_pass._commit()
+        if show:
+            topology = backward_pass.topology
+            run.emit(BackwardShown(
+                span,
+                labels.label_of(output),
+                backward_pass,
+                lambda index: labels.label_of(topology[index]),
+                lambda index: operation_text(topology[index]),
+                lambda index: labels.formatted(topology[index]),
+            ))
+
+    return backward
+
+
+def _pass_failure(compiler, labels, error, output, seed_span, output_span) -> LanguageError:
+    if error.kind == "non-finite-seed":
+        return compiler.engine_error(error, seed_span)
+    failure = compiler.engine_error(error, output_span)
+    if error.kind == "untracked-output":
+        diagnostic = failure.diagnostic
+        note = (
+            f"help: `{labels.label_of(output)}` depends on no variable; "
+            "make its inputs variables, e.g. `let x = var 2`"
+        )
+        return LanguageError(Diagnostic(
+            diagnostic.kind, diagnostic.message, diagnostic.span, diagnostic.source, diagnostic.fields, (note,)
+        ))
+    return failure
+
+
+def _compile_gradcheck(run, statement: ast.ExprStatement, call: ast.Call):
+    compiler, labels = run.compiler, run.labels
+    output_of, variable_of = compiler.expression(call.args[0]), compiler.expression(call.args[1])
+    numbers = (compiler.number(call.args[2]), compiler.number(call.args[3])) if len(call.args) == 4 else None
+    span = statement.span
+
+    def gradcheck(show):
+        output = output_of(None)
+        variable = variable_of(None)
+        step, tolerance = GRADCHECK_STEP, GRADCHECK_TOLERANCE
+        if numbers is not None:
+            step, tolerance = numbers[0](None), numbers[1](None)
+        try:
+            backward_pass = output.reverse_pass()
+        except ScalarAutodiffError as error:
+            raise _pass_failure(compiler, labels, error, output, call.span, call.args[0].span) from None
+        topology = backward_pass.topology
+        position = next((i for i, node in enumerate(topology) if node is variable), None)
+        if variable.operation is not ScalarOperation.VARIABLE or position is None:
+            where = "is not a variable" if variable.operation is not ScalarOperation.VARIABLE else (
+                f"is not in the graph of `{labels.label_of(output)}`"
+            )
+            raise compiler.fail(
+                "not-a-variable",
+                f"gradcheck needs a tracked variable of the output's graph; `{labels.label_of(variable)}` {where}",
+                call.args[1].span,
+            )
+        analytic = backward_pass.nodes[position].pass_adjoint
+        try:
+            check = scalar_gradient_check(variable.value, analytic, step, tolerance, Replay(topology, position))
+        except ScalarAutodiffError as error:
+            where = call.args[2].span if error.kind == "invalid-gradcheck-step" else (
+                call.args[3].span if error.kind == "invalid-gradcheck-tolerance" else call.span
+            )
+            raise compiler.engine_error(error, where) from None
+        if not check.passed:
+            raise compiler.fail(
+                "gradcheck-failed",
+                f"gradient check of `{labels.label_of(output)}` by `{labels.label_of(variable)}` failed: "
+                f"analytic {format_number(check.analytic)}, numerical {format_number(check.numerical)}, "
+                f"scaled error {format_exponent(check.scaled_error)} > tolerance {format_exponent(check.tolerance)}",
+                call.span,
+                fields={
+                    "analytic": check.analytic,
+                    "numerical": check.numerical,
+                    "scaled_error": check.scaled_error,
+                    "tolerance": check.tolerance,
+                },
+            )
+        run.emit(GradcheckShown(span, labels.label_of(output), labels.label_of(variable), check))
+
+    return gradcheck
+
+
+def compile_print(run, statement: ast.Print):
+    pieces = tuple(run.compiler.text(item) for item in statement.items)
+    span = statement.span
+
+    def print_line(show):
+        run.emit(Printed(span, " ".join([piece(None) for piece in pieces])))
+
+    return print_line
+
+
+def compile_zero_grad(run, statement: ast.ZeroGrad):
+    target = None if statement.target is None else run.compiler.expression(statement.target)
+
+    def zero_grad(show):
+        if target is None:
+            outputs = [value for value in run.names.values() if value.__class__ is Scalar]
+        else:
+            outputs = [target(None)]
+        journal = run.journal
+        if journal is not None:
+            for output in outputs:
+                journal.remember_gradients(output.topology())
+        for output in outputs:
+            output.zero_grad()
+
+    return zero_grad
+
+
+# ---- assertions and expectations ------------------------------------------------------------
+
+
+def compile_assert(run, statement: ast.Assert):
+    compiler = run.compiler
+    left_of, right_of = compiler.number(statement.left), compiler.number(statement.right)
+    tolerance_of = None if statement.tolerance is None else compiler.number(statement.tolerance)
+    left_text, right_text = compiler.text_of(statement.left), compiler.text_of(statement.right)
+    op, span, compare = statement.op, statement.span, COMPARISONS[statement.op]
+
+    def check(show):
+        left, right = left_of(None), right_of(None)
+        fields = {"op": op, "left": left, "right": right}
+        if tolerance_of is not None:
+            tolerance = tolerance_of(None)
+            if not (math.isfinite(tolerance) and tolerance >= 0.0):
+                raise compiler.fail(
+                    "assertion-failed",
+                    f"tolerance {format_number(tolerance)} must be finite and not negative",
+                    statement.tolerance.span,
+                    fields={**fields, "tolerance": tolerance},
+                )
+            difference = abs(left - right)
+            if difference <= tolerance:
+                return
+            raise compiler.fail(
+                "assertion-failed",
+                f"assertion failed: `{left_text}` is {format_number(left)}, `{right_text}` is "
+                f"{format_number(right)}, difference {format_number(difference)} exceeds {format_number(tolerance)}",
+                span,
+                fields={**fields, "tolerance": tolerance},
+            )
+        if compare(left, right):
+            return
+        raise compiler.fail(
+            "assertion-failed",
+            f"assertion failed: `{left_text}` is {format_number(left)}, `{right_text}` is "
+            f"{format_number(right)}, so `{op}` does not hold",
+            span,
+            fields=fields,
+        )
+
+    return check
+
+
+def compile_expect(run, statement: ast.Expect):
+    """``expect K1: expect K2: ... STATEMENT``, without recursion over the chain: the kinds
+    are checked outermost first, the innermost statement runs and is always undone, then each
+    ``expect`` judges what the one inside it did."""
+    source = run.compiler.source
+    chain: list[ast.Expect] = []
+    inner: ast.Statement = statement
+    while isinstance(inner, ast.Expect):
+        chain.append(inner)
+        if inner.kind not in RUNTIME_KINDS:
+            break
+        inner = inner.statement
+    unknown = None
+    if chain[-1].kind not in RUNTIME_KINDS:
+        last = chain.pop()
+        unknown = Diagnostic(
+            "expectation-failed",
+            f"`{shorten(last.kind, LABEL_LIMIT)}` is not an error kind a statement can fail with",
+            last.kind_span,
+            source,
+            {"expected": last.kind},
+            suggestion(last.kind, sorted(RUNTIME_KINDS)),
+        )
+
+    def expect(show):
+        # A failure is kept as its diagnostic: the exception would hold this frame in its
+        # traceback, a reference cycle (see `Session.run_program`).
+        result = unknown if unknown is not None else run.trial(inner)
+        for link in reversed(chain):
+            result = _judge(link, result, source)
+        if isinstance(result, Diagnostic):
+            raise LanguageError(result)
+        if show:
+            run.emit(result)
+
+    return expect
+
+
+def _judge(expect: ast.Expect, result, source):
+    """What ``expect`` makes of its statement's outcome (``result``: None, an `Expected` or a
+    `Diagnostic`)."""
+    if isinstance(result, Diagnostic):
+        got = result
+        if got.kind == expect.kind:
+            return Expected(expect.span, got.kind, got.message)
+        return Diagnostic(
+            "expectation-failed",
+            # Cut: in a chain of expects each message would hold all the inner ones.
+            f"expected {expect.kind}, but the statement failed with {got.kind}: {cut(got.message, MESSAGE_LIMIT)}",
+            got.span or expect.span,
+            source,
+            {"expected": expect.kind, "actual": got.kind},
+        )
+    return Diagnostic(
+        "expectation-failed",
+        f"expected {expect.kind}, but the statement succeeded",
+        expect.statement.span,
+        source,
+        {"expected": expect.kind, "actual": None},
+    )
