@@ -30,13 +30,7 @@ from .source import Source, Span
 from .statements import node_state
 from .syntax import parse_program
 
-try:  # the lexical rules' one home, once the language work has it
-    from .lexicon import KEYWORDS  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - until then
-    KEYWORDS = (
-        "let", "var", "const", "print", "assert", "expect", "zero_grad", "within", "inf", "nan",
-        "fn", "repeat", "for", "in", "if", "else", "descend", "by", "quiet",
-    )
+from .lexicon import KEYWORDS  # the lexical rules live in the grammar
 
 __all__ = [
     "KEYWORDS",
