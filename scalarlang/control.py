@@ -18,6 +18,7 @@ from .engine import Scalar
 from .errors import ScalarAutodiffError
 from .expressions import Compiler, engine_failure, with_note
 from .journal import Journal
+from .labels import NURSERY_SIZE
 from .numbers import format_count, format_number
 from .outcomes import Outcome
 from .statements import (
@@ -154,17 +155,19 @@ class Run:
                     batch = pending[:]
                     pending.clear()
                     yield batch
-                if len(entries) > labels.prune_at:
-                    self._prune()
+                if len(entries) > NURSERY_SIZE:
+                    self._settle()
         except LanguageError as error:
             raise _in_iterations(error, stack) from None
 
-    def _prune(self) -> None:
+    def _settle(self) -> None:
         journal = self.journal
-        saved = journal.gradients if journal is not None else {}
-        self.labels.prune(saved)
-        if journal is not None and len(saved) > journal.prune_at:
-            journal.prune(self.labels.entries)
+        if journal is None:
+            self.labels.settle()
+            return
+        self.labels.settle((journal.gradients,))
+        if len(journal.gradients) > journal.prune_at:
+            journal.prune(self.labels)
 
     def _compile(self, statement: ast.Statement) -> Callable:
         simple = _SIMPLE.get(type(statement))
@@ -200,7 +203,8 @@ class Run:
         problem = reserved(compiler, statement.name, statement.name_span, "a loop's name")
         start_of, stop_of = compiler.number(statement.start), compiler.number(statement.stop)
         body, name = statement.body.statements, statement.name
-        entries, origin, bind, label = self.labels.entries, compiler.origin(statement.name_span, True), self.bind, self.labels.name
+        entries, origin, bind, names = self.labels.entries, compiler.origin(statement.name_span, True), self.bind, self.names
+        named = (name, None, True)  # the label entry of each fresh index: a count named `name`
 
         def for_range(show):
             if problem is not None:
@@ -211,9 +215,11 @@ class Run:
 
             def begin(iteration):
                 node = Scalar.constant(start + iteration)
-                entries[node] = origin
-                bind(name, node)
-                label(node, name)
+                entries[node] = named
+                if self.journal is None:
+                    names[name] = node
+                else:
+                    bind(name, node)
 
             return self._loop(statement, body, count, begin, lambda i: f"{name} = {start + i}")
 
@@ -227,8 +233,8 @@ class Run:
             if problem is None and name in statement.names[:index]:
                 problem = compiler.fail("wrong-arguments", f"`{name}` is named twice in `for`", span, {"name": name})
         names, body, source = statement.names, statement.body.statements, compiler.source
-        entries, bind, label = self.labels.entries, self.bind, self.labels.name
-        origins = tuple(compiler.origin(span) for span in statement.name_spans)
+        entries, bind, bound = self.labels.entries, self.bind, self.names
+        named = tuple((name, None, False) for name in names)  # label entries of fresh constants
         table_span = statement.table.span
 
         def for_table(show):
@@ -247,14 +253,17 @@ class Run:
             count = self._count(float(len(rows)), table_span, "the table")
 
             def begin(iteration):
-                for name, value, origin in zip(names, rows[iteration], origins):
+                journal = self.journal
+                for name, value, entry in zip(names, rows[iteration], named):
                     try:
                         node = Scalar.constant(value)
                     except ScalarAutodiffError as error:
                         raise engine_failure(source, error, table_span) from None
-                    entries[node] = origin
-                    bind(name, node)
-                    label(node, name)
+                    entries[node] = entry
+                    if journal is None:
+                        bound[name] = node
+                    else:
+                        bind(name, node)
 
             def describe(iteration):
                 return ", ".join(f"{name} = {format_number(value)}" for name, value in zip(names, rows[iteration]))

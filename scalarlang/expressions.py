@@ -48,11 +48,12 @@ _ARITHMETIC = {"+": _ADD, "-": _SUB, "*": _MUL, "/": _DIV}
 class Function:
     """A function defined by ``fn``: its body compiled with its parameters as argument slots."""
 
-    __slots__ = ("name", "params", "body", "origin", "depth", "span")
+    __slots__ = ("name", "params", "arity", "body", "origin", "depth", "span")
 
     def __init__(self, name: str, params: tuple[str, ...], body: Evaluate, origin, depth: int, span: Span):
         self.name = name
         self.params = params
+        self.arity = len(params)
         self.body = body
         self.origin = origin  # the label entry of the body's own result node
         self.depth = depth
@@ -265,6 +266,11 @@ class Compiler:
             if operation is not None:
                 return _arithmetic(operation, span, origin, entries, source), (node.left, node.right), _fused(operation, span, origin, entries, source)
             if node.op == "**":
+                literal = literal_value(node.right)
+                if literal is not None and literal - literal == 0.0:
+                    # A number exponent is read as written: the constant it would make is
+                    # never part of the graph.
+                    return self._literal_power(node, literal), (node.left,), None
                 return self._power(node), (node.left, node.right), None
             return self._remainder(node), (node.left, node.right), None
         if isinstance(node, ast.Unary):
@@ -312,6 +318,19 @@ class Compiler:
 
         return power
 
+    def _literal_power(self, node: ast.Binary, exponent: float):
+        span, entries, origin, source = node.span, self.entries, self.origin(node.span), self.source
+
+        def power(args, base):
+            try:
+                result = base.__pow__(exponent)
+            except ScalarAutodiffError as error:
+                raise engine_failure(source, error, span) from None
+            entries[result] = origin
+            return result
+
+        return power
+
     def _remainder(self, node: ast.Binary):
         span, entries, origin, source = node.span, self.entries, self.origin(node.span), self.source
 
@@ -342,13 +361,13 @@ class Compiler:
             return _raiser(problem), (), None
         builtin = BUILTINS.get(name)
         if builtin is not None:
-            combine, operands = builtin.build(self, call)
-            return combine, operands, None
+            built = builtin.build(self, call)
+            return built[0], built[1], built[2] if len(built) == 3 else None
         if self.early:
             function = self.names[name]
             self.call_depth = max(self.call_depth, function.depth)
-            return self._invoke_fixed(call, function), call.args, None
-        return self._invoke_late(call), call.args, None
+            return _invocation(self, call, function)
+        return _invocation(self, call, None)
 
     def _call_problem(self, call: ast.Call) -> LanguageError | None:
         """What is wrong with a call the compiler can see, if anything."""
@@ -393,29 +412,24 @@ class Compiler:
             "unknown-function", f"there is no function `{shorten(name, LABEL_LIMIT)}`", span, {"function": name}, notes
         )
 
-    def _invoke_fixed(self, call: ast.Call, function: Function):
-        return _invocation(self, call, lambda: function)
-
-    def _invoke_late(self, call: ast.Call):
-        name, names, count = call.function, self.names, len(call.args)
-
-        def resolve():
-            function = names.get(name)
-            if not isinstance(function, Function):
-                raise self.unknown_function(name, function, call.function_span)
-            if len(function.params) != count:
-                raise _arity_problem(self, call, (len(function.params),), name)
-            return function
-
-        return _invocation(self, call, resolve)
+    def resolve_failure(self, call: ast.Call, function: object) -> LanguageError:
+        """Why the function a call names when it runs cannot be called."""
+        if not isinstance(function, Function):
+            return self.unknown_function(call.function, function, call.function_span)
+        return _arity_problem(self, call, (len(function.params),), call.function)
 
 
-def _invocation(compiler: Compiler, call: ast.Call, resolve):
-    entries, call_origin = compiler.entries, compiler.origin(call.span)
+def _invocation(compiler: Compiler, call: ast.Call, fixed: Function | None):
+    """``(combine, operands, fuse)`` of a call of a function defined with ``fn``: ``fixed``
+    when the compiler resolved it (in a function body), else looked up when the call runs."""
+    entries, call_origin, get = compiler.entries, compiler.origin(call.span), compiler.names.get
     note = f"in the call `{compiler.text_of(call)}` at {call.span.line}:{call.span.column}"
+    name, count = call.function, len(call.args)
 
-    def invoke(args, *operands):
-        function = resolve()
+    def call_with(operands: tuple):
+        function = fixed if fixed is not None else get(name)
+        if function.__class__ is not Function or function.arity != count:
+            raise compiler.resolve_failure(call, function)
         try:
             result = function.body(operands)
         except LanguageError as error:
@@ -424,7 +438,28 @@ def _invocation(compiler: Compiler, call: ast.Call, resolve):
             entries[result] = call_origin
         return result
 
-    return invoke
+    def combine(args, *operands):
+        return call_with(operands)
+
+    def fuse(*operand_closures):
+        if len(operand_closures) == 1:
+            (first,) = operand_closures
+            return lambda args: call_with((first(args),))
+        if len(operand_closures) == 2:
+            first, second = operand_closures
+            return lambda args: call_with((first(args), second(args)))
+        if len(operand_closures) == 3:
+            first, second, third = operand_closures
+            return lambda args: call_with((first(args), second(args), third(args)))
+        if len(operand_closures) == 4:
+            first, second, third, fourth = operand_closures
+            return lambda args: call_with((first(args), second(args), third(args), fourth(args)))
+        if len(operand_closures) == 5:
+            first, second, third, fourth, fifth = operand_closures
+            return lambda args: call_with((first(args), second(args), third(args), fourth(args), fifth(args)))
+        return lambda args: call_with(tuple([operand(args) for operand in operand_closures]))
+
+    return combine, call.args, fuse
 
 
 def _arity_problem(compiler: Compiler, call: ast.Call, accepted: tuple[int, ...] | None, name: str):
@@ -487,16 +522,17 @@ def _closures(items: list) -> Evaluate:
     for combine, count, fuse in items:
         if count == 0:
             closures.append(combine)
+            continue
+        operands = closures[len(closures) - count :]
+        del closures[len(closures) - count :]
+        if fuse is not None:
+            closures.append(fuse(*operands))
         elif count == 1:
-            closures.append(_one(combine, closures.pop()))
+            closures.append(_one(combine, operands[0]))
         elif count == 2:
-            right = closures.pop()
-            left = closures.pop()
-            closures.append(fuse(left, right) if fuse is not None else _two(combine, left, right))
+            closures.append(_two(combine, operands[0], operands[1]))
         else:
-            operands = tuple(closures[len(closures) - count :])
-            del closures[len(closures) - count :]
-            closures.append(_many(combine, operands))
+            closures.append(_many(combine, tuple(operands)))
     return closures[0]
 
 

@@ -36,10 +36,10 @@ class Journal:
             if gradient is not None and node not in saved:
                 saved[node] = gradient
 
-    def prune(self, labels: dict) -> None:
+    def prune(self, labels) -> None:
         """Forget the saved gradients of nodes nothing can reach any more (the graphs of
         earlier iterations): putting them back would change nothing anyone can see."""
-        drop_unreferenced(self.gradients, (labels,))
+        drop_unreferenced(self.gradients, (labels.entries, labels.middle, labels.old))
         self.prune_at = max(PRUNE_MINIMUM, 2 * len(self.gradients))
 
     def undo(self, names: dict) -> None:

@@ -6,8 +6,13 @@ an expression and ``(name, None, count)`` once a name was bound to it. An entry 
 compiler made once per expression, so recording where a node was made costs one dictionary
 store and no allocation: a training loop makes a hundred thousand nodes.
 
-Entries of nodes nothing else refers to any more are dropped from time to time (see
-`drop_unreferenced`), so the table does not grow with the iteration count of a loop.
+Holding a node in a table keeps it alive, and a program that keeps every node it ever made
+alive runs at half speed (no memory is reused, the table keeps growing). So entries live in
+generations: new nodes are recorded in a small nursery (``entries``); between statements,
+once it is full, the entries of nodes nothing else refers to any more are dropped (the graphs
+of earlier loop iterations), the rest move to a middle generation, and only what survives
+that too moves to the old table, itself pruned whenever it has doubled (see
+`drop_unreferenced`). No table grows with the iteration count of a loop.
 """
 
 from __future__ import annotations
@@ -26,20 +31,33 @@ LABEL_LIMIT = 60
 # The table is pruned when it has grown to twice its size after the last pruning, and never
 # below this many entries (pruning walks every entry).
 PRUNE_MINIMUM = 50_000
+# The nursery is settled once it holds this many entries: more than a training step of a
+# small model makes, so a step's graph is dead by the time it is looked at a second time.
+NURSERY_SIZE = 1_024
 
 Entry = tuple  # (Source, Span, bool) or (str, None, bool)
 
 
 class Labels:
-    __slots__ = ("entries", "prune_at")
+    __slots__ = ("entries", "middle", "old", "prune_at")
 
     def __init__(self) -> None:
-        self.entries: dict[Scalar, Entry] = {}
+        self.entries: dict[Scalar, Entry] = {}  # the nursery: where new nodes are recorded
+        self.middle: dict[Scalar, Entry] = {}
+        self.old: dict[Scalar, Entry] = {}
         self.prune_at = PRUNE_MINIMUM
+
+    def entry(self, node: Scalar) -> Entry | None:
+        entry = self.entries.get(node)
+        if entry is None:
+            entry = self.middle.get(node)
+            if entry is None:
+                entry = self.old.get(node)
+        return entry
 
     def label_of(self, node: Scalar) -> str:
         """The first name bound to ``node``, else the source text that made it."""
-        entry = self.entries.get(node)
+        entry = self.entry(node)
         if entry is None:
             return str(node.operation)
         if entry[1] is None:
@@ -48,7 +66,7 @@ class Labels:
         return source_label(entry[0].text, entry[1])
 
     def is_count(self, node: Scalar) -> bool:
-        entry = self.entries.get(node)
+        entry = self.entry(node)
         return entry is not None and entry[2]
 
     def name(self, node: Scalar, name: str) -> None:
@@ -58,25 +76,42 @@ class Labels:
         entries = self.entries
         entry = entries.get(node)
         if entry is None:
-            entries[node] = (name, None, False)
+            entry = self.entry(node)
+            if entry is None:
+                entries[node] = (name, None, False)
+            elif entry[1] is not None:  # not named yet (a node can't be in two generations)
+                for table in (self.middle, self.old):
+                    if node in table:
+                        table[node] = (name, None, entry[2])
         elif entry[1] is not None:
             entries[node] = (name, None, entry[2])
 
     def formatted(self, node: Scalar) -> str:
         """The node's value as a person reads it: counts as whole numbers."""
-        entry = self.entries.get(node)
+        entry = self.entry(node)
         if entry is not None and entry[2]:
             return format_count(node.value)
         return format_number(node.value)
 
     def clear(self) -> None:
         self.entries.clear()
+        self.middle.clear()
+        self.old.clear()
         self.prune_at = PRUNE_MINIMUM
 
-    def prune(self, *others: dict) -> None:
-        """Drop the entries of nodes only side tables (this one and ``others``) refer to."""
-        drop_unreferenced(self.entries, others)
-        self.prune_at = max(PRUNE_MINIMUM, 2 * len(self.entries))
+    def settle(self, others: tuple[dict, ...] = ()) -> None:
+        """Move the nursery's live entries to the middle generation and the middle's to the
+        old table; drop the entries of nodes only side tables (these and ``others``) hold."""
+        nursery, middle, old = self.entries, self.middle, self.old
+        drop_unreferenced(middle, others)
+        old.update(middle)
+        middle.clear()
+        drop_unreferenced(nursery, others)
+        middle.update(nursery)
+        nursery.clear()
+        if len(old) > self.prune_at:
+            drop_unreferenced(old, others)
+            self.prune_at = max(PRUNE_MINIMUM, 2 * len(old))
 
 
 def drop_unreferenced(table: dict, others: tuple[dict, ...] = ()) -> None:

@@ -97,11 +97,14 @@ def compile_let(run, statement: ast.Let):
 
         return let_table
     evaluate = run.compiler.expression(statement.value)
-    label = labels.name
+    label, names = labels.name, run.names
 
     def let(show):
         node = evaluate(None)
-        bind(name, node)
+        if run.journal is None:
+            names[name] = node
+        else:
+            bind(name, node)
         label(node, name)
         if show:
             run.emit(Bound(span, name, node_state(labels, node, name)))
@@ -178,8 +181,8 @@ def compile_descend(run, statement: ast.Descend):
                 "wrong-arguments", f"`{name}` is named twice in `descend`", spans[index], {"name": name}
             ))
     targets = tuple(zip(names, spans))
-    origin = compiler.origin(span)
-    entries, get = labels.entries, run.names.get
+    named = tuple((name, None, False) for name in names)
+    entries, get, bound = labels.entries, run.names.get, run.names
 
     def descend(show):
         step = rate(None)
@@ -199,11 +202,14 @@ def compile_descend(run, statement: ast.Descend):
                 )
             values.append(value)
         # Every new value is known and finite: only now is any name bound again.
-        for (name, _), value in zip(targets, values):
+        journal = run.journal
+        for (name, _), value, entry in zip(targets, values, named):
             fresh = Scalar.variable(value)
-            entries[fresh] = origin
-            run.bind(name, fresh)
-            labels.name(fresh, name)
+            entries[fresh] = entry  # a fresh node: its label is the name
+            if journal is None:
+                bound[name] = fresh
+            else:
+                run.bind(name, fresh)
             if show:
                 run.emit(Bound(span, name, node_state(labels, fresh, name)))
 
