@@ -31,6 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-c", dest="program", metavar="PROGRAM", help="run PROGRAM text")
     parser.add_argument("--demo", action="store_true", help="print the seed chapter's demo output")
     parser.add_argument("--json", action="store_true", help="write one JSON object per event instead of text")
+    parser.add_argument(
+        "--quiet", action="store_true", help="run the whole program as a loop body: show only print, graph, gradcheck and errors"
+    )
     parser.add_argument("--width", type=_positive_int, default=None, metavar="N", help="text width (default 100 without a terminal)")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="colour in text output")
     parser.add_argument("--history-file", metavar="PATH", help="REPL history file (default: $SCALARLANG_HISTORY or the XDG state dir)")
@@ -88,6 +91,7 @@ def run_scripts(arguments: argparse.Namespace) -> int:
         width=arguments.width,
         color=arguments.color,
         debug=arguments.debug,
+        quiet=arguments.quiet,
     )
     status = EXIT_OK
     for source_or_failure in _sources(arguments, read_sources):

@@ -165,9 +165,9 @@ class Run:
         if journal is None:
             self.labels.settle()
             return
+        # The journal first: a node it alone keeps alive would keep its operands' entries.
+        journal.prune(self.labels)
         self.labels.settle((journal.gradients,))
-        if len(journal.gradients) > journal.prune_at:
-            journal.prune(self.labels)
 
     def _compile(self, statement: ast.Statement) -> Callable:
         simple = _SIMPLE.get(type(statement))

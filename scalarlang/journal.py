@@ -11,19 +11,18 @@ from __future__ import annotations
 from typing import Iterable
 
 from .engine import Scalar
-from .labels import PRUNE_MINIMUM, drop_unreferenced
+from .labels import drop_unreferenced
 from .snapshot import restore_gradients
 
 MISSING = object()
 
 
 class Journal:
-    __slots__ = ("names", "gradients", "prune_at")
+    __slots__ = ("names", "gradients")
 
     def __init__(self) -> None:
         self.names: dict[str, object] = {}
         self.gradients: dict[Scalar, float] = {}
-        self.prune_at = PRUNE_MINIMUM
 
     def remember_name(self, name: str, current: dict) -> None:
         if name not in self.names:
@@ -40,7 +39,6 @@ class Journal:
         """Forget the saved gradients of nodes nothing can reach any more (the graphs of
         earlier iterations): putting them back would change nothing anyone can see."""
         drop_unreferenced(self.gradients, (labels.entries, labels.middle, labels.old))
-        self.prune_at = max(PRUNE_MINIMUM, 2 * len(self.gradients))
 
     def undo(self, names: dict) -> None:
         for name, previous in self.names.items():

@@ -103,8 +103,10 @@ class ScriptOutput:
         width: int | None = None,
         color: str = "auto",
         debug: bool = False,
+        quiet: bool = False,
     ):
         self.out = out
+        self.quiet = quiet
         self.err = err
         self.json_lines = json_lines
         self.debug = debug
@@ -118,7 +120,7 @@ class ScriptOutput:
     def run(self, item: Source | Diagnostic) -> int:
         from .interpreter import Session
 
-        outcomes = [Failed(item)] if isinstance(item, Diagnostic) else Session().run(item)
+        outcomes = [Failed(item)] if isinstance(item, Diagnostic) else Session().run(item, quiet=self.quiet)
         status = EXIT_OK
         for outcome in outcomes:
             self.show(outcome)

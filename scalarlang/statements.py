@@ -20,7 +20,7 @@ from .expressions import MAX_CALL_DEPTH, Compiler, Function, arity_text
 from .gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE, scalar_gradient_check
 from .kinds import RUNTIME_KINDS
 from .labels import LABEL_LIMIT, cut, operation_text, shorten, suggestion
-from .numbers import format_exponent, format_number
+from .numbers import format_exponent, format_number, format_parameter
 from .outcomes import (
     BackwardShown,
     Bound,
@@ -302,14 +302,27 @@ def _pass_failure(compiler, labels, error, output, seed_span, output_span) -> La
     failure = compiler.engine_error(error, output_span)
     if error.kind == "untracked-output":
         diagnostic = failure.diagnostic
-        note = (
-            f"help: `{labels.label_of(output)}` depends on no variable; "
-            "make its inputs variables, e.g. `let x = var 2`"
-        )
         return LanguageError(Diagnostic(
-            diagnostic.kind, diagnostic.message, diagnostic.span, diagnostic.source, diagnostic.fields, (note,)
+            diagnostic.kind, diagnostic.message, diagnostic.span, diagnostic.source, diagnostic.fields,
+            (_untracked_hint(labels, output),),
         ))
     return failure
+
+
+def _untracked_hint(labels, output: Scalar) -> str:
+    """How to make the output trackable: name a constant leaf it was made from."""
+    for node in output.topology():
+        if node.operation is ScalarOperation.CONSTANT:
+            entry = labels.entry(node)
+            if entry is not None and entry[1] is None:
+                return (
+                    f"help: `{labels.label_of(output)}` depends on no variable: `{entry[0]}` is a constant; "
+                    f"make it a variable with `let {entry[0]} = var {format_parameter(node.value)}`"
+                )
+    return (
+        f"help: `{labels.label_of(output)}` depends on no variable; "
+        "make one with `var`, e.g. `let x = var 2`"
+    )
 
 
 def _compile_gradcheck(run, statement: ast.ExprStatement, call: ast.Call):

@@ -17,6 +17,10 @@ settings.register_profile("deep", max_examples=2000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: a test that takes more than a few seconds")
+
+
 def pytest_addoption(parser):
     parser.addoption(
         "--update-golden",
