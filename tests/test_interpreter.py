@@ -750,11 +750,18 @@ def test_expect_every_runtime_kind_of_the_errors_example():
         "expectation-failed": "expect no-gradient: 1",
         "gradcheck-failed": "gradcheck(exp(x * 3), x, 0.5, 1e-9)",
     }
-    pending = {"not-a-count", "not-a-table", "not-a-value", "table-width", "too-long", "tracked-exponent"}
-    programs["reserved-name"] = "let exp = 1"
-    missing = RUNTIME_KINDS - set(programs) - {"non-finite-gradcheck-input"} - pending
+    programs.update({
+        "reserved-name": "let exp = 1",
+        "not-a-count": "repeat 0.5 { }",
+        "too-long": "repeat 2000000 { }",
+        "tracked-exponent": "x ** x",
+        "not-a-table": "for a in x { }",
+        "table-width": "for a, b in [1] { }",
+    })
+    programs["not-a-value"] = "let y = x + nope_table"  # a table used as a value
+    missing = RUNTIME_KINDS - set(programs) - {"non-finite-gradcheck-input"}
     assert not missing
-    lines = ["let x = var 1", "let a = var 1", "let big = a * 1e308", "backward(big)"]
+    lines = ["let x = var 1", "let a = var 1", "let big = a * 1e308", "backward(big)", "let nope_table = [1]"]
     lines += [f"expect {kind}: {statement}" for kind, statement in programs.items()]
     _, outcomes = run_ok("\n".join(lines))
     assert [outcome.kind for outcome in shown(outcomes, Expected)] == list(programs)
