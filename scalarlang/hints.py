@@ -29,8 +29,13 @@ def character_hint(text: str, pos: int) -> tuple[str, ...]:
     if char == ".":
         return _attribute_hint(text, pos, before)
     if char in "&|":
-        return ("help: `.sad` has no `and`/`or`: compare two values with `if A OP B { ... }`",)
+        return (_NO_AND_OR,)
+    if char.isalpha() or char.isdigit():  # a letter or digit outside ASCII
+        return ("help: names are ASCII letters, digits and `_`: `[A-Za-z_][A-Za-z0-9_]*`",)
     return ()
+
+
+_NO_AND_OR = "help: an `if` compares two values; for more than one condition, nest `if`s"
 
 
 def _attribute_hint(text: str, pos: int, before: str) -> tuple[str, ...]:
@@ -86,6 +91,8 @@ def token_hint(tok: Any, expected: set[str], stack: list, text: str) -> tuple[st
         return ("help: a function's body is the expression after `=`: `fn f(x) = x * x`",)
     if kind == "_COLON" and header == "FOR":
         return (f"help: a loop's body is a block in braces: `{_python_for(before)} {{ ... }}`",)
+    if kind == "NAME" and str(tok) in ("and", "or", "not") and header in ("IF", None):
+        return (_NO_AND_OR,)
     if kind == "NAME" and str(tok) == "elif":
         return ("help: write `else if`: `if A > B { ... } else if A < B { ... }`",)
     if kind == "LBRACE" and header == "IF":

@@ -58,8 +58,20 @@ class Mode:
             # Atomic, so that a failed match never backtracks into a comment.
             prefix = "(?>(?:" + "|".join(t.pattern.to_regexp() for t in skipped) + ")*)"
             kept = [t for t in kept if t.name not in ignore]
-        alternatives = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in kept)
+        alternatives = "|".join(f"(?P<{t.name}>{_whole_word(t, PatternStr)})" for t in kept)
         self.regex = re.compile(f"{prefix}(?:{alternatives})")
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def _whole_word(terminal: Any, string_pattern: type) -> str:
+    """A keyword where no name fits only matches as a whole word: `for x indata` is not
+    `for x in data` (lark's lexer would take `in` there and go on)."""
+    regex = terminal.pattern.to_regexp()
+    if isinstance(terminal.pattern, string_pattern) and _WORD.match(terminal.pattern.value):
+        return regex + "(?![A-Za-z0-9_])"
+    return regex
 
 
 # The alternatives most often taken, tried first (a regex tries its alternatives in order).
@@ -188,7 +200,9 @@ class Guard:
     `;` goes back to the level of the enclosing block.
     """
 
-    __slots__ = ("block_closed", "block_levels", "level", "open", "parens", "previous", "strings")
+    __slots__ = (
+        "block_closed", "block_levels", "level", "open", "parens", "previous", "strings", "brackets"
+    )
 
     def __init__(self):
         self.open: list[str] = []
@@ -196,13 +210,15 @@ class Guard:
         self.block_levels: list[int] = []  # the level inside each open block
         self.block_closed = False
         self.previous = None
+        self.brackets: list = []  # the open `(` and `[` tokens, for an error to point back at
 
     def admit(self, token: Any) -> bool:
         """False for a token the parser must not see (a newline inside brackets)."""
         kind = token.type
         if kind == "NAME":
             if token in _KEYWORD_SET:
-                raise keyword_as_name(token, self.previous)
+                bracket = self.brackets[-1] if self.brackets and self.open[-1] in "([" else None
+                raise keyword_as_name(token, self.previous, bracket)
         elif kind in _WATCHED:
             if not self._track(kind, token):
                 return False
@@ -217,12 +233,14 @@ class Guard:
             self.level = self.block_levels[-1] if self.block_levels else 0
         elif kind == "LPAR":
             opened.append(_PAREN)
+            self.brackets.append(token)
             self.parens += 1
             if self.parens > MAX_NESTING:
                 raise too_deep(tok_span(token))
         elif kind == "RPAR":
             if opened and opened[-1] == _PAREN:
                 opened.pop()
+                self.brackets.pop()
                 self.parens -= 1
         elif kind == "QUOTE":
             if opened and opened[-1] == _STRING:
@@ -246,9 +264,11 @@ class Guard:
                 opened.pop()
         elif kind == "LSQB":
             opened.append(_BRACKET)
+            self.brackets.append(token)
         elif kind == "RSQB":
             if opened and opened[-1] == _BRACKET:
                 opened.pop()
+                self.brackets.pop()
         elif kind == "_SEMI":
             self.level = self.block_levels[-1] if self.block_levels else 0
         elif kind == "IF":

@@ -86,7 +86,7 @@ def unexpected_character(text: str, pos: int) -> Reject:
 _NAME_LISTS = {"LET", "FN", "FOR", "DESCEND", "_COMMA", "LPAR"}
 
 
-def keyword_as_name(tok: Any, previous: str | None) -> Reject:
+def keyword_as_name(tok: Any, previous: str | None, bracket: Any = None) -> Reject:
     """The lexer reads a keyword as a NAME only where a name fits and the keyword does not:
     after `let`, in a list of names, or `var`/`const` as an operand (they take the whole
     expression on their right, so they only start one)."""
@@ -99,6 +99,8 @@ def keyword_as_name(tok: Any, previous: str | None) -> Reject:
         notes = (f"help: write `({word} ...)` to use it inside a larger expression",)
     else:
         message, notes = f"`{word}` is a keyword and cannot be used as a name", ()
+    if bracket is not None:
+        notes += _still_open(tok, [bracket])
     return syntax_error(message, tok_span(tok), notes)
 
 
@@ -129,7 +131,7 @@ def unexpected_token(exc: Any, interactive: Any, text: str) -> Reject:
         expected = expected - {"QUOTE"}
     if expected:
         message += f", expected {describe_expected(expected)}"
-    notes = token_hint(tok, expected, stack, text)
+    notes = token_hint(tok, expected, stack, text) + _still_open(tok, opened)
     if tok.type == "$END" and opened and all(t.type != "QUOTE" for t in opened):
         return syntax_error(message, span, notes, incomplete=True)
     return syntax_error(message, span, notes)
@@ -168,6 +170,17 @@ def _special_message(tok, found, at_end, expected, opened, text, span):
             ("help: rows are numbers or tuples of numbers: `[1, -2.5, inf]`, `[(1, 2), (3, 4)]`",),
         )
     return None
+
+
+def _still_open(tok: Any, opened: list) -> tuple[str, ...]:
+    """A `(` or `[` left open lets the statement run on into the next lines (their newlines
+    are dropped): when the error is found on a later line, say where the bracket opened."""
+    if tok.type == "$END" or not opened or opened[-1].type not in ("LPAR", "LSQB"):
+        return ()
+    bracket = opened[-1]
+    if tok.line <= bracket.line:
+        return ()
+    return (f"note: the `{bracket}` at line {bracket.line}, column {bracket.column} is not closed",)
 
 
 def _last_value_is(brace: Any, tok: Any, text: str) -> bool:

@@ -601,6 +601,23 @@ _SOUP = st.lists(
             "é",
             "\x00",
             "@",
+            "fn",
+            "repeat",
+            "for",
+            "in",
+            "if",
+            "else",
+            "descend",
+            "by",
+            "quiet",
+            "..",
+            "**",
+            "%",
+            "[",
+            "]",
+            "0..3",
+            "^",
+            ".grad",
         ]
     ),
     max_size=30,
@@ -668,7 +685,8 @@ def test_import_is_cheap_and_tables_are_cached(tmp_path):
 def lark_reference():
     """The same grammar and builder, lexed by lark's contextual lexer (with a postlexer doing
     what our lexer adds: newlines dropped inside parentheses and brackets, keywords are not
-    names). Our lexer's joining of `}` newline `else` is left out (see the callers)."""
+    names and are whole words). Our lexer's joining of `}` newline `else` is left out (see
+    the callers)."""
     from lark import Lark
 
     from scalarlang import builder, syntax
@@ -678,9 +696,14 @@ def lark_reference():
 
         def process(self, stream):
             opened = []  # "(", "[", "{" (a block or a hole) and '"'
+            previous = None
             for tok in stream:
                 if tok.type == "NAME" and tok in syntax.KEYWORDS:
                     raise ValueError("keyword as a name")
+                glued = previous is not None and previous.end_pos == tok.start_pos
+                if glued and previous in syntax.KEYWORDS and (tok[:1].isalnum() or tok[:1] == "_"):
+                    raise ValueError("a keyword glued to a word")
+                previous = tok
                 if tok.type in ("LPAR", "LSQB", "LBRACE"):
                     opened.append(str(tok))
                 elif tok.type in ("RPAR", "RSQB", "RBRACE") and opened:

@@ -516,3 +516,52 @@ def test_for_over_range_call_with_braces_says_the_range_form():
     assert label("for i in range(10) { print i }", diagnostic) == "range(10)"
     assert error("for i in 3 { }").message.startswith("`for ... in` takes a range")
     assert error("for a, b in 0..3 { }").message == "a range `A..B` binds one name"
+
+
+@pytest.mark.parametrize(
+    "text, line, note",
+    [
+        ("let x = f(1,\nlet y = 2", 2, "note: the `(` at line 1, column 10 is not closed"),
+        ("let x = f(1,\n  2\nprint x", 3, "note: the `(` at line 1, column 10 is not closed"),
+        ("let t = [1,\n2\nlet y = 3", 3, "note: the `[` at line 1, column 9 is not closed"),
+        ("let x = exp((1 +\n 2)\n\nx", 4, "note: the `(` at line 1, column 12 is not closed"),
+    ],
+)
+def test_a_bracket_left_open_is_pointed_back_at(text, line, note):
+    diagnostic = error(text)
+    assert diagnostic.span.line == line
+    assert diagnostic.notes[-1] == note
+
+
+def test_no_pointing_back_on_the_brackets_own_line_or_at_the_end():
+    assert error("let x = (1 + let)").notes == ()
+    assert not any("not closed" in note for note in error("let x = f(1,\n").notes)
+
+
+@pytest.mark.parametrize(
+    "text, note",
+    [
+        ("let é = 1", "help: names are ASCII letters, digits and `_`: `[A-Za-z_][A-Za-z0-9_]*`"),
+        ("if a > b and c > d { }", "help: an `if` compares two values; for more than one condition, nest `if`s"),
+        ("if a > b && c > d { }", "help: an `if` compares two values; for more than one condition, nest `if`s"),
+    ],
+)
+def test_more_hints(text, note):
+    assert note in error(text).notes
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("for x indata { }", "unexpected `indata`, expected `,` or `in`"),
+        ("descend w by0.1", "unexpected `by0`, expected `,` or `by`"),
+        ("assert x == 1 within2", "unexpected `within2`, expected an operator, `within` or the end of the statement"),
+    ],
+)
+def test_a_keyword_is_a_whole_word_even_where_no_name_fits(text, message):
+    assert error(text).message == message
+
+
+def test_a_keyword_may_touch_punctuation():
+    assert sexp(one("descend w by(0.1)").rate) == "0.1"
+    assert one("for x in[1] { }").table.rows == ((1.0,),)
