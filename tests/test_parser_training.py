@@ -565,3 +565,88 @@ def test_a_keyword_is_a_whole_word_even_where_no_name_fits(text, message):
 def test_a_keyword_may_touch_punctuation():
     assert sexp(one("descend w by(0.1)").rate) == "0.1"
     assert one("for x in[1] { }").table.rows == ((1.0,),)
+
+
+# ---- property: any expression printed with the fewest parentheses parses back to itself ----
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+# Precedence levels of the printed forms: a child printed at a lower level than its slot
+# needs gets parentheses.
+_LEAF, _SUM, _PRODUCT, _UNARY, _POWER, _ATOM = range(6)
+_SLOTS = {  # op -> (level of the node, level its left needs, level its right needs)
+    "+": (_SUM, _SUM, _PRODUCT), "-": (_SUM, _SUM, _PRODUCT),
+    "*": (_PRODUCT, _PRODUCT, _UNARY), "/": (_PRODUCT, _PRODUCT, _UNARY), "%": (_PRODUCT, _PRODUCT, _UNARY),
+    "**": (_POWER, _ATOM, _UNARY),
+}
+
+_trees = st.recursive(
+    st.one_of(st.sampled_from(["x", "w", "b1"]).map(lambda n: ("name", n)), st.integers(0, 99).map(lambda v: ("num", v))),
+    lambda inner: st.one_of(
+        st.tuples(st.sampled_from(sorted(_SLOTS)), inner, inner).map(lambda t: ("bin", *t)),
+        inner.map(lambda t: ("neg", t)),
+        st.tuples(st.sampled_from(["var", "const"]), inner).map(lambda t: ("leaf", *t)),
+        st.tuples(st.sampled_from(["f", "tanh"]), st.lists(inner, max_size=3)).map(lambda t: ("call", *t)),
+    ),
+    max_leaves=12,
+)
+
+
+def _print(tree) -> tuple[str, int]:
+    """The text of a (small, generated) tree with the fewest parentheses, and its level."""
+    kind = tree[0]
+    if kind == "name":
+        return tree[1], _ATOM
+    if kind == "num":
+        return str(tree[1]), _ATOM
+    if kind == "call":
+        return f"{tree[1]}({', '.join(_print(arg)[0] for arg in tree[2])})", _ATOM
+    if kind == "leaf":
+        return f"{tree[1]} {_print(tree[2])[0]}", _LEAF
+    if kind == "neg":
+        return f"-{_wrap(tree[1], _UNARY)}", _UNARY
+    op, left, right = tree[1:]
+    level, left_needs, right_needs = _SLOTS[op]
+    return f"{_wrap(left, left_needs)} {op} {_wrap(right, right_needs)}", level
+
+
+def _wrap(tree, needs: int) -> str:
+    text, level = _print(tree)
+    return text if level >= needs else f"({text})"
+
+
+def _shape(tree) -> str:
+    kind = tree[0]
+    if kind in ("name", "num"):
+        return str(tree[1])
+    if kind == "call":
+        return f"({tree[1]}{''.join(' ' + _shape(a) for a in tree[2])})"
+    if kind == "leaf":
+        return f"({tree[1]} {_shape(tree[2])})"
+    if kind == "neg":
+        return f"(neg {_shape(tree[1])})"
+    return f"({tree[1]} {_shape(tree[2])} {_shape(tree[3])})"
+
+
+def _parsed_shape(node) -> str:
+    from scalarlang.ast import Leaf
+
+    if isinstance(node, Leaf):
+        return f"({node.kind} {_parsed_shape(node.operand)})"
+    if isinstance(node, Call):
+        return f"({node.function}{''.join(' ' + _parsed_shape(a) for a in node.args)})"
+    if isinstance(node, Unary):
+        return f"(neg {_parsed_shape(node.operand)})"
+    if isinstance(node, Binary):
+        return f"({node.op} {_parsed_shape(node.left)} {_parsed_shape(node.right)})"
+    return sexp(node)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_trees)
+def test_printed_with_fewest_parentheses_parses_back(tree):
+    text, _ = _print(tree)
+    node = expr(text)
+    assert _parsed_shape(node) == _shape(tree), text
+    assert label(text, node) == text
