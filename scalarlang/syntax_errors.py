@@ -91,7 +91,10 @@ def keyword_as_name(tok: Any, previous: str | None, bracket: Any = None) -> Reje
     after `let`, in a list of names, or `var`/`const` as an operand (they take the whole
     expression on their right, so they only start one)."""
     word = str(tok)
-    if word == "else" and previous not in _NAME_LISTS:
+    if word == "by" and previous == "DESCEND":
+        message = "`descend` names the variables it steps, then `by` the rate"
+        notes = ("help: `descend w, b by 0.1`",)
+    elif word == "else" and previous not in _NAME_LISTS:
         message = "`else` must follow the `}` of an `if`"
         notes = ("help: `if A > B { ... } else { ... }`",)
     elif word in ("var", "const") and previous not in _NAME_LISTS:
@@ -143,9 +146,9 @@ def _special_message(tok, found, at_end, expected, opened, text, span):
     innermost = opened[-1].type if opened else None
     in_hole = innermost == "LBRACE" and len(opened) > 1 and opened[-2].type == "QUOTE"
     if innermost == "QUOTE":  # between a string's quotes
-        if found == "`}`":
+        if found == "`}`" and text[tok.end_pos : _line_end(text, tok.end_pos)].strip():
             return "a single `}` in a string must be doubled: `}}`", span, ()
-        if at_end:
+        if at_end or found == "`}`":  # `}` last on its line: the closing quote is missing
             where = span_at(text, opened[-1].start_pos, 1)
             return 'unterminated string: it must end with `"` on the same line', where, ()
     if in_hole:
@@ -154,6 +157,8 @@ def _special_message(tok, found, at_end, expected, opened, text, span):
         if at_end or found == '`"`':
             where = span_at(text, opened[-1].start_pos, 1)
             return "unclosed `{` in a string (write `{{` for a literal brace)", where, ()
+    if tok.type == "RBRACE" and not any(t.type == "LBRACE" for t in opened):
+        return "unexpected `}`: no block is open", span, ()
     if found == "`within`":
         return "`within` is only allowed in `assert A == B within TOLERANCE`", span, ()
     if tok.type == "LSQB" and "LSQB" not in expected:
@@ -182,6 +187,11 @@ def _still_open(tok: Any, opened: list) -> tuple[str, ...]:
     if tok.line <= bracket.line:
         return ()
     return (f"note: the `{bracket}` at line {bracket.line}, column {bracket.column} is not closed",)
+
+
+def _line_end(text: str, pos: int) -> int:
+    end = text.find("\n", pos)
+    return len(text) if end < 0 else end
 
 
 def _last_value_is(brace: Any, tok: Any, text: str) -> bool:
@@ -256,7 +266,7 @@ _FRIENDLY = {
     "DOTDOT": "`..`",
     "LBRACE": "`{`",
     "LPAR": "`(`",
-    "LSQB": "`[`",
+    "LSQB": "a table `[...]`",
     "_EQUAL": "`=`",
     "_COLON": "`:`",
     "IN": "`in`",

@@ -650,3 +650,20 @@ def test_printed_with_fewest_parentheses_parses_back(tree):
     node = expr(text)
     assert _parsed_shape(node) == _shape(tree), text
     assert label(text, node) == text
+
+
+@pytest.mark.parametrize(
+    "text, message, notes",
+    [
+        ("for i in { }", "unexpected `{`, expected an expression or a table `[...]`", ()),
+        ("descend by 0.1", "`descend` names the variables it steps, then `by` the rate", ("help: `descend w, b by 0.1`",)),
+        ("fn f = 1", "unexpected `=`, expected `(`", ("help: a function's parameters are in parentheses, even none: `fn one() = 1`",)),
+        ("}", "unexpected `}`: no block is open", ()),
+        ("repeat 3 { print 1 }}", "unexpected `}`: no block is open", ()),
+        ('repeat 3 { print "a }', 'unterminated string: it must end with `"` on the same line', ()),
+        ('repeat 3 { print "a } b" }', "a single `}` in a string must be doubled: `}}`", ()),
+    ],
+)
+def test_messages_of_the_new_forms(text, message, notes):
+    diagnostic = error(text)
+    assert (diagnostic.message, diagnostic.notes) == (message, notes)
