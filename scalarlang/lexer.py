@@ -132,6 +132,9 @@ class Lexer:
         each token; ends at the end of the text."""
         from lark import Token
 
+        # lark's Token() only checks for a deprecated keyword, then calls this (a fifth of
+        # the time of making a token); Token itself where it is missing.
+        make_token = getattr(Token, "_future_new", Token)
         state_stack = interactive.parser_state.state_stack
         guard = Guard()
         track, ignore, watched, keywords = guard.track, self.ignore, _WATCHED, _KEYWORD_SET
@@ -160,7 +163,7 @@ class Lexer:
                 end_line, end_column = line + newlines, end - line_start + 1
             else:
                 end_line, end_column = line, column + (end - start)
-            token = Token(kind, value, start, line, column, end_line, end_column, end)
+            token = make_token(kind, value, start, line, column, end_line, end_column, end)
             pos, line = end, end_line
             # What the grammar cannot say (the guard, below); most tokens need no look.
             if kind in watched:
