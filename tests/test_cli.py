@@ -594,6 +594,8 @@ def test_rule_of_a_full_width_table_is_exactly_the_width():
                 "12 | let y = tahn(1)",
                 "   |         ^^^^",
                 "   = help: did you mean `tanh`?",
+                "   = note: the built-in functions are exp, tanh, log, detach, grad, value, sqrt, relu, sigmoid, abs, "
+                "max, min, sum, mean, node_count, edge_count, len",
             ],
         ),
         (
