@@ -131,26 +131,23 @@ def survivors(table: dict, others: tuple[dict, ...] = ()) -> dict:
     table[object()] = None
     key, entry = table.popitem()
     baseline = sys.getrefcount(key)
-    alive = []
-    keep = alive.append
+    # Two flat lists, not a pair per survivor: a session of a million live nodes is pruned too.
+    keys: list = []
+    values: list = []
     popitem = table.popitem
-    if others:
-        while table:
-            key, entry = popitem()
-            extra = 0
-            for other in others:
-                if key in other:
-                    extra += 1
-            if sys.getrefcount(key) > baseline + extra:
-                keep((key, entry))
-    else:
-        while table:
-            key, entry = popitem()
-            if sys.getrefcount(key) > baseline:
-                keep((key, entry))
+    while table:
+        key, entry = popitem()
+        count = sys.getrefcount(key)
+        for other in others:
+            if key in other:
+                count -= 1
+        if count > baseline:
+            keys.append(key)
+            values.append(entry)
     key = entry = None
-    alive.reverse()
-    return dict(alive)
+    keys.reverse()
+    values.reverse()
+    return dict(zip(keys, values))
 
 
 def drop_unreferenced(table: dict, others: tuple[dict, ...] = ()) -> None:
