@@ -79,6 +79,10 @@ def build_parser():
     parser.add_argument("--demo", action="store_true", help="print the seed chapter's demo output")
     parser.add_argument("--json", action="store_true", help="write one JSON object per event instead of text")
     parser.add_argument(
+        "--quiet", action="store_true",
+        help="run the whole program as a loop body: show only print, graph, gradcheck and errors",
+    )
+    parser.add_argument(
         "--width", type=_positive_int, default=None, metavar="N",
         help="text width (default: the terminal's, or 100 without one)",
     )
@@ -221,6 +225,7 @@ def run_scripts(arguments, out=None, err=None) -> int:
         width=arguments.width,
         color=arguments.color,
         debug=arguments.debug,
+        quiet=arguments.quiet,
     )
     if arguments.program is not None:
         sources = iter([text_source("<command line>", arguments.program)])

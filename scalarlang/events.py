@@ -14,6 +14,7 @@ from typing import Any, Iterator
 from .outcomes import (
     BackwardShown,
     Bound,
+    Defined,
     Expected,
     Failed,
     GradcheckShown,
@@ -78,8 +79,8 @@ def _node_fields(node: NodeState) -> dict[str, Any]:
 
 def event_of(outcome: Outcome, file: str | None = None) -> dict[str, Any] | None:
     """The JSON object for ``outcome`` of the source named ``file``; None for outcomes a script
-    does not print (``let``)."""
-    if isinstance(outcome, Bound):
+    does not print (``let``, ``fn``)."""
+    if isinstance(outcome, (Bound, Defined)):
         return None
     if isinstance(outcome, Failed):
         diagnostic = outcome.diagnostic

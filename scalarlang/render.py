@@ -17,10 +17,11 @@ from rich.console import Console
 from rich.text import Text
 
 from .diagnostics import Diagnostic
-from .numbers import format_exponent, format_number
+from .numbers import format_count, format_exponent, format_number
 from .outcomes import (
     BackwardShown,
     Bound,
+    Defined,
     Expected,
     Failed,
     GradcheckShown,
@@ -133,6 +134,9 @@ class Renderer:
         elif isinstance(outcome, Bound):
             if self.echo_bindings:
                 self.line(value_line(outcome.node))
+        elif isinstance(outcome, Defined):
+            if self.echo_bindings:
+                self.line(Text.assemble((outcome.name, STYLES["label"]), (f" {outcome.description}", STYLES["dim"])))
         elif isinstance(outcome, Printed):
             self.line(Text(outcome.text))
         elif isinstance(outcome, BackwardShown):
@@ -160,6 +164,8 @@ class Renderer:
     def backward(self, shown: BackwardShown) -> None:
         backward_pass = shown.backward_pass
         nodes, edges, labels = backward_pass.nodes, backward_pass.edges, shown.labels
+        operation_of = shown.operations or (lambda index: str(nodes[index].operation))
+        value_of = shown.values or (lambda index: format_number(nodes[index].value))
         self.line(
             Text.assemble(
                 "backward from ", (shown.label, STYLES["label"]), f" with seed {format_number(backward_pass.seed)}"
@@ -169,8 +175,8 @@ class Renderer:
             [
                 str(record.topology_index),
                 labels(record.topology_index),
-                str(record.operation),
-                format_number(record.value),
+                operation_of(record.topology_index),
+                value_of(record.topology_index),
                 _optional(record.pass_adjoint),
                 _optional(record.accumulated_gradient),
             ]
@@ -197,12 +203,13 @@ class Renderer:
 
     def graph(self, shown: GraphShown) -> None:
         self.line(Text.assemble("graph of ", (shown.label, STYLES["label"])))
+        value_of = shown.values or (lambda index: format_number(shown.nodes[index].value))
         rows = [
             [
                 str(node.index),
                 shown.labels(node.index),
                 node.operation,
-                format_number(node.value),
+                value_of(node.index),
                 ", ".join(map(str, node.operands)) or "-",
                 _optional(node.gradient),
             ]
@@ -232,7 +239,7 @@ def value_line(node: NodeState) -> Text:
     return Text.assemble(
         (_shorten(node.label, 60), STYLES["label"]),
         " = ",
-        format_number(node.value),
+        format_count(node.value) if node.count else format_number(node.value),
         (f" ({node.operation}, {detail})", STYLES["dim"]),
     )
 

@@ -155,8 +155,10 @@ class ScriptOutput:
         width: int | None = None,
         color: str = "auto",
         debug: bool = False,
+        quiet: bool = False,
     ):
         self.out = out
+        self.quiet = quiet
         self.err = err
         self.json_lines = json_lines
         self.debug = debug
@@ -181,7 +183,7 @@ class ScriptOutput:
         self.file = item.name
         self._start()
         status = EXIT_OK
-        for outcome in Session().run(item):
+        for outcome in Session().run(item, quiet=self.quiet):
             self.show(outcome)
             status = max(status, exit_status(outcome))
         return status

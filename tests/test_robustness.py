@@ -147,7 +147,7 @@ backward(x * 3 + h)
 # Expressions that fail when evaluated, with the kind they fail with.
 FAILING_EXPRESSIONS = [
     ("lose", "undefined-name"),
-    ("sqrt(x)", "unknown-function"),
+    ("sqr(x)", "unknown-function"),
     ("1 + backward(x)", "unknown-function"),
     ("exp(x, x)", "wrong-arguments"),
     ("value()", "wrong-arguments"),
