@@ -14,14 +14,21 @@ finite by construction (an operand's value, a constant, 1 - tanh^2) is not check
 The walks mark nodes with a per-walk token (one identity test per edge), and the pass checks
 finiteness once at the end of its per-edge loop, walking again with every check in place
 only when something was not finite (see ``_propagate``).
+
+Threads and interrupts: a pass holds one lock from its walk through its commit, so passes
+from several threads on one graph add up; every write of stored gradients is one C-level
+step (``_write_gradients``), so a KeyboardInterrupt or a thread switch never splits it.
 """
 
 from __future__ import annotations
 
 import math
 import threading
+from collections import deque
 from enum import StrEnum
-from typing import NamedTuple
+from itertools import repeat
+from numbers import Real
+from typing import Any, Callable, Iterable, NamedTuple, SupportsFloat
 
 from .errors import (
     NonFiniteAccumulatedGradient,
@@ -50,6 +57,13 @@ class ScalarOperation(StrEnum):
     TANH = "tanh"
     DIV = "div"
     LOG = "log"
+    POW = "pow"
+    SQRT = "sqrt"
+    RELU = "relu"
+    SIGMOID = "sigmoid"
+    ABS = "abs"
+    MAX = "max"
+    MIN = "min"
 
 
 class ParentEdge(NamedTuple):
@@ -71,26 +85,75 @@ _EXP = ScalarOperation.EXP
 _TANH = ScalarOperation.TANH
 _DIV = ScalarOperation.DIV
 _LOG = ScalarOperation.LOG
+_POW = ScalarOperation.POW
+_SQRT = ScalarOperation.SQRT
+_RELU = ScalarOperation.RELU
+_SIGMOID = ScalarOperation.SIGMOID
+_ABS = ScalarOperation.ABS
+_MAX = ScalarOperation.MAX
+_MIN = ScalarOperation.MIN
 
 _INF = math.inf
 _NAN = math.nan
 _new = object.__new__
 _exp = math.exp
 _tanh = math.tanh
+_sqrt = math.sqrt
+_fabs = math.fabs
+
+_TRACKED_EXPONENT = (
+    "the exponent of ** must be a number, not a Scalar: "
+    "for a ** b with a Scalar b write exp(b * log(a))"
+)
+
+
+def real_number(value: object, what: str) -> float:
+    """``value`` as a float, for any real number (``numbers.Real``: int, float, Fraction,
+    numpy's scalars) except bool; anything else, or a conversion that fails, is a TypeError.
+
+    A number too large for a float (an int, a Fraction) becomes +-inf: the callers reject
+    non-finite values with their own typed errors. One function for every entry point, so
+    that all of them accept and reject alike."""
+    if type(value) is float:
+        return value
+    number: SupportsFloat
+    if type(value) is int:
+        number = value
+    elif isinstance(value, Real) and not isinstance(value, bool):
+        number = value
+    else:
+        raise TypeError(
+            f"{what} must be a real number (int, float, Fraction, numpy scalar), "
+            f"not {type(value).__name__}"
+        )
+    try:
+        return float(number)
+    except OverflowError:
+        return _overflowed(number, what)
+    except Exception as error:  # a __float__ of its own that fails
+        raise TypeError(f"{what}: float() of a {type(value).__name__} failed: {error}") from error
+
+
+def _overflowed(value: SupportsFloat, what: str) -> float:
+    """+-inf for a real number too large for a float, by its sign."""
+    try:
+        positive = bool(value > 0)  # type: ignore[operator]
+    except Exception as error:
+        raise TypeError(f"{what}: a {type(value).__name__} too large for a float has no sign") from error
+    return _INF if positive else -_INF
 
 
 def _leaf_value(value: object, operation: ScalarOperation) -> float:
-    """A finite float from a Python number, or the typed error; non-numbers are TypeErrors."""
+    """A finite float from a real number, or the typed error; non-numbers are TypeErrors."""
     if type(value) is float:
         number = value
-    elif isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"a scalar value must be an int or a float, not {type(value).__name__}")
-    else:
+    elif type(value) is int:  # the common case inline: one call fewer for x * 3
         try:
             number = float(value)
         except OverflowError:
-            # An int too large for a float: it would be +-inf.
             raise NonFiniteLeaf(operation, _INF if value > 0 else -_INF) from None
+    else:
+        number = real_number(value, "a scalar value")
     if number - number != 0.0:  # inf - inf and nan - nan are nan
         raise NonFiniteLeaf(operation, number)
     return number
@@ -104,10 +167,28 @@ class Scalar:
     # _left/_right are the operands of slots 0 and 1 (None when absent: a leaf has neither, a
     # unary node no _right); _dleft/_dright are d(node)/d(operand) at forward values (unset
     # when the operand is absent).
+    # A pow node keeps its exponent in _dright: it has one operand, so that slot is free.
+    # A slot of its own would cost every node 8 bytes, and a write in every operation to set
+    # it to None (an unset slot cannot be read, and __slots__ allows no class default);
+    # `exponent` reads _dright only when the operation is pow.
     # _gradient is None for untracked nodes, a float for tracked ones.
     # _walk and _index are scratch for the topology walk: the token of the last walk that
     # finished this node and its position in that walk's order (_index is unset until then,
     # and only read when _walk is the current walk's token, so stale values are harmless).
+
+    _value: float
+    _operation: ScalarOperation
+    _left: Scalar | None
+    _dleft: float
+    _right: Scalar | None
+    _dright: float
+    _gradient: float | None
+    _walk: object
+    _index: int
+
+    # numpy's scalars and arrays defer to our reflected operators (np.float32(2) * x is
+    # Scalar.__rmul__), instead of wrapping the node in an object array.
+    __array_ufunc__ = None
 
     def __init__(self) -> None:
         raise TypeError("use Scalar.variable(v) or Scalar.constant(v)")
@@ -142,6 +223,11 @@ class Scalar:
     def gradient(self) -> float | None:
         """The accumulated gradient of committed backward passes; None when untracked."""
         return self._gradient
+
+    @property
+    def exponent(self) -> float | None:
+        """The exponent of a pow node (a parameter, not an operand); None for other nodes."""
+        return self._dright if self._operation is _POW else None
 
     @property
     def parents(self) -> tuple[ParentEdge, ...]:
@@ -321,6 +407,130 @@ class Scalar:
             raise NonFiniteDerivative(_LOG, 0, derivative)
         return _unary(math.log(argument), _LOG, self, derivative)
 
+    def __pow__(self, exponent: object, modulo: object = None) -> Scalar:
+        kind = type(exponent)
+        if (kind is int or kind is float) and exponent == 2 and modulo is None:
+            # The square (every squared-error loss) first and inline; _power gives the same
+            # bits. Its derivative 2a is finite: |a| < 1.4e154 when a*a is finite.
+            base = self._value
+            value = base * base
+            if value - value != 0.0:
+                raise NonFiniteResult(_POW, value)
+            node = _new(Scalar)
+            node._value = value
+            node._operation = _POW
+            node._left = self
+            node._dleft = 2.0 * base
+            node._right = None
+            node._dright = 2.0  # the exponent: see __slots__
+            node._gradient = None if self._gradient is None else 0.0
+            node._walk = None
+            return node
+        if kind is Scalar:
+            raise TypeError(_TRACKED_EXPONENT)
+        if modulo is not None or (kind is not int and kind is not float and not _is_number(exponent)):
+            return NotImplemented
+        power = _leaf_value(exponent, _CONSTANT)  # NonFiniteLeaf for an inf or nan exponent
+        value, derivative = _power_and_derivative(self._value, power)
+        node = _new(Scalar)
+        node._value = value
+        node._operation = _POW
+        node._left = self
+        node._dleft = derivative
+        node._right = None
+        node._dright = power  # the exponent: see __slots__
+        node._gradient = None if self._gradient is None else 0.0
+        node._walk = None
+        return node
+
+    def __rpow__(self, base: object) -> Scalar:
+        raise TypeError(
+            "a number raised to a Scalar is not an operation: "
+            "for a ** b with a Scalar b write exp(b * log(a))"
+        )
+
+    def pow(self, exponent: int | float) -> Scalar:
+        """``self ** exponent`` for a number exponent (a parameter of the node, not an operand)."""
+        if type(exponent) is Scalar:
+            raise TypeError(_TRACKED_EXPONENT)
+        if not _is_number(exponent):
+            raise TypeError(f"an exponent must be a real number, not {type(exponent).__name__}")
+        return self.__pow__(exponent)
+
+    def sqrt(self) -> Scalar:
+        argument = self._value
+        if argument < 0.0:
+            raise NonFiniteResult(_SQRT, _NAN)
+        value = _sqrt(argument)
+        if value == 0.0:  # 1/(2*sqrt(0)); IEEE gives -inf for -0.0
+            raise NonFiniteDerivative(_SQRT, 0, math.copysign(_INF, value))
+        return _unary(value, _SQRT, self, 0.5 / value)  # finite: sqrt(5e-324) is 2.2e-162
+
+    def relu(self) -> Scalar:
+        # PyTorch's convention: the derivative at 0 is 0.
+        argument = self._value
+        node = _new(Scalar)
+        if argument > 0.0:
+            node._value = argument
+            node._dleft = 1.0
+        else:
+            node._value = 0.0
+            node._dleft = 0.0
+        node._operation = _RELU
+        node._left = self
+        node._right = None
+        node._gradient = None if self._gradient is None else 0.0
+        node._walk = None
+        return node
+
+    def sigmoid(self) -> Scalar:
+        # exp of a non-positive number cannot overflow: pick the form that needs only that.
+        argument = self._value
+        if argument >= 0.0:
+            value = 1.0 / (1.0 + _exp(-argument))
+        else:
+            exponential = _exp(argument)
+            value = exponential / (1.0 + exponential)
+        node = _new(Scalar)
+        node._value = value
+        node._operation = _SIGMOID
+        node._left = self
+        node._dleft = value * (1.0 - value)  # value is in [0, 1]: finite
+        node._right = None
+        node._gradient = None if self._gradient is None else 0.0
+        node._walk = None
+        return node
+
+    def abs(self) -> Scalar:
+        # PyTorch's convention: the derivative at 0 (either sign of zero) is 0.
+        argument = self._value
+        derivative = 1.0 if argument > 0.0 else -1.0 if argument < 0.0 else 0.0
+        return _unary(_fabs(argument), _ABS, self, derivative)
+
+    __abs__ = abs
+
+    def max(self, other: Scalar | int | float) -> Scalar:
+        """The larger operand; on a tie each operand gets local derivative 0.5 (PyTorch)."""
+        other = _operand(other)
+        left = self._value
+        right = other._value
+        if left > right:
+            return _binary(left, _MAX, self, 1.0, other, 0.0)
+        if right > left:
+            return _binary(right, _MAX, self, 0.0, other, 1.0)
+        return _binary(left, _MAX, self, 0.5, other, 0.5)
+
+    def min(self, other: Scalar | int | float) -> Scalar:
+        """The smaller operand; on a tie each operand gets local derivative 0.5 (PyTorch)."""
+        other = _operand(other)
+        left = self._value
+        right = other._value
+        if left < right:
+            return _binary(left, _MIN, self, 1.0, other, 0.0)
+        if right < left:
+            return _binary(right, _MIN, self, 0.0, other, 1.0)
+        return _binary(left, _MIN, self, 0.5, other, 0.5)
+
     def detach(self) -> Scalar:
         """A new untracked leaf with this node's value and no edge back to it."""
         return _leaf(self._value, _DETACHED, None)
@@ -345,12 +555,12 @@ class Scalar:
         return _compute_pass(self, seed, True)
 
     def zero_grad(self) -> None:
-        """Set every reachable tracked node's stored gradient to 0.0."""
+        """Set every reachable tracked node's stored gradient to 0.0, all at once (see
+        ``_write_gradients``): no pass in another thread commits into the middle of it."""
         with _WALK_LOCK:
             order = _topology(self)
-        for node in order:
-            if node._gradient is not None:
-                node._gradient = 0.0
+            tracked = [node for node in order if node._gradient is not None]
+            _write_gradients(tracked, repeat(0.0, len(tracked)))
 
     def _repr_svg_(self) -> str | None:
         """Jupyter's picture of this node's graph (the drawing package is imported lazily)."""
@@ -383,6 +593,58 @@ def _unary(value: float, operation: ScalarOperation, operand: Scalar, derivative
     return node
 
 
+def _binary(value: float, operation: ScalarOperation, left: Scalar, dleft: float,
+            right: Scalar, dright: float) -> Scalar:
+    """A two-operand node; the caller has checked its value and derivatives."""
+    node = _new(Scalar)
+    node._value = value
+    node._operation = operation
+    node._left = left
+    node._dleft = dleft
+    node._right = right
+    node._dright = dright
+    node._gradient = None if left._gradient is None and right._gradient is None else 0.0
+    node._walk = None
+    return node
+
+
+def _odd_integer(number: float) -> bool:
+    return number % 2.0 == 1.0  # also for negative numbers: -3.0 % 2.0 is 1.0
+
+
+def _power(base: float, exponent: float) -> float:
+    """IEEE pow(base, exponent) of two finite floats, never a Python exception or a complex.
+
+    Shared with the gradient check's replay, so that a replayed pow gives the same bits."""
+    if exponent == 2.0:
+        return base * base  # correctly rounded (libm's pow is not always), as in __pow__
+    if base < 0.0 and exponent % 1.0 != 0.0:
+        return _NAN  # a negative base with a fractional exponent (Python: a complex number)
+    try:
+        return base**exponent
+    except ZeroDivisionError:  # a zero base, a negative exponent: inf, signed as the zero
+        negative = _odd_integer(exponent) and math.copysign(1.0, base) < 0.0
+        return -_INF if negative else _INF
+    except OverflowError:
+        return -_INF if base < 0.0 and _odd_integer(exponent) else _INF
+
+
+def _power_and_derivative(base: float, exponent: float) -> tuple[float, float]:
+    """The value and local derivative of pow, or the typed error; exponent 0 gives 0 exactly."""
+    value = _power(base, exponent)
+    if value - value != 0.0:
+        raise NonFiniteResult(_POW, value)
+    if exponent == 0.0:
+        return value, 0.0
+    derivative = exponent * _power(base, exponent - 1.0)
+    if derivative - derivative != 0.0 and base != 0.0:
+        # base^(c-1) overflowed, though c * base^c / base need not (a tiny base and exponent)
+        derivative = exponent * value / base
+    if derivative - derivative != 0.0:
+        raise NonFiniteDerivative(_POW, 0, derivative)
+    return value, derivative
+
+
 def _divide_by_zero(numerator: float, denominator: float) -> float:
     """The IEEE quotient Python refuses to compute: +-inf, or nan for 0/0."""
     if numerator == 0.0:
@@ -391,25 +653,43 @@ def _divide_by_zero(numerator: float, denominator: float) -> float:
 
 
 def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """Whether ``value`` is a real number an operation takes as a constant (not bool)."""
+    kind = type(value)
+    if kind is float or kind is int:
+        return True
+    return isinstance(value, Real) and not isinstance(value, bool)
 
 
-def _constant_of(value: int | float) -> Scalar:
+def _constant_of(value: object) -> Scalar:
     return _leaf(_leaf_value(value, _CONSTANT), _CONSTANT, None)
 
 
 def _operand(value: object) -> Scalar:
     if type(value) is Scalar:
-        return value  # type: ignore[return-value]
+        return value
     if _is_number(value):
-        return _constant_of(value)  # type: ignore[arg-type]
-    raise TypeError(f"a scalar operand must be a Scalar, int or float, not {type(value).__name__}")
+        return _constant_of(value)
+    raise TypeError(f"a scalar operand must be a Scalar or a real number, not {type(value).__name__}")
 
 
 # Walks keep their marks (_walk, _index) on the nodes, which graphs in other threads may share:
-# one walk at a time, from the walk until the pass has read the indices. Under the GIL this
-# costs nothing in throughput.
+# one walk at a time, from the walk until the pass has read the indices. A pass also holds it
+# while it reads the stored gradients and commits, so that concurrent passes on one graph add
+# up (no update is lost, as in PyTorch). Under the GIL this costs nothing in throughput.
 _WALK_LOCK = threading.Lock()
+
+_GRADIENT = "_gradient"
+_consume: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend  # runs an iterator to its end in C, keeping nothing
+
+
+def _write_gradients(nodes: Iterable[Scalar], values: Iterable[float | None]) -> None:
+    """Store ``values`` as the gradients of ``nodes`` in one step nothing can split.
+
+    The writes run inside one C call (deque.extend over map(setattr, ...): setting a slot and
+    freeing the old float run no Python code), so the interpreter reaches no point where it
+    runs a signal handler or switches threads: a KeyboardInterrupt arrives before or after
+    all the writes, never between two of them, and no other thread sees half of them."""
+    _consume(map(setattr, nodes, repeat(_GRADIENT), values))
 
 
 def _topology(output: Scalar) -> list[Scalar]:
@@ -464,12 +744,7 @@ def _topology(output: Scalar) -> list[Scalar]:
 
 
 def _finite_seed(seed: object) -> float:
-    if isinstance(seed, bool) or not isinstance(seed, (int, float)):
-        raise TypeError(f"a backward seed must be an int or a float, not {type(seed).__name__}")
-    try:
-        value = float(seed)
-    except OverflowError:
-        value = _INF if seed > 0 else -_INF  # type: ignore[operator]
+    value = real_number(seed, "a backward seed")
     if value - value != 0.0:
         raise NonFiniteSeed(value)
     return value
@@ -484,29 +759,32 @@ def _compute_pass(output: Scalar, seed: object, commit: bool) -> BackwardPass:
     if output._gradient is None:
         raise UntrackedOutput(output._operation)
     seed = _finite_seed(seed)
-    with _WALK_LOCK:  # the walk's marks and indices live on the nodes until propagation ends
+    # The lock covers the walk (its marks and indices live on the nodes until propagation
+    # ends) through the commit: the stored gradients read below are still the stored ones
+    # when the sums are written.
+    with _WALK_LOCK:
         order = _topology(output)
         adjoints, edge_before = _propagate(order, seed)
-    count = len(order)
+        count = len(order)
 
-    # nan marks untracked nodes here; whether a node is tracked is read from the node itself.
-    accumulated = [_NAN] * count
-    index = 0
-    for node in order:
-        stored = node._gradient
-        if stored is not None:
-            adjoint = adjoints[index]
-            total = stored + adjoint
-            if total - total != 0.0:
-                raise NonFiniteAccumulatedGradient(index, stored, adjoint)
-            accumulated[index] = total
-        index += 1
+        # None marks the untracked nodes: the gradient they keep at the commit, and what
+        # their records report.
+        accumulated: list[float | None] = [None] * count
+        index = 0
+        for node in order:
+            stored = node._gradient
+            if stored is not None:
+                adjoint = adjoints[index]
+                total = stored + adjoint
+                if total - total != 0.0:
+                    raise NonFiniteAccumulatedGradient(index, stored, adjoint)
+                accumulated[index] = total
+            index += 1
 
-    if commit:
-        # Every check has passed: now, and only now, write the stored gradients.
-        for node, total in zip(order, accumulated):
-            if node._gradient is not None:
-                node._gradient = total
+        if commit:
+            # Every check has passed: now, and only now, write the stored gradients, every
+            # node in one step (an untracked one gets the None it has).
+            _write_gradients(order, accumulated)
 
     return BackwardPass._from_walk(seed, order, adjoints, accumulated, edge_before)
 

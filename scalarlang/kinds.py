@@ -24,6 +24,14 @@ LANGUAGE_RUNTIME_KINDS = (
     "assertion-failed",
     "expectation-failed",
     "gradcheck-failed",
+    # Functions, loops, tables and training (LANGUAGE.md, "Functions, loops, data and training").
+    "reserved-name",
+    "not-a-count",
+    "too-long",
+    "tracked-exponent",
+    "not-a-value",
+    "not-a-table",
+    "table-width",
 )
 # Failures that mean the program never ran or could not be read (exit status 2).
 STATIC_KINDS = ("syntax-error", "too-deep", "io-error")

@@ -35,3 +35,20 @@ def _non_finite(value: float) -> str:
     if value != value:
         return "nan"
     return "inf" if value > 0 else "-inf"
+
+
+def format_count(value: float) -> str:
+    """A count (``len``, ``node_count``, a loop index) as a whole number: ``100``; a value
+    that is not whole (it cannot be, for a count) falls back to `format_number`."""
+    if value.is_integer() and abs(value) < _FIXED_HIGH:
+        return str(int(value))
+    return format_number(value)
+
+
+def format_parameter(value: float) -> str:
+    """An operation's number parameter, as written in a program: ``pow 2``, ``pow 0.5``."""
+    if not math.isfinite(value):
+        return _non_finite(value)
+    if value.is_integer() and abs(value) < _FIXED_HIGH:
+        return str(int(value))
+    return repr(value)

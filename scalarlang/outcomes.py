@@ -27,6 +27,8 @@ class NodeState:
     value: float
     tracked: bool
     gradient: float | None
+    # A count (`len`, `node_count`, a loop index): its value is shown as a whole number.
+    count: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +46,16 @@ class Bound:
     span: Span
     name: str
     node: NodeState
+
+
+@dataclass(frozen=True, slots=True)
+class Defined:
+    """``fn NAME(...) = ...`` or ``let NAME = [ ... ]``: silent in scripts, echoed by the REPL
+    as ``description``."""
+
+    span: Span
+    name: str
+    description: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +80,10 @@ class BackwardShown:
     label: str
     backward_pass: BackwardPass
     labels: Labeler
+    # How each node's operation and value read (topology index -> text): `pow 2`, counts
+    # as whole numbers. None: the operation's name and the number formatter.
+    operations: Labeler | None = None
+    values: Labeler | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +93,7 @@ class GraphShown:
     nodes: tuple[GraphNode, ...]
     edge_count: int
     labels: Labeler
+    values: Labeler | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,4 +122,4 @@ class Failed:
     traceback: str | None = None
 
 
-Outcome = ValueShown | Bound | Printed | BackwardShown | GraphShown | GradcheckShown | Expected | Failed
+Outcome = ValueShown | Bound | Defined | Printed | BackwardShown | GraphShown | GradcheckShown | Expected | Failed

@@ -1,7 +1,7 @@
 """The REPL: a thin prompt_toolkit front end over the interpreter's `Session`.
 
-`ReplCore` has no terminal: it takes one input (a line, or several lines while parentheses
-were open), runs it with ``Session.run(source, atomic=True)`` or handles a meta-command, and
+`ReplCore` has no terminal: it takes one input (a line, or several lines while a parenthesis,
+bracket or brace was open), runs it with ``Session.run(source, atomic=True)`` or handles a meta-command, and
 prints through `Renderer`, the same rendering the script runner uses. `run_repl` puts one
 `PromptSession` on top: file history, completion, highlighting with `highlight.SadLexer`, and
 the parser deciding whether Enter runs the input or continues it on a new line.
@@ -17,16 +17,16 @@ import os
 import re
 import sys
 import traceback
-from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
 from prompt_toolkit.buffer import ValidationState
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
 from prompt_toolkit.document import Document
 from prompt_toolkit.enums import DEFAULT_BUFFER
 from prompt_toolkit.filters import has_focus, is_searching
-from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.history import History
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.lexers import Lexer, PygmentsLexer, RegexSync
 from prompt_toolkit.output import ColorDepth
@@ -37,7 +37,10 @@ from rich.text import Text
 from . import __version__
 from .diagnostics import Diagnostic, LanguageError
 from .highlight import SadLexer, prompt_toolkit_style_rules
-from .interpreter import KEYWORDS, STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, Session
+from .history import history_path, open_history
+from .interpreter import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, Session
+from .kinds import RUNTIME_KINDS
+from .lexicon import KEYWORDS
 from .outcomes import Failed, Outcome
 from .render import STYLES, Renderer, make_console, value_line
 from .runner import read_source
@@ -46,6 +49,7 @@ from .syntax import is_incomplete, parse_program
 
 PROMPT = "sad> "
 CONTINUATION = "...> "
+INDENT = "  "  # per open block, on each new line of an input
 # Inputs longer than this are not parsed while editing (the parser takes about a second for
 # 20,000 characters): Enter then counts parentheses instead, and errors show when it runs.
 PARSE_LIMIT = 4_000
@@ -61,6 +65,8 @@ META_COMMANDS = {
 _META = re.compile(r"\s*:(\S*)\s*(.*?)\s*\Z", re.DOTALL)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _WORD_BEFORE_CURSOR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+# `expect ` then the (partial) kind being typed: Tab offers error kinds there.
+_EXPECT_KIND = re.compile(r"(?:^|[^A-Za-z0-9_])expect[ \t]+([a-z-]*)\Z")
 
 
 # ---- the core: no terminal ------------------------------------------------------------------
@@ -183,15 +189,19 @@ class ReplCore:
         rows = [
             ("statements", "let NAME = EXPR · EXPR · print ITEM, ITEM … · zero_grad · zero_grad(EXPR)"),
             ("", "backward(EXPR) · backward(EXPR, SEED) · graph(EXPR) · gradcheck(OUT, X[, STEP, TOLERANCE])"),
-            ("", "assert A == B [within TOL] (also != < <= > >=) · expect KIND: STATEMENT"),
-            ("expressions", "var EXPR · const EXPR · + - * / · -a · ( … ) · 2.5 · 1e-3 · inf · nan · \"text {EXPR}\""),
+            ("", "assert A == B [within TOL] (also != < <= > >=) · expect KIND: STATEMENT · quiet STATEMENT"),
+            ("training", "fn NAME(P, …) = EXPR · descend NAME, … by LR · let NAME = [(1, 3), (2, 5), …]"),
+            ("", "repeat N { … } · for i in A..B { … } · for x, y in TABLE { … } · if A OP B { … } else { … }"),
+            ("expressions", "var EXPR · const EXPR · + - * / % ** · -a · ( … ) · 2.5 · 1e-3 · inf · nan · \"text {EXPR}\""),
             ("functions", functions),
             ("commands", "  ".join(f":{name}" + (f" {arg}" if arg else "") for name, (arg, _) in META_COMMANDS.items())),
         ]
         rows += [("", f":{name:<6} {arg:<5} {about}") for name, (arg, about) in META_COMMANDS.items()]
         rows += [
-            ("keys", "Enter runs the input, or starts a new line while a parenthesis is open"),
-            ("", "Alt-Enter new line · Tab completes · Up/Down history · Ctrl-C drops the input · Ctrl-D leaves"),
+            ("error kinds", "for `expect KIND: STATEMENT` (Tab completes them): " + " ".join(sorted(RUNTIME_KINDS))),
+            ("keys", "Enter runs the input, or starts a new line while a `(`, `[` or `{` is open (indented in a block)"),
+            ("", "Alt-Enter new line · Tab completes · Right takes the grey suggestion from history"),
+            ("", "Up/Down history · Ctrl-C drops the input (or stops a long run) · Ctrl-D leaves"),
         ]
         for title, body in rows:
             self.out.line(Text.assemble((f"{title:<12}", label), body))
@@ -353,17 +363,18 @@ class InputCheck:
         return self.COMPLETE, None
 
 
-_PAREN_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|[()]')
+_BRACKET_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|[()\[\]{}]')
 
 
 def _open_parentheses(text: str) -> bool:
-    """Whether a `(` is left open, outside strings and comments (for inputs too long to parse)."""
+    """Whether a `(`, `[` or `{` is left open, outside strings and comments (for inputs too
+    long to parse)."""
     depth = 0
-    for match in _PAREN_TOKENS.finditer(text):
+    for match in _BRACKET_TOKENS.finditer(text):
         token = match.group(0)
-        if token == "(":
+        if token in "([{":
             depth += 1
-        elif token == ")":
+        elif token in ")]}":
             depth = max(depth - 1, 0)
     return depth > 0
 
@@ -406,6 +417,11 @@ class SadCompleter(Completer):
             return
         line = document.current_line_before_cursor
         if _in_string_text(line):
+            return
+        expecting = _EXPECT_KIND.search(line)
+        if expecting is not None:  # `expect ` + Tab: the error kinds, not keywords
+            kind = expecting.group(1)
+            yield from _completions(kind, [(name, "error kind") for name in RUNTIME_KINDS])
             return
         match = _WORD_BEFORE_CURSOR.search(line)
         word = match.group(0) if match else ""
@@ -521,81 +537,6 @@ class ReplLexer(Lexer):
             return id(self)
 
 
-# ---- history --------------------------------------------------------------------------------
-
-
-def history_path(option: str | None = None, environ: dict[str, str] | None = None) -> Path | None:
-    """Where the history is kept: ``--history-file``, else ``$SCALARLANG_HISTORY``, else
-    ``$XDG_STATE_HOME/scalarlang/history``, else ``~/.local/state/scalarlang/history``.
-    None when there is no home directory: the working directory is never used by default."""
-    environ = os.environ if environ is None else environ
-    if option:
-        return Path(option).expanduser().absolute()
-    chosen = environ.get("SCALARLANG_HISTORY")
-    if chosen:
-        return Path(chosen).expanduser().absolute()
-    state = environ.get("XDG_STATE_HOME")
-    if state and os.path.isabs(state):  # the XDG spec: a relative value is to be ignored
-        return Path(state) / "scalarlang" / "history"
-    home = environ.get("HOME")
-    if not home or not os.path.isabs(home):
-        return None
-    return Path(home) / ".local" / "state" / "scalarlang" / "history"
-
-
-class _SafeFileHistory(FileHistory):
-    """A FileHistory that, when the file cannot be read or written, goes on in memory."""
-
-    def __init__(self, path: Path, warn: Callable[[str], None]):
-        super().__init__(str(path))
-        self.warn = warn
-        self.broken = False
-
-    def load_history_strings(self) -> Iterable[str]:
-        try:
-            return list(super().load_history_strings())
-        except OSError as error:
-            self._give_up(f"cannot read {self.filename}: {error.strerror or error}")
-            return []
-
-    def store_string(self, string: str) -> None:
-        if self.broken:
-            return
-        try:
-            super().store_string(string)
-        except OSError as error:
-            self._give_up(f"cannot write {self.filename}: {error.strerror or error}")
-
-    def _give_up(self, reason: str) -> None:
-        if not self.broken:
-            self.broken = True
-            self.warn(f"history is kept for this session only: {reason}")
-
-
-def open_history(path: Path | None, warn: Callable[[str], None]) -> History:
-    """A file history at ``path`` (its directory made), or an in-memory one and one warning."""
-    if path is None:
-        warn("history is kept for this session only: no home directory (set SCALARLANG_HISTORY)")
-        return InMemoryHistory()
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with open(path, "ab"):
-            pass
-    except OSError as error:
-        warn(f"history is kept for this session only: cannot write {path}: {_reason(error, path)}")
-        return InMemoryHistory()
-    return _SafeFileHistory(path, warn)
-
-
-def _reason(error: OSError, path: Path) -> str:
-    if isinstance(error, FileExistsError) or (error.filename and Path(error.filename) != path):
-        culprit = Path(error.filename) if error.filename else path.parent
-        if isinstance(error, FileExistsError):
-            return f"{culprit} is not a directory"
-        return f"{culprit}: {error.strerror or error}"
-    return error.strerror or str(error)
-
-
 # ---- the prompt -------------------------------------------------------------------------------
 
 
@@ -613,7 +554,8 @@ def _style(color: bool) -> Style:
 
 
 def key_bindings(check: InputCheck) -> KeyBindings:
-    """Enter runs the input when it is complete and continues it while parentheses are open."""
+    """Enter runs the input when it is complete and continues it while a parenthesis, bracket
+    or brace is open."""
     bindings = KeyBindings()
     editing = has_focus(DEFAULT_BUFFER) & ~is_searching
 
@@ -635,7 +577,7 @@ def key_bindings(check: InputCheck) -> KeyBindings:
         status, _ = check(text)
         at_end = buffer.cursor_position == len(text)
         if status == InputCheck.INCOMPLETE and not (at_end and _ends_in_empty_lines(text)):
-            buffer.insert_text("\n")
+            buffer.insert_text("\n" + INDENT * _open_blocks(buffer.document.text_before_cursor))
             return
         buffer.validate_and_handle()
 
@@ -643,7 +585,29 @@ def key_bindings(check: InputCheck) -> KeyBindings:
     def _newline(event) -> None:
         event.current_buffer.insert_text("\n")
 
+    @bindings.add("}", filter=editing)
+    def _close_block(event) -> None:
+        # A `}` typed first on a line goes back one indentation level, as editors do.
+        buffer = event.current_buffer
+        line = buffer.document.current_line_before_cursor
+        if line.endswith(INDENT) and not line.strip():
+            buffer.delete_before_cursor(len(INDENT))
+        buffer.insert_text("}")
+
     return bindings
+
+
+def _open_blocks(text: str) -> int:
+    """How many block braces are open at the end of ``text`` (outside strings and comments):
+    the indentation of a new line."""
+    depth = 0
+    for match in _BRACKET_TOKENS.finditer(text):
+        token = match.group(0)
+        if token == "{":
+            depth += 1
+        elif token == "}":
+            depth = max(depth - 1, 0)
+    return depth
 
 
 def _ends_in_empty_lines(text: str) -> bool:
@@ -677,6 +641,7 @@ def build_prompt_session(
         history=history,
         completer=GuardedCompleter(completer or SadCompleter(lambda: core.session.bindings), core.background_fault),
         complete_while_typing=False,
+        auto_suggest=AutoSuggestFromHistory(),
         lexer=ReplLexer(core.background_fault, lexer) if color or lexer is not None else None,
         validator=SadValidator(check),
         validate_while_typing=False,

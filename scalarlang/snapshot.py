@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .engine import Scalar
+from .engine import _WALK_LOCK, Scalar, _write_gradients
 
 SavedGradients = list[tuple[Scalar, float]]
 
@@ -18,6 +18,10 @@ def save_gradients(nodes: Iterable[Scalar]) -> SavedGradients:
 
 
 def restore_gradients(saved: SavedGradients) -> None:
-    """Put back what `save_gradients` saw, latest save first."""
-    for node, gradient in reversed(saved):
-        node._gradient = gradient
+    """Put back what `save_gradients` saw, latest save first, in one step that neither an
+    interrupt nor another thread's pass can split (see ``engine._write_gradients``)."""
+    latest_first = saved[::-1]
+    nodes = [node for node, _ in latest_first]
+    gradients = [gradient for _, gradient in latest_first]
+    with _WALK_LOCK:
+        _write_gradients(nodes, gradients)

@@ -4,6 +4,9 @@ Hypothesis profiles, chosen with the environment variable ``HYPOTHESIS_PROFILE``
 
 - ``ci`` (default): about 50 examples per property, no deadline.
 - ``deep``: 2000 examples per property, for a long local run.
+
+The marker ``slow`` puts a test (a stress test, the packaging test) out of the default run
+(pyproject's ``addopts`` says ``-m 'not slow'``); ``python -m pytest -q -m slow`` runs them.
 """
 
 from __future__ import annotations
@@ -17,6 +20,12 @@ settings.register_profile("deep", max_examples=2000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "slow: a stress or packaging test of more than a few seconds (run with -m slow)"
+    )
+
+
 def pytest_addoption(parser):
     parser.addoption(
         "--update-golden",
@@ -27,4 +36,4 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: takes more than a few seconds (deselect with -m 'not slow')")
+    config.addinivalue_line("markers", "slow: a stress test of more than ~3 s (deselect with -m 'not slow')")

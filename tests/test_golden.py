@@ -24,7 +24,7 @@ def render_example(path: Path) -> str:
 
 def test_examples_exist():
     names = {path.stem for path in EXAMPLES}
-    required = {"reused_square", "detach", "nonlinear", "gradcheck", "errors", "next_token", "predictions"}
+    required = {"reused_square", "detach", "nonlinear", "gradcheck", "errors", "next_token", "predictions", "fit_line", "neuron", "xor"}
     assert required <= names
 
 

@@ -432,7 +432,8 @@ def test_backward_error_fields_are_the_engine_fields():
     diagnostic = failure("let a = var 1\nlet h = a * 1e308\nbackward(h)\nbackward(h)")
     assert diagnostic.kind == "non-finite-accumulated-gradient"
     assert diagnostic.fields == {"node": 0, "stored": 1e308, "pass_adjoint": 1e308}
-    assert "stored gradient 1e+308" in diagnostic.message
+    assert "stored gradient 1.000000000000e308" in diagnostic.message  # through the one formatter
+    assert diagnostic.notes == ("node 0 is `a`, made at 1:9 by `var 1`",)
     diagnostic = failure("backward(const 1)")
     assert diagnostic.fields == {"operation": "constant"}
 
@@ -742,7 +743,7 @@ def test_expect_every_runtime_kind_of_the_errors_example():
         "invalid-gradcheck-tolerance": "gradcheck(x, x, 1, 0)",
         "non-finite-gradcheck-value": "gradcheck(x * x, x, 1e200, 1)",
         "undefined-name": "nope",
-        "unknown-function": "sqrt(x)",
+        "unknown-function": "sqr(x)",
         "wrong-arguments": "exp()",
         "no-gradient": "grad(3)",
         "not-a-variable": "gradcheck(x, 3)",
@@ -750,9 +751,18 @@ def test_expect_every_runtime_kind_of_the_errors_example():
         "expectation-failed": "expect no-gradient: 1",
         "gradcheck-failed": "gradcheck(exp(x * 3), x, 0.5, 1e-9)",
     }
+    programs.update({
+        "reserved-name": "let exp = 1",
+        "not-a-count": "repeat 0.5 { }",
+        "too-long": "repeat 2000000 { }",
+        "tracked-exponent": "x ** x",
+        "not-a-table": "for a in x { }",
+        "table-width": "for a, b in [1] { }",
+    })
+    programs["not-a-value"] = "let y = x + nope_table"  # a table used as a value
     missing = RUNTIME_KINDS - set(programs) - {"non-finite-gradcheck-input"}
     assert not missing
-    lines = ["let x = var 1", "let a = var 1", "let big = a * 1e308", "backward(big)"]
+    lines = ["let x = var 1", "let a = var 1", "let big = a * 1e308", "backward(big)", "let nope_table = [1]"]
     lines += [f"expect {kind}: {statement}" for kind, statement in programs.items()]
     _, outcomes = run_ok("\n".join(lines))
     assert [outcome.kind for outcome in shown(outcomes, Expected)] == list(programs)
@@ -779,7 +789,8 @@ def test_unknown_function_suggests_a_close_function():
     diagnostic = failure("let x = var 1\ntahn(x)")
     assert diagnostic.kind == "unknown-function"
     assert caret_text(diagnostic) == "tahn"
-    assert diagnostic.notes == ("help: did you mean `tanh`?",)
+    assert diagnostic.notes[0] == "help: did you mean `tanh`?"
+    assert diagnostic.notes[1].startswith("note: the built-in functions are exp, tanh, log")
 
 
 @pytest.mark.parametrize("function", ["backward", "graph", "gradcheck"])

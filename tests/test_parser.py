@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from scalarlang.ast import (
@@ -488,6 +489,7 @@ def test_too_deep_span_for_unary_is_its_operator():
     assert diagnostic.source.text[diagnostic.span.start] == "-"
 
 
+@pytest.mark.slow
 def test_flat_chain_of_100000_terms():
     text = "+".join(["x"] * 100_000)
     node = expr(text)
@@ -507,6 +509,7 @@ def test_100000_nested_parentheses_is_too_deep_quickly():
     assert time.perf_counter() - started < 30
 
 
+@pytest.mark.slow
 def test_many_statements():
     text = "\n".join(f"let x{i + 1} = x{i} * 2 + 1" for i in range(20_000))
     statements = parse(text).statements
@@ -600,6 +603,23 @@ _SOUP = st.lists(
             "é",
             "\x00",
             "@",
+            "fn",
+            "repeat",
+            "for",
+            "in",
+            "if",
+            "else",
+            "descend",
+            "by",
+            "quiet",
+            "..",
+            "**",
+            "%",
+            "[",
+            "]",
+            "0..3",
+            "^",
+            ".grad",
         ]
     ),
     max_size=30,
@@ -632,14 +652,6 @@ def test_parse_expression_wants_one_expression():
 # ---- loading ------------------------------------------------------------------------------
 
 
-def test_grammar_is_found_through_the_package_symlink():
-    link = ROOT / "scalarlang" / "grammars"
-    assert link.is_symlink() and os.readlink(link) == "../grammars"
-    assert (link / "scalarlang.lark").read_text() == (
-        ROOT / "grammars" / "scalarlang.lark"
-    ).read_text()
-
-
 def _run(code: str, env: dict) -> str:
     return subprocess.run(
         [sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True
@@ -666,22 +678,36 @@ def test_import_is_cheap_and_tables_are_cached(tmp_path):
 @pytest.fixture(scope="module")
 def lark_reference():
     """The same grammar and builder, lexed by lark's contextual lexer (with a postlexer doing
-    what our lexer adds: newlines dropped inside parentheses, keywords are not names)."""
+    what our lexer adds: newlines dropped inside parentheses and brackets, keywords are not
+    names and are whole words). Our lexer's joining of `}` newline `else` is left out (see
+    the callers)."""
     from lark import Lark
 
-    from scalarlang import syntax
+    from scalarlang import builder, syntax
 
     class Postlex:
         always_accept = ("_NL",)
 
         def process(self, stream):
-            parens, in_string = 0, False
+            opened = []  # "(", "[", "{" (a block or a hole) and '"'
+            previous = None
             for tok in stream:
                 if tok.type == "NAME" and tok in syntax.KEYWORDS:
                     raise ValueError("keyword as a name")
-                parens += (tok.type == "LPAR") - (tok.type == "RPAR" and parens > 0)
-                in_string ^= tok.type == "QUOTE"
-                if tok.type == "_NL" and parens and not in_string:
+                glued = previous is not None and previous.end_pos == tok.start_pos
+                if glued and previous in syntax.KEYWORDS and (tok[:1].isalnum() or tok[:1] == "_"):
+                    raise ValueError("a keyword glued to a word")
+                previous = tok
+                if tok.type in ("LPAR", "LSQB", "LBRACE"):
+                    opened.append(str(tok))
+                elif tok.type in ("RPAR", "RSQB", "RBRACE") and opened:
+                    opened.pop()
+                elif tok.type == "QUOTE":
+                    if opened and opened[-1] == '"':
+                        opened.pop()
+                    else:
+                        opened.append('"')
+                if tok.type == "_NL" and opened and opened[-1] in "([" and '"' not in opened:
                     continue
                 yield tok
 
@@ -690,7 +716,7 @@ def lark_reference():
         parser="lalr",
         lexer="contextual",
         postlex=Postlex(),
-        transformer=syntax._Builder(),
+        transformer=builder.Builder(),
         maybe_placeholders=True,
     )
 
@@ -744,12 +770,33 @@ _PIECES = [
     "@",
     "letx",
     "x1",
+    "fn",
+    "repeat",
+    "for",
+    "in",
+    "if",
+    "else",
+    "descend",
+    "by",
+    "quiet",
+    "..",
+    "0..3",
+    "**",
+    "%",
+    "[",
+    "]",
+    "{ ",
+    " }",
 ]
+
+
+_ELSE_ON_A_LATER_LINE = re.compile(r"\}[^\n]*\n.*else", re.DOTALL)
 
 
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=16).map("".join))
 def test_lexer_agrees_with_larks_contextual_lexer(lark_reference, text):
+    assume(not _ELSE_ON_A_LATER_LINE.search(text))  # only our lexer joins those
     try:
         ours = repr(parse(text))  # repr: nan != nan
     except LanguageError:
@@ -764,3 +811,33 @@ def test_lexer_agrees_with_larks_contextual_lexer(lark_reference, text):
 def test_zero_grad_parenthesis_is_a_level():
     parse("zero_grad(" + "-" * (MAX_NESTING - 1) + "x)")
     assert error("zero_grad(" + "-" * MAX_NESTING + "x)").kind == "too-deep"
+
+
+def _accepts_both_ways(text: str):
+    """At the token the parser rejects in `text`: (our expected terminals, lark's accepts())."""
+    from lark.exceptions import UnexpectedToken
+
+    from scalarlang import syntax, syntax_errors
+
+    interactive = syntax._parser().parse_interactive("")
+    try:
+        syntax._feed(syntax._lexer().tokens(text, interactive), interactive.parser_state)
+        interactive.feed_token(syntax._end_token(text))
+    except UnexpectedToken:
+        state_stack = interactive.parser_state.state_stack
+        ours = syntax_errors.expected_terminals(state_stack, syntax._actions(), syntax._end_states())
+        return ours, set(interactive.accepts())
+    except LanguageError:
+        return None
+    except Exception:  # noqa: BLE001 - a lexer or builder rejection: not this test's business
+        return None
+    return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=16).map("".join))
+def test_expected_terminals_are_larks_accepts(text):
+    both = _accepts_both_ways(text)
+    if both is not None:
+        ours, theirs = both
+        assert ours == theirs

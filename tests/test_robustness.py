@@ -147,7 +147,7 @@ backward(x * 3 + h)
 # Expressions that fail when evaluated, with the kind they fail with.
 FAILING_EXPRESSIONS = [
     ("lose", "undefined-name"),
-    ("sqrt(x)", "unknown-function"),
+    ("sqr(x)", "unknown-function"),
     ("1 + backward(x)", "unknown-function"),
     ("exp(x, x)", "wrong-arguments"),
     ("value()", "wrong-arguments"),
@@ -466,8 +466,9 @@ def test_command_line_bytes_that_are_not_utf8_are_an_io_error():
     assert result.stderr.decode() == "error[io-error]: cannot read <command line>: is not valid UTF-8 (byte 7 on line 1)\n"
     result = subprocess.run([str(COMMAND), "--json", b"missing-\xff.sad"], capture_output=True, env=env, timeout=60)
     assert result.returncode == 2
-    (event,) = map(json.loads, result.stdout.decode().splitlines())
-    assert event["kind"] == "io-error" and event["path"] == "missing-\ufffd.sad"
+    start, event = map(json.loads, result.stdout.decode().splitlines())
+    assert start["event"] == "start" and start["file"] == "missing-\ufffd.sad"
+    assert event["kind"] == "io-error" and event["file"] == "missing-\ufffd.sad"
 
 
 def test_program_text_with_lone_surrogates_is_an_io_error():
@@ -536,6 +537,7 @@ def test_100000_levels_of_other_nestings_are_too_deep(text):
 # ---- long flat input: chains, statements, lines ---------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_chain_of_100000_terms_is_not_nesting_and_runs():
     chain = "+".join(["x"] * 100_000)
     status, out, err = script(f"let x = var 1\nlet s = {chain}\nbackward(s)\nprint grad(x)\n{chain}")
@@ -558,6 +560,7 @@ def huge_script(statements: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow
 def test_100000_statements_building_a_graph_of_a_million_nodes_and_backward_over_it():
     text = huge_script(100_000)
     started = time.perf_counter()
@@ -592,6 +595,7 @@ TEN_MB = 10 * MB
     ],
     ids=["number", "name", "function", "spaces", "comment", "kind", "open string", "binding"],
 )
+@pytest.mark.slow
 def test_a_10_mb_line_gives_a_short_diagnostic(text, status, kind):
     started = time.perf_counter()
     got, out, err = script(text)
@@ -611,6 +615,7 @@ def test_a_10_mb_line_that_is_valid_runs():
     assert status == 0 and err == "" and out.splitlines()[-1] == "2.000000000000"
 
 
+@pytest.mark.slow
 def test_a_10_mb_string_is_printed_whole_and_wrapped():
     status, out, err = script('print "' + "ab" * (TEN_MB // 2) + '"', width=1000)
     assert status == 0 and err == ""
@@ -698,6 +703,7 @@ def record_bytes_per_edge(additions: int) -> tuple[float, float]:
     return (with_pass - without) / edges, (with_positions - without) / edges
 
 
+@pytest.mark.slow
 def test_pass_records_cost_a_few_bytes_per_edge():
     per_edge, with_positions = record_bytes_per_edge(50_000)
     # A pass must keep about 3 floats a node and one an edge: some 32 bytes an edge here, 49
@@ -716,6 +722,7 @@ def traced_peak(work) -> int:
         tracemalloc.stop()
 
 
+@pytest.mark.slow
 def test_json_of_a_huge_pass_is_streamed_not_built_whole():
     session = run_ok("let x = var 1\nlet s = x" + "+1" * 2_500)
     (outcome,) = run("backward(s)", session)
@@ -777,8 +784,9 @@ def test_unreadable_files_are_io_errors_with_exit_status_2(tmp_path, monkeypatch
         status, out, err = main("--width", "1000", str(path))
         assert status == 2 and out == "" and err == f"error[io-error]: cannot read {path}: {reason}\n"
         status, out, err = main("--json", str(path))
-        (event,) = map(json.loads, out.splitlines())
-        assert status == 2 and event["kind"] == "io-error" and event["path"] == str(path)
+        start, event = map(json.loads, out.splitlines())
+        assert start["event"] == "start" and start["file"] == str(path)
+        assert status == 2 and event["kind"] == "io-error" and event["file"] == str(path)
     # All at once: each is reported, the status is 2, a good file among them still runs.
     good = tmp_path / "good.sad"
     good.write_text("print 41 + 1\n", encoding="utf-8")

@@ -1,0 +1,157 @@
+"""Hints for the habits of Python and micrograd users: the `.sad` form of what they typed.
+
+Each hint is a note (``help: ...``) added to a syntax error that the parser found anyway;
+it never changes what is an error. ``character_hint`` answers a character no token starts
+with (``^``, ``.``), ``token_hint`` a token the parser did not take (``def f(x):``,
+``for i in range(3):``, ``w -= ...``, ``while``, a block's ``:``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_ATTRIBUTE = re.compile(r"\.[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*(\()?")
+_WORD_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[0-9.]+)[ \t]*\Z")
+_OPERAND_AFTER = re.compile(r"[ \t]*(-?[A-Za-z_][A-Za-z0-9_]*|-?[0-9.]+)")
+_FIRST_WORD = re.compile(r"[ \t]*([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def character_hint(text: str, pos: int) -> tuple[str, ...]:
+    """A note for a character that starts no token, at ``text[pos]``."""
+    char = text[pos]
+    before = _line_before(text, pos)
+    if char == "^":
+        left = _WORD_BEFORE.search(before)
+        right = _OPERAND_AFTER.match(text, pos + 1)
+        example = f"{left.group(1)} ** {right.group(1)}" if left and right else "x ** 2"
+        return (f"help: a power is written with `**`: `{example}`",)
+    if char == ".":
+        return _attribute_hint(text, pos, before)
+    if char in "&|":
+        return (_NO_AND_OR,)
+    if char.isalpha() or char.isdigit():  # a letter or digit outside ASCII
+        return ("help: names are ASCII letters, digits and `_`: `[A-Za-z_][A-Za-z0-9_]*`",)
+    return ()
+
+
+_NO_AND_OR = "help: an `if` compares two values; for more than one condition, nest `if`s"
+
+
+def _attribute_hint(text: str, pos: int, before: str) -> tuple[str, ...]:
+    """`x.grad`, `x.backward()`, `x.zero_grad()`, `x.data`: functions in `.sad`."""
+    attribute = _ATTRIBUTE.match(text, pos)
+    owner = _WORD_BEFORE.search(before)
+    if attribute is None or owner is None:
+        return ()
+    name, x = attribute.group(1), owner.group(1)
+    forms = {
+        "grad": f"a stored gradient is `grad({x})`",
+        "backward": f"a backward pass is `backward({x})`",
+        "zero_grad": f"gradients are reset with `zero_grad({x})` (or `zero_grad` for every name)",
+        "data": f"a value is `value({x})`; a gradient step is `descend {x} by LR`",
+        "item": f"a value is `value({x})`",
+        "tanh": f"functions are called: `tanh({x})`",
+        "exp": f"functions are called: `exp({x})`",
+        "log": f"functions are called: `log({x})`",
+        "relu": f"functions are called: `relu({x})`",
+    }
+    if name in forms:
+        return (f"help: {forms[name]}",)
+    return (f"help: `.sad` has no attributes or methods: call a function, like `{name}({x})`",)
+
+
+def token_hint(tok: Any, expected: set[str], stack: list, text: str) -> tuple[str, ...]:
+    """A note for a token the parser did not take (``$END`` and ``_NL`` included)."""
+    kind = tok.type
+    before = _line_before(text, tok.start_pos)
+    first = _FIRST_WORD.match(before)
+    first_word = first.group(1) if first else None
+    header = _open_header(stack)
+
+    if kind == "_EQUAL" and header == "FN":
+        return ("help: a function's parameters are in parentheses, even none: `fn one() = 1`",)
+    if kind == "_EQUAL":
+        previous = stack[-1] if stack else None
+        op = getattr(previous, "type", None)
+        if op in ("PLUS", "MINUS", "STAR", "SLASH") and previous.end_pos == tok.start_pos:
+            name = _WORD_BEFORE.search(before[: len(before) - 1].rstrip())
+            x = name.group(1) if name else "w"
+            return (
+                f"help: `.sad` has no `{previous}=`: write `let {x} = {x} {previous} ...`;"
+                f" a gradient step is `descend {x} by LR`",
+            )
+        return ("help: bind a name with `let NAME = EXPR`; compare with `assert A == B`",)
+    if _STARTS_WITH["def"].search(before):
+        return ("help: a function is `fn f(x) = EXPR`: one expression, no `:` and no `return`",)
+    if _STARTS_WITH["while"].search(before):
+        return (
+            "help: `.sad` has no `while`: run a block N times with `repeat N { ... }`,"
+            " or count with `for i in 0..N { ... }`",
+        )
+    if _STARTS_WITH["return"].search(before):
+        return ("help: a function's body is the expression after `=`: `fn f(x) = x * x`",)
+    if kind == "_COLON" and header == "FOR":
+        return (f"help: a loop's body is a block in braces: `{_python_for(before)} {{ ... }}`",)
+    if kind == "NAME" and str(tok) in ("and", "or", "not") and header in ("IF", None):
+        return (_NO_AND_OR,)
+    if kind == "NAME" and str(tok) == "elif":
+        return ("help: write `else if`: `if A > B { ... } else if A < B { ... }`",)
+    if kind == "LBRACE" and header == "IF":
+        return ("help: an `if` compares two values: `if A > B { ... }`",)
+    if kind == "_COLON" and "LBRACE" in expected:
+        return ("help: a block is in braces, not after `:`: `if A > B { ... }`",)
+    if kind == "_NL" and "LBRACE" in expected:
+        return ("help: a block's `{` goes on the same line as its header: `repeat 3 {`",)
+    if kind == "LPAR" and first_word == "let" and "_EQUAL" in expected:
+        return ("help: a function is defined with `fn NAME(P, ...) = EXPR`",)
+    if kind == "LBRACE" and header == "FN":
+        return ("help: a function's body is one expression after `=`: `fn f(x) = x * x`",)
+    if kind == "ELSE":
+        return ("help: `else` follows the `}` of an `if`: `if A > B { ... } else { ... }`",)
+    if kind == "DOTDOT":
+        return ("help: `A..B` is a range of a `for` loop: `for i in 0..3 { ... }`",)
+    if kind == "QUOTE" and "LET" in expected:
+        return ('help: a string is printed with `print "..."`',)
+    return ()
+
+
+_PYTHON_FOR = re.compile(
+    r"for[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+in[ \t]+range[ \t]*\([ \t]*([^,()]+?)[ \t]*"
+    r"(?:,[ \t]*([^,()]+?)[ \t]*)?\)"
+)
+
+
+def _python_for(line: str) -> str:
+    """`for i in range(3)` -> `for i in 0..3` (`range(a, b)` -> `a..b`); else an example."""
+    match = _PYTHON_FOR.search(line)
+    if match is None:
+        return " ".join(line.split()) or "for i in 0..3"
+    name, first, second = match.groups()
+    start, stop = (first, second) if second is not None else ("0", first)
+    return f"for {name} in {start}..{stop}"
+
+
+# A Python word at the start of a statement (or of a function's body), then the token the
+# parser did not take: `def f(`, `while x`, `return x`.
+_STARTS_WITH = {
+    "def": re.compile(r"(?:^|[;{])[ \t]*def[ \t]+\Z"),
+    "while": re.compile(r"(?:^|[;{])[ \t]*while[ \t]+\Z"),
+    "return": re.compile(r"(?:^|[;{=])[ \t]*return[ \t]+\Z"),
+}
+
+
+def _open_header(stack: list) -> str | None:
+    """The block statement whose header is being parsed (`for`, `if`, `fn` ...), if any: its
+    keyword is on the parser's stack with no block opened after it."""
+    for value in reversed(stack):
+        kind = getattr(value, "type", None)
+        if kind in ("LBRACE", "RBRACE"):
+            return None
+        if kind in ("FOR", "IF", "REPEAT", "FN", "DESCEND"):
+            return kind
+    return None
+
+
+def _line_before(text: str, pos: int) -> str:
+    return text[text.rfind("\n", 0, pos) + 1 : pos]

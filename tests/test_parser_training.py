@@ -1,0 +1,819 @@
+"""The grammar of functions, loops, tables, `if`, `descend`, `quiet`, `**` and `%`
+(scalarlang.syntax and its modules): the AST of every form, and its syntax errors."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from scalarlang import lexicon
+from scalarlang.ast import (
+    Binary,
+    Block,
+    Call,
+    Descend,
+    Expect,
+    ExprStatement,
+    ForRange,
+    ForTable,
+    FunctionDef,
+    If,
+    Let,
+    Name,
+    Number,
+    Print,
+    Quiet,
+    Repeat,
+    StringLiteral,
+    Table,
+    Text,
+    Unary,
+)
+from scalarlang.diagnostics import LanguageError
+from scalarlang.source import Source
+from scalarlang.syntax import KEYWORDS, MAX_NESTING, is_incomplete, parse_expression, parse_program
+
+
+def parse(text: str):
+    return parse_program(Source("test.sad", text))
+
+
+def one(text: str):
+    (statement,) = parse(text).statements
+    return statement
+
+
+def expr(text: str):
+    return parse_expression(Source("test.sad", text))
+
+
+def error(text: str):
+    with pytest.raises(LanguageError) as info:
+        parse(text)
+    return info.value.diagnostic
+
+
+def label(text: str, node) -> str:
+    return text[node.span.start : node.span.end]
+
+
+def sexp(node) -> str:
+    if isinstance(node, Number):
+        return str(int(node.value)) if node.value.is_integer() else repr(node.value)
+    if isinstance(node, Name):
+        return node.name
+    if isinstance(node, Unary):
+        return f"(neg {sexp(node.operand)})"
+    if isinstance(node, Binary):
+        return f"({node.op} {sexp(node.left)} {sexp(node.right)})"
+    if isinstance(node, Call):
+        return f"({node.function}{''.join(' ' + sexp(a) for a in node.args)})"
+    raise AssertionError(node)
+
+
+# ---- `**` and `%` ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, shape",
+    [
+        ("x ** 2", "(** x 2)"),
+        ("-x ** 2", "(neg (** x 2))"),
+        ("2 ** 3 ** 2", "(** 2 (** 3 2))"),
+        ("x ** -2", "(** x (neg 2))"),
+        ("x ** -y ** 2", "(** x (neg (** y 2)))"),
+        ("x ** --2", "(** x (neg (neg 2)))"),
+        ("2 * x ** 2", "(* 2 (** x 2))"),
+        ("x ** 2 * 3", "(* (** x 2) 3)"),
+        ("(x + 1) ** 2", "(** (+ x 1) 2)"),
+        ("f(x) ** g(y)", "(** (f x) (g y))"),
+        ("a ** b ** c ** d", "(** a (** b (** c d)))"),
+        ("-2 ** 2", "(neg (** 2 2))"),
+        ("a % b", "(% a b)"),
+        ("a % b % c", "(% (% a b) c)"),
+        ("a * b % c / d", "(/ (% (* a b) c) d)"),
+        ("a + b % c", "(+ a (% b c))"),
+        ("-a % b", "(% (neg a) b)"),
+        ("a % b ** 2", "(% a (** b 2))"),
+        ("inf ** 2", "(** inf 2)"),
+    ],
+)
+def test_power_and_remainder_precedence(text, shape):
+    assert sexp(expr(text)) == shape
+
+
+def test_power_spans_are_the_source_text():
+    text = "a ** b ** -c"
+    node = expr(text)
+    assert label(text, node) == text
+    assert label(text, node.right) == "b ** -c"
+    assert label(text, node.right.right) == "-c"
+    text = "(a) ** 2"
+    assert label(text, expr(text)) == text
+
+
+def test_a_long_power_chain_is_a_repetition_not_a_recursion():
+    node = expr(" ** ".join(["x"] * 50_000))
+    count = 0
+    while isinstance(node, Binary):  # right-deep: x ** (x ** (...))
+        assert isinstance(node.left, Name)
+        node = node.right
+        count += 1
+    assert count == 49_999
+
+
+# ---- ranges and `..` ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, start, stop",
+    [("0..3", 0, 3), ("0..300", 0, 300), ("1.5..2", 1.5, 2), ("0 .. 3", 0, 3), ("2.e1..5", 20, 5)],
+)
+def test_range_bounds_lex_as_numbers_around_dotdot(text, start, stop):
+    statement = one(f"for i in {text} {{ }}")
+    assert isinstance(statement, ForRange)
+    assert (statement.start.value, statement.stop.value) == (start, stop)
+
+
+def test_numbers_still_take_a_trailing_or_leading_dot():
+    assert expr("2.").value == 2.0 and expr(".5").value == 0.5 and expr("1.e3").value == 1000.0
+
+
+def test_for_range_ast_and_spans():
+    text = "for step in 0..n + 1 {\n  print step\n}"
+    statement = one(text)
+    assert isinstance(statement, ForRange)
+    assert statement.name == "step" and label(text, statement) == text
+    assert text[statement.name_span.start : statement.name_span.end] == "step"
+    assert sexp(statement.start) == "0" and sexp(statement.stop) == "(+ n 1)"
+    assert isinstance(statement.body, Block) and label(text, statement.body) == "{\n  print step\n}"
+    (inner,) = statement.body.statements
+    assert isinstance(inner, Print) and (inner.span.line, inner.span.column) == (2, 3)
+
+
+# ---- tables -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, rows, width",
+    [
+        ("[1, 2, 3]", ((1.0,), (2.0,), (3.0,)), 1),
+        ("[(1, 3), (2, 5)]", ((1.0, 3.0), (2.0, 5.0)), 2),
+        ("[]", (), 0),
+        ("[-1, -2.5, 1e3]", ((-1.0,), (-2.5,), (1000.0,)), 1),
+        ("[(1, 2, 3),]", ((1.0, 2.0, 3.0),), 3),
+        ("[(1, 2,), (3, 4)]", ((1.0, 2.0), (3.0, 4.0)), 2),
+        ("[(7), 8]", ((7.0,), (8.0,)), 1),
+        ("[inf, -inf]", ((math.inf,), (-math.inf,)), 1),
+    ],
+)
+def test_table_literals(text, rows, width):
+    statement = one(f"let data = {text}")
+    assert isinstance(statement, Let) and isinstance(statement.value, Table)
+    assert statement.value.rows == rows and statement.value.width == width
+    assert label(f"let data = {text}", statement.value) == text
+
+
+def test_table_with_nan_and_a_multi_line_table():
+    text = "let data = [\n  (1, 3),   # first\n\n  (2, nan),\n]\nlet y = 1"
+    first, second = parse(text).statements
+    table = first.value
+    assert table.width == 2 and table.rows[0] == (1.0, 3.0) and math.isnan(table.rows[1][1])
+    assert label(text, first) == "let data = [\n  (1, 3),   # first\n\n  (2, nan),\n]"
+    assert (table.span.end_line, second.span.line) == (5, 6)
+
+
+def test_for_over_a_table_literal_and_a_name():
+    literal = one("for x, y in [(1, 2)] { }")
+    assert isinstance(literal, ForTable) and literal.names == ("x", "y")
+    assert isinstance(literal.table, Table) and literal.table.rows == ((1.0, 2.0),)
+    text = "for x in data { let s = s + x }"
+    named = one(text)
+    assert isinstance(named, ForTable) and named.names == ("x",)
+    assert isinstance(named.table, Name) and named.table.name == "data"
+    assert [text[s.start : s.end] for s in named.name_spans] == ["x"]
+    (body,) = named.body.statements
+    assert isinstance(body, Let) and sexp(body.value) == "(+ s x)"
+
+
+def test_a_mixed_table_points_at_the_odd_row():
+    text = "let t = [(1, 2), (3, 4), (5, 6, 7), 8]"
+    diagnostic = error(text)
+    assert diagnostic.kind == "syntax-error"
+    assert diagnostic.message == (
+        "this row has 3 numbers but the table's first row has 2: every row of a table has one width"
+    )
+    assert label(text, diagnostic) == "(5, 6, 7)"
+    assert label("let t = [1, (2, 3)]", error("let t = [1, (2, 3)]")) == "(2, 3)"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["print [1, 2]", "let x = 1 + [2]", "f([1])", "[1, 2]", "repeat [1] { }", "let x = -[1]"],
+)
+def test_a_table_where_an_expression_is_expected(text):
+    diagnostic = error(text)
+    assert diagnostic.message.startswith("a table `[...]` is not an expression: bind it with")
+    assert text[diagnostic.span.start] == "["
+    assert diagnostic.notes == ("help: `let data = [(1, 3), (2, 5)]`, then `for x, y in data { ... }`",)
+
+
+@pytest.mark.parametrize("text", ["let t = [1, x]", "let t = [(1, f(2))]", "let t = [1, \"a\"]"])
+def test_tables_hold_numbers_only(text):
+    diagnostic = error(text)
+    assert "in a table: a table holds numbers only" in diagnostic.message
+
+
+def test_table_is_not_followed_by_operators():
+    assert error("let t = [1] + 2").message == "unexpected `+`, expected the end of the statement"
+
+
+# ---- blocks -------------------------------------------------------------------------------
+
+
+def test_repeat_block_statements_separators_comments_and_blank_lines():
+    text = "repeat 3 {\n  # a comment\n\n  let a = 1; let b = 2\n  print a, b   # trailing\n}"
+    statement = one(text)
+    assert isinstance(statement, Repeat) and sexp(statement.count) == "3"
+    assert [type(s) for s in statement.body.statements] == [Let, Let, Print]
+    assert label(text, statement) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["repeat 2 { print 1 }", "repeat 2 {print 1}", "repeat 2 { print 1; }", "repeat 2 {\nprint 1\n}", "repeat 2 { print 1\n}"],
+)
+def test_closing_brace_after_the_last_statement_or_alone(text):
+    (inner,) = one(text).body.statements
+    assert isinstance(inner, Print)
+
+
+def test_empty_blocks():
+    assert one("repeat 2 { }").body.statements == ()
+    assert one("repeat 2 {\n\n}").body.statements == ()
+
+
+def test_blocks_nest_and_statements_after_a_block():
+    text = "repeat 2 {\n  for i in 0..2 {\n    if i == 1 { print i }\n  }\n}\nlet z = 1"
+    outer, after = parse(text).statements
+    loop = outer.body.statements[0]
+    assert isinstance(loop, ForRange)
+    condition = loop.body.statements[0]
+    assert isinstance(condition, If) and condition.otherwise is None
+    assert isinstance(after, Let) and after.span.line == 6
+
+
+@pytest.mark.parametrize("text", ["repeat 3\n{ }", "for i in 0..3\n{ }", "if a > b\n{ }"])
+def test_the_opening_brace_is_on_the_headers_line(text):
+    diagnostic = error(text)
+    assert diagnostic.message.startswith("unexpected end of line, expected")
+    assert diagnostic.notes == ("help: a block's `{` goes on the same line as its header: `repeat 3 {`",)
+
+
+def test_a_statement_and_a_closing_brace_need_no_separator_but_two_statements_do():
+    assert error("repeat 2 { let a = 1 let b = 2 }").message.startswith("unexpected `let`")
+
+
+# ---- if / else ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("op", ["==", "!=", "<", "<=", ">", ">="])
+def test_if_operators(op):
+    statement = one(f"if a + 1 {op} b {{ print 1 }}")
+    assert isinstance(statement, If)
+    assert (statement.op, sexp(statement.left), sexp(statement.right)) == (op, "(+ a 1)", "b")
+
+
+def test_if_else_and_else_if_chain():
+    text = "if a < b { print 1 } else if a > b { print 2 } else { print 3 }"
+    statement = one(text)
+    assert label(text, statement) == text and statement.op == "<"
+    middle = statement.otherwise
+    assert isinstance(middle, Block) and len(middle.statements) == 1
+    inner = middle.statements[0]
+    assert isinstance(inner, If) and inner.op == ">"
+    assert label(text, inner) == "if a > b { print 2 } else { print 3 }"
+    assert label(text, middle) == label(text, inner)
+    assert label(text, inner.otherwise) == "{ print 3 }"
+    assert inner.otherwise.statements[0].items[0].value == 3
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "if a > b {\n  print 1\n} else {\n  print 2\n}",
+        "if a > b {\n  print 1\n}\nelse {\n  print 2\n}",
+        "if a > b { print 1 }\n\n  # why not\nelse { print 2 }",
+    ],
+)
+def test_else_on_the_line_of_the_brace_or_a_later_one(text):
+    statement = one(text)
+    assert isinstance(statement, If) and statement.otherwise is not None
+    assert statement.otherwise.statements[0].span.line == text.count("\n", 0, text.rindex("print")) + 1
+
+
+def test_a_lone_else_and_elif():
+    diagnostic = error("else { print 2 }")
+    assert diagnostic.message == "`else` must follow the `}` of an `if`"
+    assert error("if a > b { } elif a < b { }").notes == (
+        "help: write `else if`: `if A > B { ... } else if A < B { ... }`",
+    )
+
+
+def test_if_needs_a_comparison():
+    diagnostic = error("if a { print 1 }")
+    assert diagnostic.message.startswith("unexpected `{`, expected a comparison")
+    assert diagnostic.notes == ("help: an `if` compares two values: `if A > B { ... }`",)
+
+
+# ---- fn, descend, quiet, string arguments ------------------------------------------------
+
+
+def test_fn_definitions():
+    text = "fn predict(x, y) = w * x + b"
+    statement = one(text)
+    assert isinstance(statement, FunctionDef)
+    assert (statement.name, statement.params) == ("predict", ("x", "y"))
+    assert [text[s.start : s.end] for s in statement.param_spans] == ["x", "y"]
+    assert text[statement.name_span.start : statement.name_span.end] == "predict"
+    assert sexp(statement.body) == "(+ (* w x) b)" and label(text, statement) == text
+    empty = one("fn one() = 1")
+    assert empty.params == () and empty.param_spans == ()
+    assert one("fn f(\n  x,\n  y\n) = x").params == ("x", "y")
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("fn f(x, x) = x", "`x` is named twice"),
+        ("fn f(1) = 1", "unexpected `1`, expected `)` or a name"),
+        ("fn f(x)", "unexpected end of input, expected `=`"),
+        ("fn (x) = 1", "unexpected `(`, expected a name"),
+        ("fn f(var) = 1", "`var` is a keyword and cannot be used as a name"),
+    ],
+)
+def test_fn_errors(text, message):
+    assert error(text).message == message
+
+
+def test_descend():
+    text = "descend w, b by 0.1 * lr"
+    statement = one(text)
+    assert isinstance(statement, Descend) and statement.names == ("w", "b")
+    assert [text[s.start : s.end] for s in statement.name_spans] == ["w", "b"]
+    assert sexp(statement.rate) == "(* 0.1 lr)" and label(text, statement) == text
+    assert error("descend w, w by 1").message == "`w` is named twice"
+    assert error("descend w").message == "unexpected end of input, expected `,` or `by`"
+
+
+def test_quiet_wraps_any_statement():
+    statement = one("quiet backward(loss)")
+    assert isinstance(statement, Quiet) and isinstance(statement.statement, ExprStatement)
+    nested = one("quiet expect no-gradient: quiet let g = grad(c)")
+    assert isinstance(nested.statement, Expect) and isinstance(nested.statement.statement, Quiet)
+    loop = one("quiet repeat 2 { let a = 1 }")
+    assert isinstance(loop.statement, Repeat)
+
+
+def test_string_arguments_of_calls():
+    text = 'draw(loss, "graph.svg")'
+    call = one(text).expr
+    assert isinstance(call, Call) and call.function == "draw"
+    name, path = call.args
+    assert isinstance(name, Name) and isinstance(path, StringLiteral)
+    assert path.parts == (Text(path.parts[0].span, "graph.svg"),) and label(text, path) == '"graph.svg"'
+    (hole,) = one('print "{f("a")} ok"').items[0].parts[:1]
+    assert isinstance(hole, Call) and isinstance(hole.args[0], StringLiteral)
+
+
+# ---- keywords and the lexicon ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("word", ["fn", "repeat", "for", "in", "if", "else", "descend", "by", "quiet"])
+def test_new_keywords_are_not_names(word):
+    diagnostic = error(f"let {word} = 1")
+    assert diagnostic.message == f"`{word}` is a keyword and cannot be used as a name"
+    assert (diagnostic.span.start, diagnostic.span.end) == (4, 4 + len(word))
+    assert error(f"for {word} in 0..3 {{ }}").message.endswith("is a keyword and cannot be used as a name")
+
+
+def test_names_that_start_with_keywords_are_names():
+    assert sexp(expr("format + index * iff + quietly")) == "(+ (+ format (* index iff)) quietly)"
+
+
+def test_the_lexicon_is_read_from_the_grammar():
+    assert KEYWORDS == lexicon.KEYWORDS
+    assert set(KEYWORDS) == {
+        "let", "var", "const", "print", "assert", "expect", "zero_grad", "within", "inf", "nan",
+        "fn", "repeat", "for", "in", "if", "else", "descend", "by", "quiet",
+    }
+    assert lexicon.VALUE_KEYWORDS == ("inf", "nan")
+    assert {"**", "%", "..", "{", "}", "[", "]"} <= set(lexicon.OPERATORS.values())
+    import re
+
+    assert re.fullmatch(lexicon.NAME, "x_1") and not re.fullmatch(lexicon.NAME, "1x")
+    assert re.match(lexicon.NUMBER, "0..3").group(0) == "0"
+    assert re.fullmatch(lexicon.KIND, "non-finite-seed")
+
+
+def test_read_terminals_of_a_grammar_text():
+    text = 'A_B: "a\\"b"\nRX.2: /x\\/y/i\n// C: "c"\nrule: A_B\n'
+    assert lexicon.read_terminals(text) == {"A_B": ("string", 'a"b'), "RX": ("regex", "x/y")}
+
+
+# ---- incomplete input ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "repeat 3 {",
+        "repeat 3 {\n  let x = 1\n",
+        "for i in 0..3 {\n  if i > 1 {\n    print i\n  }\n",
+        "let data = [(1, 2),\n",
+        "let data = [",
+        "if a > b { print 1 } else {",
+        'draw(x, "g.svg"',
+        "fn f(x,",
+    ],
+)
+def test_incomplete_while_a_brace_or_bracket_is_open(text):
+    assert is_incomplete(error(text))
+
+
+@pytest.mark.parametrize("text", ["repeat 3", "repeat 3 { print }", "if a > b", "repeat 3 { print \"a", "let t = [1 2"])
+def test_not_incomplete(text):
+    assert not is_incomplete(error(text))
+
+
+# ---- nesting limits -------------------------------------------------------------------------
+
+
+def test_blocks_nest_up_to_the_limit():
+    n = MAX_NESTING
+    parse("repeat 1 {\n" * n + "print 1\n" + "}\n" * n)
+    text = "repeat 1 { " * (n + 1) + "}" * (n + 1)
+    diagnostic = error(text)
+    assert diagnostic.kind == "too-deep" and diagnostic.fields["limit"] == n
+    assert diagnostic.message == "blocks nest deeper than 1000 levels"
+    assert diagnostic.span.start == text.index("{") + (len("repeat 1 { ") * n)  # the 1001st `{`
+
+
+def test_blocks_and_statement_prefixes_count_together_but_siblings_do_not():
+    n = MAX_NESTING
+    parse("quiet repeat 1 { " * (n // 2) + "}" * (n // 2))
+    assert error("quiet repeat 1 { " * (n // 2 + 1) + "}" * (n // 2 + 1)).kind == "too-deep"
+    # A thousand blocks one after another are not nested.
+    parse("\n".join(["repeat 1 { quiet let x = 1 }"] * (n + 10)))
+    # Closing a block goes back to its header's level.
+    parse(("repeat 1 {\n" * (n - 1)) + "if a > b { } else { }\n" + "}\n" * (n - 1))
+
+
+def test_else_if_chains_are_limited_and_100000_open_blocks_fail_fast():
+    chain = "if a > b { }" + " else if a > b { }" * (MAX_NESTING + 1)
+    assert error(chain).kind == "too-deep"
+    parse("if a > b { }" + " else if a > b { }" * 900 + " else { }")
+    assert error("repeat 1 {" * 100_000).kind == "too-deep"
+
+
+# ---- hints for Python and micrograd habits ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, note",
+    [
+        ("let y = x ^ 2", "help: a power is written with `**`: `x ** 2`"),
+        ("def f(x):", "help: a function is `fn f(x) = EXPR`: one expression, no `:` and no `return`"),
+        ("for i in range(3):", "help: a loop's body is a block in braces: `for i in 0..3 { ... }`"),
+        ("for k in range(2, 5):", "help: a loop's body is a block in braces: `for k in 2..5 { ... }`"),
+        ("for x in data:", "help: a loop's body is a block in braces: `for x in data { ... }`"),
+        ("w -= 0.1 * grad(w)", "help: `.sad` has no `-=`: write `let w = w - ...`; a gradient step is `descend w by LR`"),
+        ("s += x", "help: `.sad` has no `+=`: write `let s = s + ...`; a gradient step is `descend s by LR`"),
+        ("print x.grad", "help: a stored gradient is `grad(x)`"),
+        ("loss.backward()", "help: a backward pass is `backward(loss)`"),
+        ("w.zero_grad()", "help: gradients are reset with `zero_grad(w)` (or `zero_grad` for every name)"),
+        ("w.data", "help: a value is `value(w)`; a gradient step is `descend w by LR`"),
+        ("x.foo", "help: `.sad` has no attributes or methods: call a function, like `foo(x)`"),
+        ("while x < 3:", "help: `.sad` has no `while`: run a block N times with `repeat N { ... }`, or count with `for i in 0..N { ... }`"),
+        ("if a > b:", "help: a block is in braces, not after `:`: `if A > B { ... }`"),
+        ("repeat 3:", "help: a block is in braces, not after `:`: `if A > B { ... }`"),
+        ("let f(x) = x", "help: a function is defined with `fn NAME(P, ...) = EXPR`"),
+        ("fn f(x) { x }", "help: a function's body is one expression after `=`: `fn f(x) = x * x`"),
+        ("let r = 0..3", "help: `A..B` is a range of a `for` loop: `for i in 0..3 { ... }`"),
+        ("repeat 3 { while x < 3:", "help: `.sad` has no `while`: run a block N times with `repeat N { ... }`, or count with `for i in 0..N { ... }`"),
+        ("let a = 1; def g(x):", "help: a function is `fn f(x) = EXPR`: one expression, no `:` and no `return`"),
+        ("fn f(x) = return x", "help: a function's body is the expression after `=`: `fn f(x) = x * x`"),
+    ],
+)
+def test_hints_for_python_and_micrograd_habits(text, note):
+    diagnostic = error(text)
+    assert diagnostic.kind == "syntax-error"
+    assert note in diagnostic.notes
+
+
+@pytest.mark.parametrize("text", ["def + 1 +* 2", "while + 1 +* 2", "let x = def +* 1"])
+def test_python_words_used_as_names_get_no_python_hint(text):
+    assert error(text).notes == ()
+
+
+def test_for_over_range_call_with_braces_says_the_range_form():
+    diagnostic = error("for i in range(10) { print i }")
+    assert diagnostic.message == "`for ... in` takes a range `A..B`, a table `[...]` or the name of a table"
+    assert diagnostic.notes == ("help: count with a range: `for i in 0..10 { ... }` (the end not included)",)
+    assert label("for i in range(10) { print i }", diagnostic) == "range(10)"
+    assert error("for i in 3 { }").message.startswith("`for ... in` takes a range")
+    assert error("for a, b in 0..3 { }").message == "a range `A..B` binds one name"
+
+
+@pytest.mark.parametrize(
+    "text, line, note",
+    [
+        ("let x = f(1,\nlet y = 2", 2, "note: the `(` at line 1, column 10 is not closed"),
+        ("let x = f(1,\n  2\nprint x", 3, "note: the `(` at line 1, column 10 is not closed"),
+        ("let t = [1,\n2\nlet y = 3", 3, "note: the `[` at line 1, column 9 is not closed"),
+        ("let x = exp((1 +\n 2)\n\nx", 4, "note: the `(` at line 1, column 12 is not closed"),
+    ],
+)
+def test_a_bracket_left_open_is_pointed_back_at(text, line, note):
+    diagnostic = error(text)
+    assert diagnostic.span.line == line
+    assert diagnostic.notes[-1] == note
+
+
+def test_no_pointing_back_on_the_brackets_own_line_or_at_the_end():
+    assert error("let x = (1 + let)").notes == ()
+    assert not any("not closed" in note for note in error("let x = f(1,\n").notes)
+
+
+@pytest.mark.parametrize(
+    "text, note",
+    [
+        ("let é = 1", "help: names are ASCII letters, digits and `_`: `[A-Za-z_][A-Za-z0-9_]*`"),
+        ("if a > b and c > d { }", "help: an `if` compares two values; for more than one condition, nest `if`s"),
+        ("if a > b && c > d { }", "help: an `if` compares two values; for more than one condition, nest `if`s"),
+    ],
+)
+def test_more_hints(text, note):
+    assert note in error(text).notes
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("for x indata { }", "unexpected `indata`, expected `,` or `in`"),
+        ("descend w by0.1", "unexpected `by0`, expected `,` or `by`"),
+        ("assert x == 1 within2", "unexpected `within2`, expected an operator, `within` or the end of the statement"),
+    ],
+)
+def test_a_keyword_is_a_whole_word_even_where_no_name_fits(text, message):
+    assert error(text).message == message
+
+
+def test_a_keyword_may_touch_punctuation():
+    assert sexp(one("descend w by(0.1)").rate) == "0.1"
+    assert one("for x in[1] { }").table.rows == ((1.0,),)
+
+
+# ---- property: any expression printed with the fewest parentheses parses back to itself ----
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+# Precedence levels of the printed forms: a child printed at a lower level than its slot
+# needs gets parentheses.
+_LEAF, _SUM, _PRODUCT, _UNARY, _POWER, _ATOM = range(6)
+_SLOTS = {  # op -> (level of the node, level its left needs, level its right needs)
+    "+": (_SUM, _SUM, _PRODUCT), "-": (_SUM, _SUM, _PRODUCT),
+    "*": (_PRODUCT, _PRODUCT, _UNARY), "/": (_PRODUCT, _PRODUCT, _UNARY), "%": (_PRODUCT, _PRODUCT, _UNARY),
+    "**": (_POWER, _ATOM, _UNARY),
+}
+
+_trees = st.recursive(
+    st.one_of(st.sampled_from(["x", "w", "b1"]).map(lambda n: ("name", n)), st.integers(0, 99).map(lambda v: ("num", v))),
+    lambda inner: st.one_of(
+        st.tuples(st.sampled_from(sorted(_SLOTS)), inner, inner).map(lambda t: ("bin", *t)),
+        inner.map(lambda t: ("neg", t)),
+        st.tuples(st.sampled_from(["var", "const"]), inner).map(lambda t: ("leaf", *t)),
+        st.tuples(st.sampled_from(["f", "tanh"]), st.lists(inner, max_size=3)).map(lambda t: ("call", *t)),
+    ),
+    max_leaves=12,
+)
+
+
+def _print(tree) -> tuple[str, int]:
+    """The text of a (small, generated) tree with the fewest parentheses, and its level."""
+    kind = tree[0]
+    if kind == "name":
+        return tree[1], _ATOM
+    if kind == "num":
+        return str(tree[1]), _ATOM
+    if kind == "call":
+        return f"{tree[1]}({', '.join(_print(arg)[0] for arg in tree[2])})", _ATOM
+    if kind == "leaf":
+        return f"{tree[1]} {_print(tree[2])[0]}", _LEAF
+    if kind == "neg":
+        return f"-{_wrap(tree[1], _UNARY)}", _UNARY
+    op, left, right = tree[1:]
+    level, left_needs, right_needs = _SLOTS[op]
+    return f"{_wrap(left, left_needs)} {op} {_wrap(right, right_needs)}", level
+
+
+def _wrap(tree, needs: int) -> str:
+    text, level = _print(tree)
+    return text if level >= needs else f"({text})"
+
+
+def _shape(tree) -> str:
+    kind = tree[0]
+    if kind in ("name", "num"):
+        return str(tree[1])
+    if kind == "call":
+        return f"({tree[1]}{''.join(' ' + _shape(a) for a in tree[2])})"
+    if kind == "leaf":
+        return f"({tree[1]} {_shape(tree[2])})"
+    if kind == "neg":
+        return f"(neg {_shape(tree[1])})"
+    return f"({tree[1]} {_shape(tree[2])} {_shape(tree[3])})"
+
+
+def _parsed_shape(node) -> str:
+    from scalarlang.ast import Leaf
+
+    if isinstance(node, Leaf):
+        return f"({node.kind} {_parsed_shape(node.operand)})"
+    if isinstance(node, Call):
+        return f"({node.function}{''.join(' ' + _parsed_shape(a) for a in node.args)})"
+    if isinstance(node, Unary):
+        return f"(neg {_parsed_shape(node.operand)})"
+    if isinstance(node, Binary):
+        return f"({node.op} {_parsed_shape(node.left)} {_parsed_shape(node.right)})"
+    return sexp(node)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_trees)
+def test_printed_with_fewest_parentheses_parses_back(tree):
+    text, _ = _print(tree)
+    node = expr(text)
+    assert _parsed_shape(node) == _shape(tree), text
+    assert label(text, node) == text
+
+
+@pytest.mark.parametrize(
+    "text, message, notes",
+    [
+        ("for i in { }", "unexpected `{`, expected an expression or a table `[...]`", ()),
+        ("descend by 0.1", "`descend` names the variables it steps, then `by` the rate", ("help: `descend w, b by 0.1`",)),
+        ("fn f = 1", "unexpected `=`, expected `(`", ("help: a function's parameters are in parentheses, even none: `fn one() = 1`",)),
+        ("}", "unexpected `}`: no block is open", ()),
+        ("repeat 3 { print 1 }}", "unexpected `}`: no block is open", ()),
+        ('repeat 3 { print "a }', 'unterminated string: it must end with `"` on the same line', ()),
+        ('repeat 3 { print "a } b" }', "a single `}` in a string must be doubled: `}}`", ()),
+    ],
+)
+def test_messages_of_the_new_forms(text, message, notes):
+    diagnostic = error(text)
+    assert (diagnostic.message, diagnostic.notes) == (message, notes)
+
+
+# ---- property: programs of the new statements, laid out any way, parse to their shape ------
+
+_NAMES = st.sampled_from(["a", "w", "x1", "data"])
+_ROWS = st.integers(0, 3).flatmap(
+    lambda width: st.lists(st.tuples(*[st.integers(-9, 9)] * width), max_size=3) if width else st.just([])
+)
+
+
+def _statements(depth: int):
+    simple = st.one_of(
+        st.tuples(st.just("let"), _NAMES, st.integers(0, 9)),
+        st.tuples(st.just("table"), _NAMES, _ROWS),
+        st.tuples(st.just("print"), _NAMES),
+        st.tuples(st.just("descend"), st.lists(_NAMES, min_size=1, max_size=3, unique=True)),
+        st.tuples(st.just("fn"), _NAMES, st.lists(st.sampled_from(["p", "q"]), max_size=2, unique=True)),
+        st.tuples(st.just("quiet"), _NAMES),
+    )
+    if depth == 0:
+        return simple
+    block = st.lists(_statements(depth - 1), max_size=3)
+    return st.one_of(
+        simple,
+        st.tuples(st.just("repeat"), block),
+        st.tuples(st.just("range"), block),
+        st.tuples(st.just("rows"), _ROWS, block),
+        st.tuples(st.just("if"), block, st.lists(block, max_size=2), st.one_of(st.none(), block)),
+    )
+
+
+_LAYOUT = st.fixed_dictionaries(
+    {
+        "separator": st.sampled_from(["\n", "; ", "\n\n", "  # note\n"]),
+        "one_line": st.booleans(),
+        "else_on_next_line": st.booleans(),
+        "rows_on_lines": st.booleans(),
+    }
+)
+
+
+def _layout(statements, layout, indent="") -> str:
+    separator = layout["separator"] if not layout["one_line"] else "; "
+    return separator.join(indent + _statement_text(s, layout, indent) for s in statements)
+
+
+def _block_text(statements, layout, indent) -> str:
+    if layout["one_line"] or not statements:
+        return "{ " + "; ".join(_statement_text(s, layout, indent) for s in statements) + " }"
+    inner = indent + "  "
+    return "{\n" + _layout(statements, layout, inner) + "\n" + indent + "}"
+
+
+def _table_text(rows, layout) -> str:
+    cells = [str(row[0]) if len(row) == 1 else "(" + ", ".join(map(str, row)) + ")" for row in rows]
+    if layout["rows_on_lines"] and cells:
+        return "[\n  " + ",\n  ".join(cells) + ",\n]"
+    return "[" + ", ".join(cells) + "]"
+
+
+def _statement_text(statement, layout, indent) -> str:
+    kind = statement[0]
+    if kind == "let":
+        return f"let {statement[1]} = {statement[2]}"
+    if kind == "table":
+        return f"let {statement[1]} = {_table_text(statement[2], layout)}"
+    if kind == "print":
+        return f'print "v {{{statement[1]}}}", {statement[1]}'
+    if kind == "descend":
+        return f"descend {', '.join(statement[1])} by 0.1"
+    if kind == "fn":
+        return f"fn {statement[1]}({', '.join(statement[2])}) = {statement[1]} ** 2 % 3"
+    if kind == "quiet":
+        return f"quiet backward({statement[1]})"
+    if kind == "repeat":
+        return f"repeat 2 {_block_text(statement[1], layout, indent)}"
+    if kind == "range":
+        return f"for i in 0..3 {_block_text(statement[1], layout, indent)}"
+    if kind == "rows":
+        width = len(statement[1][0]) if statement[1] else 1
+        names = ", ".join(f"c{k}" for k in range(max(width, 1)))
+        return f"for {names} in {_table_text(statement[1], layout)} {_block_text(statement[2], layout, indent)}"
+    then, elifs, otherwise = statement[1:]
+    text = f"if a < 1 {_block_text(then, layout, indent)}"
+    glue = "\n" + indent if layout["else_on_next_line"] and not layout["one_line"] else " "
+    for block in elifs:
+        text += f"{glue}else if a > 2 {_block_text(block, layout, indent)}"
+    if otherwise is not None:
+        text += f"{glue}else {_block_text(otherwise, layout, indent)}"
+    return text
+
+
+def _expected_shape(statement):
+    kind = statement[0]
+    if kind in ("let", "print", "quiet"):
+        return {"let": "Let", "print": "Print", "quiet": "Quiet"}[kind]
+    if kind == "table":
+        return ("Table", tuple(tuple(float(v) for v in row) for row in statement[2]))
+    if kind == "descend":
+        return ("Descend", tuple(statement[1]))
+    if kind == "fn":
+        return ("FunctionDef", statement[1], tuple(statement[2]))
+    if kind == "repeat":
+        return ("Repeat", tuple(map(_expected_shape, statement[1])))
+    if kind == "range":
+        return ("ForRange", tuple(map(_expected_shape, statement[1])))
+    if kind == "rows":
+        return ("ForTable", tuple(tuple(float(v) for v in row) for row in statement[1]), tuple(map(_expected_shape, statement[2])))
+    then, elifs, otherwise = statement[1:]
+    tail = tuple(map(_expected_shape, otherwise)) if otherwise is not None else None
+    for block in reversed(elifs):
+        tail = (("If", tuple(map(_expected_shape, block)), tail),)
+    return ("If", tuple(map(_expected_shape, then)), tail)
+
+
+def _parsed(statement):
+    name = type(statement).__name__
+    if isinstance(statement, Let) and isinstance(statement.value, Table):
+        return ("Table", statement.value.rows)
+    if name in ("Let", "Print", "Quiet"):
+        return name
+    if isinstance(statement, Descend):
+        return ("Descend", statement.names)
+    if isinstance(statement, FunctionDef):
+        return ("FunctionDef", statement.name, statement.params)
+    if isinstance(statement, (Repeat, ForRange)):
+        return (name, tuple(map(_parsed, statement.body.statements)))
+    if isinstance(statement, ForTable):
+        return ("ForTable", statement.table.rows, tuple(map(_parsed, statement.body.statements)))
+    otherwise = statement.otherwise
+    tail = tuple(map(_parsed, otherwise.statements)) if otherwise is not None else None
+    return ("If", tuple(map(_parsed, statement.then.statements)), tail)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_statements(2), max_size=4), _LAYOUT)
+def test_programs_of_the_new_statements_parse_to_their_shape_in_any_layout(statements, layout):
+    text = _layout(statements, layout)
+    program = parse(text)
+    assert tuple(map(_parsed, program.statements)) == tuple(map(_expected_shape, statements)), text
+    for node, statement in zip(program.statements, statements):
+        assert label(text, node) == _statement_text(statement, layout, "")
