@@ -207,7 +207,7 @@ def render_outcomes(outcomes: Iterable[Outcome], width: int = DEFAULT_WIDTH) -> 
     for outcome in outcomes:
         seen.append(outcome)
         picture = getattr(outcome, "picture", None)
-        if isinstance(picture, Picture):
+        if isinstance(picture, Picture) and getattr(outcome, "path", None) is None:
             parts.extend(buffer.parts())
             buffer = _TextBuffer(width)
             svg = getattr(outcome, "svg", None)

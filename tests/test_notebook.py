@@ -172,9 +172,18 @@ def test_example_notebook_executes(tmp_path, monkeypatch):
         return "".join(o.data.get("text/html", "") for o in outputs[last_line] if "data" in o)
 
     assert "3 unique nodes, 4 operand edges" in html_of("graph(loss)")
-    assert any("image/svg+xml" in o.get("data", {}) for o in outputs["%sad_draw loss"])
+    assert any("image/svg+xml" in o.get("data", {}) for o in outputs["draw(loss)"])
     assert "backward from" in html_of('assert grad(square) == 2')
     assert "error[non-finite-seed]" in html_of("backward(loss, inf)")
     assert "still 0.000000000000" in html_of("print \"x's gradient is still {grad(x)}\"")
     last = outputs['session["x"].value, session["x"].gradient']
     assert last[0].data["text/plain"] == "(2.0, 0.0)"
+
+
+def test_draw_in_a_cell_shows_the_picture_between_the_text(shell):
+    outputs = shell("cell", "sad", cell=SEED + 'print "before"\ndraw(loss)\nprint "after"')
+    assert [sorted(data) for data in outputs] == [
+        ["text/html", "text/plain"], ["image/svg+xml", "text/plain"], ["text/html", "text/plain"],
+    ]
+    assert outputs[0]["text/plain"].strip() == "before" and outputs[2]["text/plain"].strip() == "after"
+    assert outputs[1]["text/plain"].startswith("digraph scalarlang {")

@@ -11,11 +11,12 @@ from .dot import to_dot
 from .errors import DRAWING_KINDS, INSTALL_HINT, DrawingError
 from .files import FORMATS, pass_file_name, picture_format, render, svg_text, write_picture
 from .graphviz import find_dot
+from .passes import PassDrawer
 from .picture import MAX_NODES, Picture, PictureEdge, PictureNode, graph_picture, pass_picture
 from .svg import to_svg
 
 __all__ = [
-    "DRAWING_KINDS", "FORMATS", "INSTALL_HINT", "MAX_NODES", "DrawingError", "Picture", "PictureEdge",
+    "DRAWING_KINDS", "FORMATS", "INSTALL_HINT", "MAX_NODES", "DrawingError", "PassDrawer", "Picture", "PictureEdge",
     "PictureNode", "find_dot", "graph_picture", "pass_file_name", "pass_picture", "picture_format", "render", "svg_text",
     "to_dot", "to_svg", "write_picture",
 ]
