@@ -201,7 +201,8 @@ class ReplCore:
             ("functions", functions),
             ("commands", "  ".join(f":{name}" + (f" {arg}" if arg else "") for name, (arg, _) in META_COMMANDS.items())),
         ]
-        rows += [("", f":{name:<6} {arg:<5} {about}") for name, (arg, about) in META_COMMANDS.items()]
+        widest = max(len(arg) for arg, _ in META_COMMANDS.values())
+        rows += [("", f":{name:<6} {arg:<{widest}} {about}") for name, (arg, about) in META_COMMANDS.items()]
         rows += [
             ("error kinds", "for `expect KIND: STATEMENT` (Tab completes them): " + " ".join(sorted(RUNTIME_KINDS))),
             ("keys", "Enter runs the input, or starts a new line while a `(`, `[` or `{` is open (indented in a block)"),
@@ -487,6 +488,13 @@ class SadCompleter(Completer):
         elif command == "load":
             argument = argument.lstrip()
             yield from self._paths.get_completions(Document(argument, len(argument)), complete_event)
+        elif command == "draw":  # :draw NAME [FILE]
+            name, space, file = argument.lstrip().partition(" ")
+            if not space:
+                yield from _completions(name, [(bound, "name") for bound in self.names()])
+            else:
+                file = file.lstrip()
+                yield from self._paths.get_completions(Document(file, len(file)), complete_event)
 
 
 def _completions(word: str, candidates: Iterable[tuple[str, str]]) -> Iterator[Completion]:

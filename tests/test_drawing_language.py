@@ -230,3 +230,21 @@ def test_repl_session_with_a_pass_drawer_draws_each_pass(tmp_path):
     for line in SEED.splitlines() + ["backward(loss)", "backward(square)", "expect non-finite-seed: backward(loss, inf)"]:
         core.handle(line)
     assert sorted(path.name for path in (tmp_path / "passes").iterdir()) == ["pass-001-loss.svg", "pass-002-square.svg"]
+
+
+def test_repl_completes_draw_names_then_files(tmp_path):
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    from scalarlang.repl import SadCompleter
+
+    (tmp_path / "pictures").mkdir()
+    completer = SadCompleter(lambda: ["loss", "lr", "x"])
+
+    def complete(text):
+        document = Document(text, len(text))
+        return [c.text for c in completer.get_completions(document, CompleteEvent(completion_requested=True))]
+
+    assert complete(":dr") == ["draw"]
+    assert complete(":draw l") == ["loss", "lr"]
+    assert complete(f":draw loss {tmp_path}/pic") == ["tures"]
