@@ -27,6 +27,17 @@ def test_import_stays_cheap():
     assert out.strip() == "[]"
 
 
+def test_every_export_loads_without_ipython():
+    code = (
+        "import sys; sys.modules['IPython'] = None\n"  # as if the notebook extra were not installed
+        "import scalarlang\n"
+        "assert all(getattr(scalarlang, name) is not None for name in scalarlang.__all__)\n"
+        "print(scalarlang.run('print 1').text, end='')"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out == "1.000000000000\n"
+
+
 def test_lazy_exports():
     from scalarlang import api, notebook
 
