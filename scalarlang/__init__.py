@@ -2,43 +2,118 @@
 
 The engine (this namespace) knows nothing of parsing or terminals; the language lives in
 ``scalarlang.interpreter`` and the front ends in ``scalarlang.cli`` and ``scalarlang.repl``.
+
+The names below are loaded on first use (PEP 562): the command imports this package before
+anything else, and must be able to install its signal handling and answer ``--help`` without
+paying for the engine.
 """
 
-from .engine import ParentEdge, Scalar, ScalarOperation
-from .errors import (
-    ENGINE_ERRORS,
-    NonFiniteAccumulatedGradient,
-    NonFiniteContribution,
-    NonFiniteDerivative,
-    NonFiniteLeaf,
-    NonFinitePassAdjoint,
-    NonFiniteResult,
-    NonFiniteSeed,
-    ScalarAutodiffError,
-    UntrackedOutput,
-)
-from .gradcheck import (
-    GRADCHECK_STEP,
-    GRADCHECK_TOLERANCE,
-    GradientCheckError,
-    InvalidGradcheckStep,
-    InvalidGradcheckTolerance,
-    NonFiniteGradcheckInput,
-    NonFiniteGradcheckValue,
-    ScalarGradientCheck,
-    scalar_gradient_check,
-)
-from .numbers import format_exponent, format_number
-from .records import BackwardEdge, BackwardNode, BackwardPass
+# First thing, when this process is the `scalarlang` command (not a program importing the
+# library): Ctrl-C while the modules import ends it with one line and status 130. Written here,
+# with only modules Python has loaded already, because reading any file is a moment in which
+# Ctrl-C would give a traceback. `cli.main` takes over from there (see `interrupts`).
+import _signal  # noqa: E402
+import os as _os  # noqa: E402
+import sys as _sys  # noqa: E402
+
+
+def _interrupted_while_starting(signum, frame):
+    _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
+    try:
+        _os.write(2, b"scalarlang: interrupted\n")
+    finally:
+        _os._exit(130)
+
+
+def _started_as_command() -> bool:
+    """The console script, or `python -m scalarlang` (while the package imports, argv[0] is -m)."""
+    script = _os.path.basename(getattr(_sys.modules.get("__main__"), "__file__", None) or "").lower()
+    if script in ("scalarlang", "scalarlang.exe", "scalarlang-script.py"):
+        return True
+    argv = list(getattr(_sys, "orig_argv", ()))
+    return _sys.argv[:1] == ["-m"] and any(a == "-m" and b == "scalarlang" for a, b in zip(argv, argv[1:]))
+
+
+_interrupted_while_starting.scalarlang_startup = True  # type: ignore[attr-defined]
+if _started_as_command():
+    _signal.signal(_signal.SIGINT, _interrupted_while_starting)
+
+import importlib  # noqa: E402
+from typing import TYPE_CHECKING, Any  # noqa: E402
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "BackwardEdge", "BackwardNode", "BackwardPass", "ENGINE_ERRORS", "GRADCHECK_STEP",
-    "GRADCHECK_TOLERANCE", "GradientCheckError", "InvalidGradcheckStep",
-    "InvalidGradcheckTolerance", "NonFiniteAccumulatedGradient", "NonFiniteContribution",
-    "NonFiniteDerivative", "NonFiniteGradcheckInput", "NonFiniteGradcheckValue", "NonFiniteLeaf",
-    "NonFinitePassAdjoint", "NonFiniteResult", "NonFiniteSeed", "ParentEdge", "Scalar",
-    "ScalarAutodiffError", "ScalarGradientCheck", "ScalarOperation", "UntrackedOutput",
-    "format_exponent", "format_number", "scalar_gradient_check",
-]
+# name -> the module (relative to this package) that defines it
+_EXPORTS = {
+    "ParentEdge": "engine",
+    "Scalar": "engine",
+    "ScalarOperation": "engine",
+    "ENGINE_ERRORS": "errors",
+    "NonFiniteAccumulatedGradient": "errors",
+    "NonFiniteContribution": "errors",
+    "NonFiniteDerivative": "errors",
+    "NonFiniteLeaf": "errors",
+    "NonFinitePassAdjoint": "errors",
+    "NonFiniteResult": "errors",
+    "NonFiniteSeed": "errors",
+    "ScalarAutodiffError": "errors",
+    "UntrackedOutput": "errors",
+    "GRADCHECK_STEP": "gradcheck",
+    "GRADCHECK_TOLERANCE": "gradcheck",
+    "GradientCheckError": "gradcheck",
+    "InvalidGradcheckStep": "gradcheck",
+    "InvalidGradcheckTolerance": "gradcheck",
+    "NonFiniteGradcheckInput": "gradcheck",
+    "NonFiniteGradcheckValue": "gradcheck",
+    "ScalarGradientCheck": "gradcheck",
+    "scalar_gradient_check": "gradcheck",
+    "format_exponent": "numbers",
+    "format_number": "numbers",
+    "BackwardEdge": "records",
+    "BackwardNode": "records",
+    "BackwardPass": "records",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'scalarlang' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+if TYPE_CHECKING:  # what type checkers and IDEs see
+    from .engine import ParentEdge, Scalar, ScalarOperation
+    from .errors import (
+        ENGINE_ERRORS,
+        NonFiniteAccumulatedGradient,
+        NonFiniteContribution,
+        NonFiniteDerivative,
+        NonFiniteLeaf,
+        NonFinitePassAdjoint,
+        NonFiniteResult,
+        NonFiniteSeed,
+        ScalarAutodiffError,
+        UntrackedOutput,
+    )
+    from .gradcheck import (
+        GRADCHECK_STEP,
+        GRADCHECK_TOLERANCE,
+        GradientCheckError,
+        InvalidGradcheckStep,
+        InvalidGradcheckTolerance,
+        NonFiniteGradcheckInput,
+        NonFiniteGradcheckValue,
+        ScalarGradientCheck,
+        scalar_gradient_check,
+    )
+    from .numbers import format_exponent, format_number
+    from .records import BackwardEdge, BackwardNode, BackwardPass

@@ -50,6 +50,13 @@ class ScalarOperation(StrEnum):
     TANH = "tanh"
     DIV = "div"
     LOG = "log"
+    POW = "pow"
+    SQRT = "sqrt"
+    RELU = "relu"
+    SIGMOID = "sigmoid"
+    ABS = "abs"
+    MAX = "max"
+    MIN = "min"
 
 
 class ParentEdge(NamedTuple):
@@ -71,12 +78,26 @@ _EXP = ScalarOperation.EXP
 _TANH = ScalarOperation.TANH
 _DIV = ScalarOperation.DIV
 _LOG = ScalarOperation.LOG
+_POW = ScalarOperation.POW
+_SQRT = ScalarOperation.SQRT
+_RELU = ScalarOperation.RELU
+_SIGMOID = ScalarOperation.SIGMOID
+_ABS = ScalarOperation.ABS
+_MAX = ScalarOperation.MAX
+_MIN = ScalarOperation.MIN
 
 _INF = math.inf
 _NAN = math.nan
 _new = object.__new__
 _exp = math.exp
 _tanh = math.tanh
+_sqrt = math.sqrt
+_fabs = math.fabs
+
+_TRACKED_EXPONENT = (
+    "the exponent of ** must be a number, not a Scalar: "
+    "for a ** b with a Scalar b write exp(b * log(a))"
+)
 
 
 def _leaf_value(value: object, operation: ScalarOperation) -> float:
@@ -104,10 +125,28 @@ class Scalar:
     # _left/_right are the operands of slots 0 and 1 (None when absent: a leaf has neither, a
     # unary node no _right); _dleft/_dright are d(node)/d(operand) at forward values (unset
     # when the operand is absent).
+    # A pow node keeps its exponent in _dright: it has one operand, so that slot is free.
+    # A slot of its own would cost every node 8 bytes, and a write in every operation to set
+    # it to None (an unset slot cannot be read, and __slots__ allows no class default);
+    # `exponent` reads _dright only when the operation is pow.
     # _gradient is None for untracked nodes, a float for tracked ones.
     # _walk and _index are scratch for the topology walk: the token of the last walk that
     # finished this node and its position in that walk's order (_index is unset until then,
     # and only read when _walk is the current walk's token, so stale values are harmless).
+
+    _value: float
+    _operation: ScalarOperation
+    _left: Scalar | None
+    _dleft: float
+    _right: Scalar | None
+    _dright: float
+    _gradient: float | None
+    _walk: object
+    _index: int
+
+    # numpy's scalars and arrays defer to our reflected operators (np.float32(2) * x is
+    # Scalar.__rmul__), instead of wrapping the node in an object array.
+    __array_ufunc__ = None
 
     def __init__(self) -> None:
         raise TypeError("use Scalar.variable(v) or Scalar.constant(v)")
@@ -142,6 +181,11 @@ class Scalar:
     def gradient(self) -> float | None:
         """The accumulated gradient of committed backward passes; None when untracked."""
         return self._gradient
+
+    @property
+    def exponent(self) -> float | None:
+        """The exponent of a pow node (a parameter, not an operand); None for other nodes."""
+        return self._dright if self._operation is _POW else None
 
     @property
     def parents(self) -> tuple[ParentEdge, ...]:
@@ -321,6 +365,132 @@ class Scalar:
             raise NonFiniteDerivative(_LOG, 0, derivative)
         return _unary(math.log(argument), _LOG, self, derivative)
 
+    def __pow__(self, exponent: object, modulo: object = None) -> Scalar:
+        kind = type(exponent)
+        if kind is float:
+            power = exponent
+            if power - power != 0.0:  # type: ignore[operator]
+                raise NonFiniteLeaf(_CONSTANT, power)
+        elif kind is int:
+            try:
+                power = float(exponent)  # type: ignore[arg-type]
+            except OverflowError:
+                raise NonFiniteLeaf(_CONSTANT, _INF if exponent > 0 else -_INF) from None  # type: ignore[operator]
+        elif kind is Scalar:
+            raise TypeError(_TRACKED_EXPONENT)
+        elif _is_number(exponent):
+            power = _leaf_value(exponent, _CONSTANT)
+        else:
+            return NotImplemented
+        if modulo is not None:
+            return NotImplemented
+        base = self._value
+        if power == 2.0:  # the common square, inline; _power gives the same bits
+            value = base * base
+            if value - value != 0.0:
+                raise NonFiniteResult(_POW, value)
+            derivative = 2.0 * base  # finite: |base| < 1.4e154 when its square is finite
+        else:
+            value, derivative = _power_and_derivative(base, power)  # type: ignore[arg-type]
+        node = _new(Scalar)
+        node._value = value
+        node._operation = _POW
+        node._left = self
+        node._dleft = derivative
+        node._right = None
+        node._dright = power  # type: ignore[assignment]  # the exponent: see __slots__
+        node._gradient = None if self._gradient is None else 0.0
+        node._walk = None
+        return node
+
+    def __rpow__(self, base: object) -> Scalar:
+        raise TypeError(
+            "a number raised to a Scalar is not an operation: "
+            "for a ** b with a Scalar b write exp(b * log(a))"
+        )
+
+    def pow(self, exponent: int | float) -> Scalar:
+        """``self ** exponent`` for a number exponent (a parameter of the node, not an operand)."""
+        if type(exponent) is Scalar:
+            raise TypeError(_TRACKED_EXPONENT)
+        if not _is_number(exponent):
+            raise TypeError(f"an exponent must be a real number, not {type(exponent).__name__}")
+        return self.__pow__(exponent)
+
+    def sqrt(self) -> Scalar:
+        argument = self._value
+        if argument < 0.0:
+            raise NonFiniteResult(_SQRT, _NAN)
+        value = _sqrt(argument)
+        if value == 0.0:  # 1/(2*sqrt(0)); IEEE gives -inf for -0.0
+            raise NonFiniteDerivative(_SQRT, 0, math.copysign(_INF, value))
+        return _unary(value, _SQRT, self, 0.5 / value)  # finite: sqrt(5e-324) is 2.2e-162
+
+    def relu(self) -> Scalar:
+        # PyTorch's convention: the derivative at 0 is 0.
+        argument = self._value
+        node = _new(Scalar)
+        if argument > 0.0:
+            node._value = argument
+            node._dleft = 1.0
+        else:
+            node._value = 0.0
+            node._dleft = 0.0
+        node._operation = _RELU
+        node._left = self
+        node._right = None
+        node._gradient = None if self._gradient is None else 0.0
+        node._walk = None
+        return node
+
+    def sigmoid(self) -> Scalar:
+        # exp of a non-positive number cannot overflow: pick the form that needs only that.
+        argument = self._value
+        if argument >= 0.0:
+            value = 1.0 / (1.0 + _exp(-argument))
+        else:
+            exponential = _exp(argument)
+            value = exponential / (1.0 + exponential)
+        node = _new(Scalar)
+        node._value = value
+        node._operation = _SIGMOID
+        node._left = self
+        node._dleft = value * (1.0 - value)  # value is in [0, 1]: finite
+        node._right = None
+        node._gradient = None if self._gradient is None else 0.0
+        node._walk = None
+        return node
+
+    def abs(self) -> Scalar:
+        # PyTorch's convention: the derivative at 0 (either sign of zero) is 0.
+        argument = self._value
+        derivative = 1.0 if argument > 0.0 else -1.0 if argument < 0.0 else 0.0
+        return _unary(_fabs(argument), _ABS, self, derivative)
+
+    __abs__ = abs
+
+    def max(self, other: Scalar | int | float) -> Scalar:
+        """The larger operand; on a tie each operand gets local derivative 0.5 (PyTorch)."""
+        other = _operand(other)
+        left = self._value
+        right = other._value
+        if left > right:
+            return _binary(left, _MAX, self, 1.0, other, 0.0)
+        if right > left:
+            return _binary(right, _MAX, self, 0.0, other, 1.0)
+        return _binary(left, _MAX, self, 0.5, other, 0.5)
+
+    def min(self, other: Scalar | int | float) -> Scalar:
+        """The smaller operand; on a tie each operand gets local derivative 0.5 (PyTorch)."""
+        other = _operand(other)
+        left = self._value
+        right = other._value
+        if left < right:
+            return _binary(left, _MIN, self, 1.0, other, 0.0)
+        if right < left:
+            return _binary(right, _MIN, self, 0.0, other, 1.0)
+        return _binary(left, _MIN, self, 0.5, other, 0.5)
+
     def detach(self) -> Scalar:
         """A new untracked leaf with this node's value and no edge back to it."""
         return _leaf(self._value, _DETACHED, None)
@@ -375,6 +545,58 @@ def _unary(value: float, operation: ScalarOperation, operand: Scalar, derivative
     node._gradient = None if operand._gradient is None else 0.0
     node._walk = None
     return node
+
+
+def _binary(value: float, operation: ScalarOperation, left: Scalar, dleft: float,
+            right: Scalar, dright: float) -> Scalar:
+    """A two-operand node; the caller has checked its value and derivatives."""
+    node = _new(Scalar)
+    node._value = value
+    node._operation = operation
+    node._left = left
+    node._dleft = dleft
+    node._right = right
+    node._dright = dright
+    node._gradient = None if left._gradient is None and right._gradient is None else 0.0
+    node._walk = None
+    return node
+
+
+def _odd_integer(number: float) -> bool:
+    return number % 2.0 == 1.0  # also for negative numbers: -3.0 % 2.0 is 1.0
+
+
+def _power(base: float, exponent: float) -> float:
+    """IEEE pow(base, exponent) of two finite floats, never a Python exception or a complex.
+
+    Shared with the gradient check's replay, so that a replayed pow gives the same bits."""
+    if exponent == 2.0:
+        return base * base  # correctly rounded (libm's pow is not always), as in __pow__
+    if base < 0.0 and exponent % 1.0 != 0.0:
+        return _NAN  # a negative base with a fractional exponent (Python: a complex number)
+    try:
+        return base**exponent
+    except ZeroDivisionError:  # a zero base, a negative exponent: inf, signed as the zero
+        negative = _odd_integer(exponent) and math.copysign(1.0, base) < 0.0
+        return -_INF if negative else _INF
+    except OverflowError:
+        return -_INF if base < 0.0 and _odd_integer(exponent) else _INF
+
+
+def _power_and_derivative(base: float, exponent: float) -> tuple[float, float]:
+    """The value and local derivative of pow, or the typed error; exponent 0 gives 0 exactly."""
+    value = _power(base, exponent)
+    if value - value != 0.0:
+        raise NonFiniteResult(_POW, value)
+    if exponent == 0.0:
+        return value, 0.0
+    derivative = exponent * _power(base, exponent - 1.0)
+    if derivative - derivative != 0.0 and base != 0.0:
+        # base^(c-1) overflowed, though c * base^c / base need not (a tiny base and exponent)
+        derivative = exponent * value / base
+    if derivative - derivative != 0.0:
+        raise NonFiniteDerivative(_POW, 0, derivative)
+    return value, derivative
 
 
 def _divide_by_zero(numerator: float, denominator: float) -> float:

@@ -1,7 +1,8 @@
-"""JSON lines: one object per outcome, for ``--json``.
+"""JSON lines: one object per outcome, for ``--json`` (the schema: docs/json.md).
 
 Finite numbers are JSON numbers; ``inf``, ``-inf`` and ``nan`` are strings; absent values are
-null. Every object has ``event``, ``line`` and ``column`` (1-based, of the statement).
+null. Every object has ``event``, ``file`` (the source's name), ``line`` and ``column``
+(1-based, of the statement); each source begins with a ``start`` event carrying ``version``.
 """
 
 from __future__ import annotations
@@ -45,10 +46,24 @@ def _clean(value: Any) -> Any:
     return str(value)
 
 
+# The version of the schema of docs/json.md: raised when a key changes meaning or goes away
+# (new events and new keys do not change it).
+SCHEMA_VERSION = 1
+
+
+def start_event(file: str | None) -> dict[str, Any]:
+    """The first event of each source: which schema the lines after it follow."""
+    return {"event": "start", "file": file, "line": None, "column": None, "version": SCHEMA_VERSION}
+
+
 def _position(span: Span | None) -> dict[str, int | None]:
     if span is None:
         return {"line": None, "column": None}
     return {"line": span.line, "column": span.column}
+
+
+def _head(event: str | None, file: str | None, span: Span | None) -> dict[str, Any]:
+    return {"event": event, "file": file, **_position(span)}
 
 
 def _node_fields(node: NodeState) -> dict[str, Any]:
@@ -61,19 +76,22 @@ def _node_fields(node: NodeState) -> dict[str, Any]:
     }
 
 
-def event_of(outcome: Outcome) -> dict[str, Any] | None:
-    """The JSON object for ``outcome``; None for outcomes a script does not print (``let``)."""
+def event_of(outcome: Outcome, file: str | None = None) -> dict[str, Any] | None:
+    """The JSON object for ``outcome`` of the source named ``file``; None for outcomes a script
+    does not print (``let``)."""
     if isinstance(outcome, Bound):
         return None
     if isinstance(outcome, Failed):
         diagnostic = outcome.diagnostic
-        event = {"event": "error", **_position(diagnostic.span), "kind": diagnostic.kind, "message": diagnostic.message}
         if diagnostic.source is not None:
-            event["file"] = diagnostic.source.name
+            file = diagnostic.source.name
+        elif file is None:
+            file = diagnostic.fields.get("file")
+        event = {**_head("error", file, diagnostic.span), "kind": diagnostic.kind, "message": diagnostic.message}
         for key, value in diagnostic.fields.items():
             event.setdefault(key, value)
         return _clean(event)
-    event: dict[str, Any] = {"event": None, **_position(outcome.span)}
+    event: dict[str, Any] = _head(None, file, outcome.span)
     if isinstance(outcome, ValueShown):
         event.update(event="value", **_node_fields(outcome.node))
     elif isinstance(outcome, Printed):
@@ -154,22 +172,22 @@ def _graph_nodes(outcome: GraphShown) -> Iterator[dict[str, Any]]:
         }
 
 
-def event_pieces(outcome: Outcome) -> Iterator[str]:
+def event_pieces(outcome: Outcome, file: str | None = None) -> Iterator[str]:
     """The JSON line of ``outcome``, newline included, in pieces that join to
-    ``dumps(event_of(outcome)) + "\n"`` (nothing for outcomes a script does not print).
+    ``dumps(event_of(outcome, file)) + "\n"`` (nothing for outcomes a script does not print).
 
     A pass or graph of a million nodes is written a batch of records at a time: building its
     event whole would cost about a kilobyte per record before the first byte is written.
     """
     if isinstance(outcome, BackwardShown):
-        head = {"event": "backward", **_position(outcome.span), "label": outcome.label, "seed": outcome.backward_pass.seed}
+        head = {**_head("backward", file, outcome.span), "label": outcome.label, "seed": outcome.backward_pass.seed}
         lists = {"nodes": _pass_nodes(outcome), "edges": _pass_edges(outcome)}
         yield from _streamed(head, lists, {})
     elif isinstance(outcome, GraphShown):
-        head = {"event": "graph", **_position(outcome.span), "label": outcome.label}
+        head = {**_head("graph", file, outcome.span), "label": outcome.label}
         yield from _streamed(head, {"nodes": _graph_nodes(outcome)}, {"edge_count": outcome.edge_count})
     else:
-        event = event_of(outcome)
+        event = event_of(outcome, file)
         if event is not None:
             yield dumps(event) + "\n"
 
@@ -198,7 +216,17 @@ def _streamed(head: dict[str, Any], lists: dict[str, Iterator[dict]], tail: dict
 
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+# Line breaks to Python's str.splitlines and to JavaScript that JSON leaves unescaped: a line
+# holding one would be read as two. (JSON escapes the others, all below U+0020.)
+_SEPARATORS = (("\x85", "\\u0085"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029"))
 
 
 def dumps(event: Any) -> str:
-    return _ENCODER.encode(event)
+    """One JSON value on one line, whoever splits the lines."""
+    text = _ENCODER.encode(event)
+    if text.isascii():
+        return text
+    for separator, escape in _SEPARATORS:
+        if separator in text:
+            text = text.replace(separator, escape)
+    return text

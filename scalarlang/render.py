@@ -1,14 +1,17 @@
 """Text rendering with rich: value lines, pass tables, graphs and diagnostics.
 
-The one place outcomes become text. Output depends only on the console's width and colour
-choice (``make_console``), never on the environment, so golden files are stable.
+The one place outcomes become text. Without a terminal, output depends only on the console's
+width and colour choice (``make_console``), never on the environment, so golden files are
+stable.
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Mapping
 
 from rich.console import Console
 from rich.text import Text
@@ -51,23 +54,36 @@ def make_console(
     *,
     width: int | None = DEFAULT_WIDTH,
     color: str = "auto",
+    environ: Mapping[str, str] | None = None,
 ) -> Console:
     """The console for every front end and test.
 
-    ``color`` is ``auto`` (colour on a terminal only), ``always`` or ``never``. Without a
-    terminal the width is exactly ``width``; with one, ``width=None`` follows the terminal.
-    The environment (COLUMNS, TERM, NO_COLOR, FORCE_COLOR) is ignored on purpose.
+    Without a terminal, output is exactly as golden files expect whatever the environment
+    says: plain (unless ``color="always"``) and exactly ``width`` wide (``None``: the default).
+    On a terminal, ``color="auto"`` honours NO_COLOR, FORCE_COLOR and TERM=dumb, and
+    ``width=None`` follows the terminal (and COLUMNS); an explicit ``width`` always wins.
+    ``environ`` is for tests (default: the process environment).
     """
     file = file if file is not None else sys.stdout
     is_terminal = _isatty(file)
-    colored = color == "always" or (color == "auto" and is_terminal)
+    environ = os.environ if environ is None else environ
+    if color == "always":
+        colored = True
+    elif color == "auto" and is_terminal:
+        colored = _terminal_wants_color(environ)
+    else:
+        colored = False
     if width is None and not is_terminal:
         width = DEFAULT_WIDTH
-    return Console(
+    return _Console(
         file=file,
         width=width,
+        # With both dimensions given, rich asks neither the terminal nor COLUMNS, LINES, TERM.
+        height=_HEIGHT if width is not None else None,
         color_system="truecolor" if colored else None,
         force_terminal=colored,
+        force_jupyter=False,
+        force_interactive=False,
         no_color=not colored,
         highlight=False,
         markup=False,
@@ -75,8 +91,25 @@ def make_console(
         soft_wrap=False,
         legacy_windows=False,
         safe_box=False,
-        _environ={},
     )
+
+
+_HEIGHT = 25  # unused by what we print; given so that a fixed width is fixed
+
+
+def _terminal_wants_color(environ: Mapping[str, str]) -> bool:
+    """force-color.org, then no-color.org, then a terminal that cannot show colour."""
+    if environ.get("FORCE_COLOR", ""):
+        return True
+    if environ.get("NO_COLOR", ""):
+        return False
+    return environ.get("TERM", "").lower() not in ("dumb", "unknown")
+
+
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        # rich would quietly exit with status 1; the command decides what a closed pipe means.
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
 
 
 def _isatty(file: IO[str]) -> bool:
@@ -261,30 +294,41 @@ def _printable(text: str) -> str:
 class _Column:
     header: str
     kind: str  # "label": shrinks to fit; "number": right-aligned, never cut; "text": left, never cut
+    # A key column leads every block of a table split in two (default: `#` and the first label).
+    key: bool = False
 
 
+# Labels up to this many characters are never cut: a table that does not fit with them whole
+# is split into blocks instead. Only when a block alone cannot fit are they cut further.
+_LABEL_KEEP = 12
 _LABEL_MIN = 4
 
 
-def _layout(columns: list[_Column], rows: list[list[str]], width: int) -> tuple[list[int], int]:
+def _layout(columns: list[_Column], rows: list[list[str]], width: int, floor: int = _LABEL_MIN) -> tuple[list[int], int]:
     """Column widths and the gap between columns that fit ``width`` where possible.
 
-    Numbers are never cut: the gap narrows to one space first, then label columns shrink
-    (down to a few characters, with an ellipsis), widest first.
+    Numbers and headers are never cut: the gap narrows to one space first, then label columns
+    longer than ``_LABEL_KEEP`` shrink to it (widest first), then, down to ``floor``, all labels.
     """
     widths = _natural_widths(columns, rows)
     for gap in (2, 1):
-        if sum(widths) + gap * (len(widths) - 1) <= width:
+        if _total(widths, gap) <= width:
             return widths, gap
-    excess = sum(widths) + len(widths) - 1 - width
+    excess = _total(widths, 1) - width
     labels = [i for i, column in enumerate(columns) if column.kind == "label"]
-    while excess > 0:
-        widest = max(labels, key=lambda i: widths[i], default=None)
-        if widest is None or widths[widest] <= _LABEL_MIN:
-            break
-        widths[widest] -= 1
-        excess -= 1
+    for limit in (max(_LABEL_KEEP, floor), floor):
+        while excess > 0:
+            widest = max(labels, key=lambda i: widths[i], default=None)
+            smallest = limit if widest is None else max(limit, len(columns[widest].header))
+            if widest is None or widths[widest] <= smallest:
+                break
+            widths[widest] -= 1
+            excess -= 1
     return widths, 1
+
+
+def _total(widths: list[int], gap: int) -> int:
+    return sum(widths) + gap * (len(widths) - 1)
 
 
 def _natural_widths(columns: list[_Column], rows: list[list[str]]) -> list[int]:
@@ -298,11 +342,11 @@ def _cell(text: str, width: int, column: _Column) -> str:
 
 
 def _table_lines(columns: list[_Column], rows: list[list[str]], width: int) -> list[Text]:
-    """The table's lines. One too wide for ``width`` even with its labels shrunk is split into
-    narrower tables stacked one above the other, each led by the ``#`` and first label column,
-    so no line is wider than ``width`` (unless those and one number column alone are)."""
-    widths, gap = _layout(columns, rows, width)
-    if sum(widths) + gap * (len(widths) - 1) <= width:
+    """The table's lines. One too wide for ``width`` with its labels kept to ``_LABEL_KEEP``
+    characters is split into narrower tables stacked one above the other, each led by the key
+    columns, so no line is wider than ``width`` (unless the keys and one column alone are)."""
+    widths, gap = _layout(columns, rows, width, floor=_LABEL_KEEP)
+    if _total(widths, gap) <= width:
         return _block(columns, rows, widths, gap)
     lines = []
     for group in _column_groups(columns, rows, width):
@@ -319,8 +363,7 @@ def _column_groups(columns: list[_Column], rows: list[list[str]], width: int) ->
         min(size, LABEL_WIDTH) if column.kind == "label" else size
         for column, size in zip(columns, _natural_widths(columns, rows))
     ]
-    first_label = next((i for i, column in enumerate(columns) if column.kind == "label"), 0)
-    keys = sorted({0, first_label})
+    keys = _keys(columns)
     key_width = sum(natural[i] for i in keys) + len(keys) - 1
     groups: list[list[int]] = []
     current: list[int] = []
@@ -337,10 +380,18 @@ def _column_groups(columns: list[_Column], rows: list[list[str]], width: int) ->
     return groups
 
 
+def _keys(columns: list[_Column]) -> list[int]:
+    chosen = [i for i, column in enumerate(columns) if column.key]
+    if chosen:
+        return chosen
+    first_label = next((i for i, column in enumerate(columns) if column.kind == "label"), 0)
+    return sorted({0, first_label})
+
+
 def _block(columns: list[_Column], rows: list[list[str]], widths: list[int], gap: int) -> list[Text]:
     spacer = " " * gap
     header = spacer.join(_cell(c.header, w, c) for c, w in zip(columns, widths)).rstrip()
-    lines = [Text(header, STYLES["header"]), Text("─" * (sum(widths) + gap * (len(widths) - 1)), STYLES["dim"])]
+    lines = [Text(header, STYLES["header"]), Text("─" * _total(widths, gap), STYLES["dim"])]
     for row in rows:
         line = Text()
         for index, (text, column, column_width) in enumerate(zip(row, columns, widths)):
@@ -362,11 +413,12 @@ _NODE_COLUMNS = [
     _Column("pass adjoint", "number"),
     _Column("gradient", "number"),
 ]
+# Split in two, the second block shows whose adjoint changes: `#`, the operand, its adjoint.
 _EDGE_COLUMNS = [
-    _Column("#", "number"),
+    _Column("#", "number", key=True),
     _Column("consumer", "label"),
     _Column("slot", "number"),
-    _Column("operand", "label"),
+    _Column("operand", "label", key=True),
     _Column("local", "number"),
     _Column("upstream", "number"),
     _Column("contribution", "number"),

@@ -17,7 +17,6 @@ import os
 import re
 import sys
 import traceback
-from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from prompt_toolkit import PromptSession
@@ -27,7 +26,7 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion, Path
 from prompt_toolkit.document import Document
 from prompt_toolkit.enums import DEFAULT_BUFFER
 from prompt_toolkit.filters import has_focus, is_searching
-from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.history import History
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.lexers import Lexer, PygmentsLexer, RegexSync
 from prompt_toolkit.output import ColorDepth
@@ -38,6 +37,7 @@ from rich.text import Text
 from . import __version__
 from .diagnostics import Diagnostic, LanguageError
 from .highlight import SadLexer, prompt_toolkit_style_rules
+from .history import history_path, open_history
 from .interpreter import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, Session
 from .kinds import RUNTIME_KINDS
 from .lexicon import KEYWORDS
@@ -534,81 +534,6 @@ class ReplLexer(Lexer):
             return self.inner.invalidation_hash()
         except Exception:
             return id(self)
-
-
-# ---- history --------------------------------------------------------------------------------
-
-
-def history_path(option: str | None = None, environ: dict[str, str] | None = None) -> Path | None:
-    """Where the history is kept: ``--history-file``, else ``$SCALARLANG_HISTORY``, else
-    ``$XDG_STATE_HOME/scalarlang/history``, else ``~/.local/state/scalarlang/history``.
-    None when there is no home directory: the working directory is never used by default."""
-    environ = os.environ if environ is None else environ
-    if option:
-        return Path(option).expanduser().absolute()
-    chosen = environ.get("SCALARLANG_HISTORY")
-    if chosen:
-        return Path(chosen).expanduser().absolute()
-    state = environ.get("XDG_STATE_HOME")
-    if state and os.path.isabs(state):  # the XDG spec: a relative value is to be ignored
-        return Path(state) / "scalarlang" / "history"
-    home = environ.get("HOME")
-    if not home or not os.path.isabs(home):
-        return None
-    return Path(home) / ".local" / "state" / "scalarlang" / "history"
-
-
-class _SafeFileHistory(FileHistory):
-    """A FileHistory that, when the file cannot be read or written, goes on in memory."""
-
-    def __init__(self, path: Path, warn: Callable[[str], None]):
-        super().__init__(str(path))
-        self.warn = warn
-        self.broken = False
-
-    def load_history_strings(self) -> Iterable[str]:
-        try:
-            return list(super().load_history_strings())
-        except OSError as error:
-            self._give_up(f"cannot read {self.filename}: {error.strerror or error}")
-            return []
-
-    def store_string(self, string: str) -> None:
-        if self.broken:
-            return
-        try:
-            super().store_string(string)
-        except OSError as error:
-            self._give_up(f"cannot write {self.filename}: {error.strerror or error}")
-
-    def _give_up(self, reason: str) -> None:
-        if not self.broken:
-            self.broken = True
-            self.warn(f"history is kept for this session only: {reason}")
-
-
-def open_history(path: Path | None, warn: Callable[[str], None]) -> History:
-    """A file history at ``path`` (its directory made), or an in-memory one and one warning."""
-    if path is None:
-        warn("history is kept for this session only: no home directory (set SCALARLANG_HISTORY)")
-        return InMemoryHistory()
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with open(path, "ab"):
-            pass
-    except OSError as error:
-        warn(f"history is kept for this session only: cannot write {path}: {_reason(error, path)}")
-        return InMemoryHistory()
-    return _SafeFileHistory(path, warn)
-
-
-def _reason(error: OSError, path: Path) -> str:
-    if isinstance(error, FileExistsError) or (error.filename and Path(error.filename) != path):
-        culprit = Path(error.filename) if error.filename else path.parent
-        if isinstance(error, FileExistsError):
-            return f"{culprit} is not a directory"
-        return f"{culprit}: {error.strerror or error}"
-    return error.strerror or str(error)
 
 
 # ---- the prompt -------------------------------------------------------------------------------

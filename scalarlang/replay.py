@@ -10,7 +10,9 @@ from __future__ import annotations
 import math
 from typing import Callable, Sequence
 
-from .engine import Scalar, ScalarOperation
+# the engine's own IEEE pow (it never raises, also for an inf or nan base), so that a
+# replayed pow gives the engine's bits
+from .engine import Scalar, ScalarOperation, _power
 
 
 def _exp(value: float) -> float:
@@ -37,17 +39,56 @@ def _div(left: float, right: float) -> float:
         return math.copysign(math.inf, left) * math.copysign(1.0, right)
 
 
+def _sqrt(value: float) -> float:
+    if value < 0.0 or value != value:
+        return math.nan
+    return math.sqrt(value)
+
+
+def _sigmoid(value: float) -> float:
+    # the engine's two forms, so neither overflows and the bits are the engine's
+    if value >= 0.0:
+        return 1.0 / (1.0 + _exp(-value))
+    if value != value:
+        return math.nan
+    exponential = math.exp(value)
+    return exponential / (1.0 + exponential)
+
+
+def _relu(value: float) -> float:
+    return value if value > 0.0 or value != value else 0.0
+
+
+def _max(left: float, right: float) -> float:
+    # the engine's choice on a tie (the left operand), nan propagated
+    if left != left or right != right:
+        return math.nan
+    return right if right > left else left
+
+
+def _min(left: float, right: float) -> float:
+    if left != left or right != right:
+        return math.nan
+    return right if right < left else left
+
+
 _BINARY: dict[ScalarOperation, Callable[[float, float], float]] = {
     ScalarOperation.ADD: lambda a, b: a + b,
     ScalarOperation.SUB: lambda a, b: a - b,
     ScalarOperation.MUL: lambda a, b: a * b,
     ScalarOperation.DIV: _div,
+    ScalarOperation.MAX: _max,
+    ScalarOperation.MIN: _min,
 }
 _UNARY: dict[ScalarOperation, Callable[[float], float]] = {
     ScalarOperation.NEG: lambda a: -a,
     ScalarOperation.EXP: _exp,
     ScalarOperation.TANH: math.tanh,
     ScalarOperation.LOG: _log,
+    ScalarOperation.SQRT: _sqrt,
+    ScalarOperation.RELU: _relu,
+    ScalarOperation.SIGMOID: _sigmoid,
+    ScalarOperation.ABS: abs,
 }
 
 
@@ -61,6 +102,8 @@ class Replay:
         self._operands = [
             tuple(positions[id(edge.parent)] for edge in node.parents) for node in topology
         ]
+        # pow's exponent is a parameter of its node, not an operand
+        self._exponents = [node.exponent for node in topology]
 
     def __call__(self, value: float) -> float:
         values: list[float] = []
@@ -72,6 +115,8 @@ class Replay:
             operation = node.operation
             if not operands:
                 values.append(node.value)  # leaves, detached nodes included, keep their values
+            elif operation is ScalarOperation.POW:
+                values.append(_power(values[operands[0]], self._exponents[index]))  # type: ignore[arg-type]
             elif len(operands) == 1:
                 values.append(_UNARY[operation](values[operands[0]]))
             else:

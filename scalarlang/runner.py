@@ -6,6 +6,7 @@ Shared by the command (files, ``-c``, standard input) and the golden tests.
 from __future__ import annotations
 
 import os
+import stat
 from typing import IO, Iterable, Iterator
 
 from .diagnostics import Diagnostic
@@ -15,36 +16,84 @@ from .source import Source
 
 EXIT_OK, EXIT_RUNTIME, EXIT_STATIC = 0, 1, 2
 
+# The largest program read, in bytes of UTF-8. A program is parsed whole before it runs, so
+# its size bounds the memory it takes; past this (a runaway generator, `scalarlang /dev/zero`)
+# the error is `too-long`, found after reading at most one byte more.
+SOURCE_LIMIT = 64 * 1024 * 1024
 
-def read_source(path: str, stdin: IO[str] | None = None) -> Source | Diagnostic:
-    """The program in ``path`` (``-``: standard input), or an ``io-error`` diagnostic."""
+
+def read_source(path: str, stdin: IO[str] | None = None, limit: int = SOURCE_LIMIT) -> Source | Diagnostic:
+    """The program in ``path`` (``-``: standard input), or an ``io-error`` or ``too-long``
+    diagnostic."""
     name = "<stdin>" if path == "-" else _printable_path(path)
     try:
         if path == "-":
-            data = _read_stream(stdin)
+            data = _read_stream(stdin, limit)
         elif os.path.isdir(path):
             return _io_error(name, "is a directory")
         else:
             with open(path, "rb") as file:
-                data = file.read()
+                data = _read_file(file, limit)
+    except _TooLong as error:
+        return too_long(name, error.size, limit)
     except OSError as error:
         return _io_error(name, error.strerror or str(error))
     except ValueError as error:  # a NUL in the path (`:load` takes any text)
         return _io_error(name, str(error))
-    return _decoded(name, data)
+    return _decoded(name, data, limit)
 
 
-def text_source(name: str, text: str) -> Source | Diagnostic:
+class _TooLong(Exception):
+    def __init__(self, size: int | None):
+        super().__init__(size)
+        self.size = size
+
+
+def _read_file(file: IO[bytes], limit: int) -> bytes:
+    """At most ``limit`` bytes, or ``_TooLong``: a regular file known to be larger is not read
+    at all, anything else (a pipe, a device) is read to one byte past the limit."""
+    try:
+        status = os.fstat(file.fileno())
+    except (OSError, AttributeError, ValueError):  # not a real file (a test's BytesIO)
+        status = None
+    if status is not None and stat.S_ISREG(status.st_mode) and status.st_size > limit:
+        raise _TooLong(status.st_size)
+    data = file.read(limit + 1)
+    if len(data) > limit:
+        raise _TooLong(None)
+    return data
+
+
+def text_source(name: str, text: str, limit: int = SOURCE_LIMIT) -> Source | Diagnostic:
     """A program given as text (``-c``). Command-line bytes that are not UTF-8 reach Python as
     lone surrogates, which no output stream could print: like such a file, an ``io-error``."""
     try:
-        text.encode("utf-8")
+        size = len(text.encode("utf-8"))
     except UnicodeEncodeError:
-        return _decoded(name, _bytes_of(text))
+        return _decoded(name, _bytes_of(text), limit)
+    if size > limit:
+        return too_long(name, size, limit)
     return Source(name, text)
 
 
-def _decoded(name: str, data: bytes) -> Source | Diagnostic:
+def too_long(name: str, size: int | None, limit: int = SOURCE_LIMIT) -> Diagnostic:
+    amount = f" ({size:,} bytes)" if size is not None else ""
+    return Diagnostic(
+        "too-long",
+        f"{name} is longer than the {_size(limit)} a program may have{amount}",
+        fields={"file": name, "limit": limit},
+        notes=("help: split it into several files, run one after another",),
+    )
+
+
+def _size(limit: int) -> str:
+    megabytes = limit / (1024 * 1024)
+    return f"{megabytes:g} MB" if megabytes >= 1 else f"{limit} bytes"
+
+
+def _decoded(name: str, data: bytes, limit: int = SOURCE_LIMIT) -> Source | Diagnostic:
+    if len(data) > limit:
+        return too_long(name, len(data), limit)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -72,17 +121,20 @@ def read_sources(paths: Iterable[str], stdin: IO[str] | None = None) -> Iterator
         yield read_source(path, stdin)
 
 
-def _read_stream(stream: IO[str] | None) -> bytes:
+def _read_stream(stream: IO[str] | None, limit: int) -> bytes:
     if stream is None:
         return b""
     buffer = getattr(stream, "buffer", None)
     if buffer is not None:
-        return buffer.read()
-    return _bytes_of(stream.read())
+        return _read_file(buffer, limit)
+    data = _bytes_of(stream.read(limit + 1))  # characters, so their bytes are checked after
+    if len(data) > limit:
+        raise _TooLong(None)
+    return data
 
 
 def _io_error(name: str, reason: str) -> Diagnostic:
-    return Diagnostic("io-error", f"cannot read {name}: {reason}", fields={"path": name})
+    return Diagnostic("io-error", f"cannot read {name}: {reason}", fields={"file": name})
 
 
 def exit_status(outcome: Outcome) -> int:
@@ -108,28 +160,43 @@ class ScriptOutput:
         self.err = err
         self.json_lines = json_lines
         self.debug = debug
+        self.file: str | None = None  # the name of the source running, for JSON events
         if not json_lines:
-            from .render import DEFAULT_WIDTH, Renderer, make_console
+            from .render import Renderer, make_console
 
-            width = width or DEFAULT_WIDTH
+            # width None: a terminal's own width, else the default (make_console decides)
             self.text = Renderer(make_console(out, width=width, color=color))
             self.errors = Renderer(make_console(err, width=width, color=color))
 
     def run(self, item: Source | Diagnostic) -> int:
+        """Run ``item`` (a program, or the diagnostic of one that could not be read: status 2,
+        whatever its kind) in a fresh session; the exit status."""
+        if isinstance(item, Diagnostic):
+            self.file = item.fields.get("file")
+            self._start()
+            self.show(Failed(item))
+            return EXIT_STATIC
         from .interpreter import Session
 
-        outcomes = [Failed(item)] if isinstance(item, Diagnostic) else Session().run(item)
+        self.file = item.name
+        self._start()
         status = EXIT_OK
-        for outcome in outcomes:
+        for outcome in Session().run(item):
             self.show(outcome)
             status = max(status, exit_status(outcome))
         return status
+
+    def _start(self) -> None:
+        if self.json_lines:
+            from .events import dumps, start_event
+
+            self.out.write(dumps(start_event(self.file)) + "\n")
 
     def show(self, outcome: Outcome) -> None:
         if self.json_lines:
             from .events import event_pieces
 
-            for piece in event_pieces(outcome):
+            for piece in event_pieces(outcome, self.file):
                 self.out.write(piece)
         elif isinstance(outcome, Failed):
             self.out.flush()  # keep diagnostics after the output that came before them

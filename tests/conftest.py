@@ -24,3 +24,7 @@ def pytest_addoption(parser):
         default=False,
         help="rewrite examples/*.out from the current output instead of comparing",
     )
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: a stress test of more than ~3 s (deselect with -m 'not slow')")

@@ -78,7 +78,10 @@ def run_text(program: str, *, width: int = 100, name: str = "test.sad") -> tuple
 def run_json(program: str, *, name: str = "test.sad") -> tuple[list[dict], int]:
     stream = io.StringIO()
     status = ScriptOutput(stream, io.StringIO(), json_lines=True).run(Source(name, program))
-    return json_lines(stream.getvalue()), status
+    events = json_lines(stream.getvalue())
+    # Each source begins with the schema's version; the events of the program follow.
+    assert events[0] == {"event": "start", "file": name, "line": None, "column": None, "version": 1}
+    return events[1:], status
 
 
 def golden(path: Path) -> tuple[str, int]:
@@ -119,6 +122,7 @@ EVENT_FIELDS = {
     "gradcheck": {"label", "variable", "input", "analytic", "numerical", "step", "tolerance", "scaled_error", "passed"},
     "expected": {"kind", "message"},
     "error": {"kind", "message"},
+    "start": {"version"},
 }
 NUMBER = (int, float)
 
@@ -131,8 +135,11 @@ def check_event(event: dict) -> None:
     """One JSON object against LANGUAGE.md's table."""
     kind = event["event"]
     assert kind in EVENT_FIELDS, event
-    assert {"event", "line", "column"} | EVENT_FIELDS[kind] <= set(event), (kind, set(event))
-    if kind != "error" or event["line"] is not None:
+    assert {"event", "file", "line", "column"} | EVENT_FIELDS[kind] <= set(event), (kind, set(event))
+    assert isinstance(event["file"], str) and event["file"]
+    if kind == "start":
+        assert event["version"] == 1 and event["line"] is None and event["column"] is None
+    elif kind != "error" or event["line"] is not None:
         assert isinstance(event["line"], int) and event["line"] >= 1
         assert isinstance(event["column"], int) and event["column"] >= 1
     if kind == "value":
@@ -330,9 +337,12 @@ def test_unreadable_files_exit_2(tmp_path):
     result = scalarlang("--json", *paths)
     assert result.returncode == 2
     events = json_lines(text(result))
-    for event, path in zip(events, paths, strict=True):
+    for index, path in enumerate(paths):
+        start, event = events[2 * index : 2 * index + 2]
+        assert start == {"event": "start", "file": path, "line": None, "column": None, "version": 1}
         check_event(event)
-        assert event["kind"] == "io-error" and event["line"] is None and event["path"] == path
+        assert event["kind"] == "io-error" and event["line"] is None and event["file"] == path
+    assert len(events) == 2 * len(paths)
 
 
 @needs_command
@@ -356,8 +366,8 @@ def test_program_from_standard_input():
     assert " --> <stdin>:6:1" in result.stderr.decode()
     result = scalarlang("--json", "-", stdin=program)
     events = json_lines(text(result))
-    assert [event["event"] for event in events] == ["backward", "print", "error"]
-    assert events[-1]["file"] == "<stdin>"
+    assert [event["event"] for event in events] == ["start", "backward", "print", "error"]
+    assert {event["file"] for event in events} == {"<stdin>"}
 
 
 @needs_command
@@ -385,7 +395,10 @@ def test_several_files_run_in_fresh_sessions_and_the_worst_status_wins(tmp_path)
     assert text(result).count("backward from loss") == 1  # the third file still ran
     result = scalarlang("--json", str(first), str(tmp_path / "missing.sad"), str(second))
     assert result.returncode == 2
-    assert [event["event"] for event in json_lines(text(result))] == ["value", "error", "error"]
+    events = json_lines(text(result))
+    assert [event["event"] for event in events] == ["start", "value", "start", "error", "start", "error"]
+    # Every event says which file it is of.
+    assert [event["file"] for event in events] == [str(first)] * 2 + [str(tmp_path / "missing.sad")] * 2 + [str(second)] * 2
 
 
 @needs_command
@@ -419,6 +432,8 @@ def test_json_of_every_example_matches_the_spec():
     assert {event["event"] for event in events} == set(EVENT_FIELDS) - {"error"}
     for event in events:
         check_event(event)
+    assert [event["file"] for event in events if event["event"] == "start"] == paths
+    events = [event for event in events if event["event"] != "start"]
     # One event per outcome a script shows (everything but `let`).
     outcomes = [
         outcome
@@ -432,7 +447,8 @@ def test_json_of_every_example_matches_the_spec():
 @needs_command
 def test_json_of_the_seed_program():
     result = scalarlang("--json", "-c", SEED_PROGRAM + "backward(loss)\ngraph(loss)\nloss\ngradcheck(loss, x)")
-    backward, graph, value, gradcheck = json_lines(text(result))
+    start, backward, graph, value, gradcheck = json_lines(text(result))
+    assert start["event"] == "start"
     assert (backward["event"], backward["line"], backward["column"]) == ("backward", 4, 1)
     assert backward["label"] == "loss" and backward["seed"] == 1.0
     assert [(n["label"], n["pass_adjoint"], n["accumulated_gradient"]) for n in backward["nodes"]] == [
@@ -446,7 +462,7 @@ def test_json_of_the_seed_program():
     ]
     assert graph["edge_count"] == 4
     assert value == {
-        "event": "value", "line": 6, "column": 1, "label": "loss", "operation": "add", "value": 8.0,
+        "event": "value", "file": "<command line>", "line": 6, "column": 1, "label": "loss", "operation": "add", "value": 8.0,
         "tracked": True, "gradient": 1.0,
     }
     assert (gradcheck["label"], gradcheck["variable"], gradcheck["analytic"], gradcheck["passed"]) == ("loss", "x", 8.0, True)
@@ -501,10 +517,12 @@ def test_json_expected_and_print_events():
     assert status == 0
     expected, printed = events
     assert expected == {
-        "event": "expected", "line": 1, "column": 1, "kind": "no-gradient",
+        "event": "expected", "file": "test.sad", "line": 1, "column": 1, "kind": "no-gradient",
         "message": "`3` is untracked (constant) and has no gradient",
     }
-    assert printed == {"event": "print", "line": 2, "column": 1, "text": "a 1.000000000000 2.000000000000"}
+    assert printed == {
+        "event": "print", "file": "test.sad", "line": 2, "column": 1, "text": "a 1.000000000000 2.000000000000"
+    }
 
 
 def test_json_position_is_the_statements_for_each_event():
@@ -517,7 +535,7 @@ def test_json_position_is_the_statements_for_each_event():
 def test_json_lines_are_one_object_each_and_let_is_silent():
     stream = io.StringIO()
     ScriptOutput(stream, io.StringIO(), json_lines=True).run(Source("t.sad", "let x = var 2\nlet y = x"))
-    assert stream.getvalue() == ""
+    assert stream.getvalue() == '{"event": "start", "file": "t.sad", "line": null, "column": null, "version": 1}\n'
 
 
 def test_json_syntax_error_event():
@@ -562,7 +580,7 @@ def test_a_table_that_cannot_fit_is_split_and_keeps_every_number():
         assert number in output
     assert "…" not in "".join(line for line in lines if "e308" in line)
     headers = [line.split() for line in lines if line.lstrip().startswith("#")]
-    assert all(header[:2] in (["#", "node"], ["#", "consumer"]) for header in headers)
+    assert all(header[:2] in (["#", "node"], ["#", "consumer"], ["#", "operand"]) for header in headers)
     assert len(headers) > 2
 
 
@@ -678,7 +696,7 @@ def test_read_source_errors_and_bom(tmp_path):
     path.write_bytes(b"\xef\xbb\xbf1\n")
     assert read_source(str(path)).text == "1\n"
     diagnostic = read_source(str(tmp_path / "nope.sad"))
-    assert diagnostic.kind == "io-error" and diagnostic.fields == {"path": str(tmp_path / "nope.sad")}
+    assert diagnostic.kind == "io-error" and diagnostic.fields == {"file": str(tmp_path / "nope.sad")}
     assert exit_status(Failed(diagnostic)) == 2
     assert read_source(str(tmp_path)).message.endswith("is a directory")
 
@@ -694,14 +712,14 @@ def test_a_reader_that_goes_away_gets_no_traceback():
         process.stdout.close()
         error = process.stderr.read()
         process.stderr.close()
-        assert process.wait(timeout=60) == 1
-        assert b"Traceback" not in error and b"BrokenPipeError" not in error
+        assert process.wait(timeout=60) == 141  # as if killed by SIGPIPE, like Unix tools
+        assert error == b""  # quietly: no traceback, no message
 
 
 def test_an_interrupted_script_exits_130_without_a_traceback(monkeypatch, capsys):
     from scalarlang import cli
 
-    def interrupted(arguments):
+    def interrupted(arguments, out, err):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(cli, "run_scripts", interrupted)

@@ -366,9 +366,11 @@ def test_bool_and_non_numbers_are_type_errors(bad, use):
 def test_unsupported_operators_are_type_errors():
     x = Scalar.variable(2.0)
     with pytest.raises(TypeError):
-        x ** 2  # noqa: B018
-    with pytest.raises(TypeError):
         x @ x  # noqa: B018
+    with pytest.raises(TypeError):
+        pow(x, 2, 5)
+    with pytest.raises(TypeError):
+        x % 2  # noqa: B018
 
 
 @pytest.mark.parametrize("bad", [True, "1.0", None, [1.0]], ids=repr)
@@ -397,7 +399,7 @@ def test_is_same_node_is_identity_not_equality():
     assert square.parents[0].parent.is_same_node(square.parents[1].parent)
 
 
-@pytest.mark.parametrize("name", ["value", "operation", "tracks_gradient", "gradient", "parents"])
+@pytest.mark.parametrize("name", ["value", "operation", "tracks_gradient", "gradient", "parents", "exponent"])
 def test_properties_are_read_only(name):
     x = Scalar.variable(2.0)
     y = x * 3
@@ -421,7 +423,9 @@ def test_parent_edges_are_immutable():
 def test_operation_names():
     assert {str(op) for op in ScalarOperation} == {
         "variable", "constant", "detached", "add", "sub", "mul", "neg", "exp", "tanh", "div", "log",
+        "pow", "sqrt", "relu", "sigmoid", "abs", "max", "min",
     }
+    assert str(ScalarOperation.POW) == "pow" and ScalarOperation("sigmoid") is ScalarOperation.SIGMOID
 
 
 # ---- errors: the table of ENGINE.md ---------------------------------------------------------

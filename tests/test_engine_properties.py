@@ -17,6 +17,7 @@ import math
 import struct
 from typing import NamedTuple
 
+import mpmath
 import pytest
 import sympy
 from hypothesis import assume, event, example, given, note, settings
@@ -40,9 +41,16 @@ from scalarlang import (
 # ---- programs -------------------------------------------------------------------------------
 
 BINARY = ("add", "sub", "mul", "div")
-UNARY = ("neg", "exp", "tanh", "log", "detach")
+# two-operand operations with a method only: a.max(b), a.max(number)
+BINARY_METHODS = ("max", "min")
+UNARY = ("neg", "exp", "tanh", "log", "detach", "sqrt", "relu", "sigmoid", "abs", "pow")
 # how a binary operation is written: a.add(b), a + b, a + number, number + a
 FORMS = ("method", "operator", "number-right", "number-left")
+METHOD_FORMS = ("method", "number-right")
+# pow's exponent (the step's number): integral, fractional, negative, zero, one
+EXPONENTS = (2, 3, 0, 1, -1, -2, 0.5, -0.5, 1.5, 2.0, 4)
+# operations without a derivative at some points (relu and abs at 0, max and min on a tie)
+KINKED = ("relu", "abs", "max", "min")
 OPERATORS = {
     "add": lambda a, b: a + b,
     "sub": lambda a, b: a - b,
@@ -79,7 +87,7 @@ def programs(draw, max_steps: int = 10, amplify: bool = False) -> Program:
     leaves = [("variable", draw(leaf_values)) for _ in range(variables)]
     leaves += [("constant", draw(leaf_values)) for _ in range(constants)]
     leaves = draw(st.permutations(leaves))
-    ops = BINARY + UNARY + (("amp",) if amplify else ())
+    ops = BINARY + BINARY_METHODS + UNARY + (("amp",) if amplify else ())
     steps = []
     count = len(leaves)
     used: set[int] = set()
@@ -90,11 +98,20 @@ def programs(draw, max_steps: int = 10, amplify: bool = False) -> Program:
         back = st.one_of(st.just(0), st.integers(0, min(2, count - 1)), st.integers(0, count - 1))
         left = count - 1 - draw(back)
         right = count - 1 - draw(st.integers(0, count - 1))
-        form = draw(st.sampled_from(FORMS)) if op in BINARY else "method"
+        if op in BINARY:
+            form = draw(st.sampled_from(FORMS))
+        elif op in BINARY_METHODS:
+            form = draw(st.sampled_from(METHOD_FORMS))
+        elif op == "pow":  # a ** c or a.pow(c)
+            form = draw(st.sampled_from(("operator", "method")))
+        else:
+            form = "method"
         number = draw(leaf_values) if form.startswith("number") else 0.0
+        if op == "pow":
+            number = draw(st.sampled_from(EXPONENTS))
         steps.append(Step(op, form, left, right, number))
         used.add(left)
-        if op in BINARY and form in ("method", "operator"):
+        if _two_operands(op, form):
             used.add(right)
         count += 1
     if draw(st.booleans()):
@@ -107,6 +124,10 @@ def programs(draw, max_steps: int = 10, amplify: bool = False) -> Program:
     return Program(tuple(leaves), tuple(steps))
 
 
+def _two_operands(op: str, form: str) -> bool:
+    return op in BINARY + BINARY_METHODS and form in ("method", "operator")
+
+
 def _operand_values(step: Step, values: list[float]) -> tuple[float, float]:
     a, b = values[step.left], values[step.right]
     if step.form == "number-right":
@@ -116,11 +137,29 @@ def _operand_values(step: Step, values: list[float]) -> tuple[float, float]:
     return a, b
 
 
-def _safe(step: Step, values: list[float]) -> bool:
-    """Whether the step keeps the graph well conditioned (else it is replaced by tanh)."""
+def _safe(step: Step, values: list[float], kink_margin: float = 0.0) -> bool:
+    """Whether the step keeps the graph well conditioned (else it is replaced by tanh), and,
+    with a ``kink_margin``, keeps that far from the points where relu, abs, max and min
+    have no derivative (for finite differences, which straddle a kink)."""
     a, b = _operand_values(step, values)
     op = step.op
-    if op == "exp":
+    if kink_margin and op in KINKED:
+        if op in ("relu", "abs"):
+            return abs(a) >= kink_margin
+        same_node = step.form == "method" and step.left == step.right  # max(x, x) is smooth
+        return same_node or abs(a - b) >= kink_margin
+    if op == "pow":
+        c = step.number
+        if c != int(c) and a < 0.1:  # a fractional power of a negative base, or near 0
+            return False
+        if c < 0 and abs(a) < 0.1:
+            return False
+        result = a ** c
+    elif op == "sqrt":
+        if a < 0.1:
+            return False
+        result = math.sqrt(a)
+    elif op == "exp":
         if a > 3.0:
             return False
         result = math.exp(a)
@@ -139,12 +178,12 @@ def _safe(step: Step, values: list[float]) -> bool:
     return abs(result) <= VALUE_BOUND
 
 
-def make_safe(program: Program) -> Program:
+def make_safe(program: Program, kink_margin: float = 0.0) -> Program:
     """The same program with every unsafe step replaced by tanh of its left operand."""
     values: list[float] = [value for _, value in program.leaves]
     steps = []
     for step in program.steps:
-        if not _safe(step, values):
+        if not _safe(step, values, kink_margin):
             step = Step("tanh", "method", step.left, step.left, 0.0)
         steps.append(step)
         values.append(_apply_float(step, values))
@@ -157,6 +196,9 @@ def _apply_float(step: Step, values: list[float]) -> float:
         "add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b, "div": lambda: a / b,
         "neg": lambda: -a, "exp": lambda: math.exp(a), "tanh": lambda: math.tanh(a),
         "log": lambda: math.log(a), "detach": lambda: a, "amp": lambda: a * TINY * HUGE,
+        "pow": lambda: a ** step.number, "sqrt": lambda: math.sqrt(a), "relu": lambda: max(a, 0.0),
+        "sigmoid": lambda: 0.5 * (1.0 + math.tanh(0.5 * a)), "abs": lambda: abs(a),
+        "max": lambda: max(a, b), "min": lambda: min(a, b),
     }[step.op]()
 
 
@@ -189,7 +231,11 @@ def build(program: Program, moved: dict[int, float] | None = None,
     for position, step in enumerate(program.steps, start=len(program.leaves)):
         a, b = nodes[step.left], nodes[step.right]
         op = step.op
-        if op in BINARY:
+        if op in BINARY_METHODS:
+            node = getattr(a, op)(b if step.form == "method" else step.number)
+        elif op == "pow":
+            node = a ** step.number if step.form == "operator" else a.pow(step.number)
+        elif op in BINARY:
             if step.form == "method":
                 node = getattr(a, op)(b)
             elif step.form == "operator":
@@ -217,16 +263,19 @@ def tree_size(program: Program) -> int:
     sizes = [1] * len(program.leaves)
     for step in program.steps:
         size = 1 + sizes[step.left]
-        if step.op in BINARY and step.form in ("method", "operator"):
+        if _two_operands(step.op, step.form):
             size += sizes[step.right]
-        elif step.op in BINARY:
+        elif step.op in BINARY + BINARY_METHODS:
             size += 1
         sizes.append(min(size, 10**9))
     return max(sizes)
 
 
 def symbolic(program: Program, built: Built):
-    """The program as sympy expressions; detached nodes and constants become symbols."""
+    """The program as sympy expressions; detached nodes and constants become symbols.
+
+    relu, abs, max and min become the branch their operands' values select (PyTorch's
+    conventions: relu and abs at 0 are the constant 0, a tie of max or min the mean)."""
     exprs = []
     symbols_of_variables = []
     values: dict[sympy.Symbol, sympy.Rational] = {}
@@ -261,12 +310,32 @@ def symbolic(program: Program, built: Built):
             expr = sympy.log(a)
         elif op == "amp":
             expr = a * sympy.Rational(TINY) * sympy.Rational(HUGE)
+        elif op == "pow":
+            expr = a ** sympy.Rational(step.number)
+        elif op == "sqrt":
+            expr = sympy.sqrt(a)
+        elif op == "sigmoid":
+            expr = 1 / (1 + sympy.exp(-a))
+        elif op in KINKED:
+            expr = _branch(op, a, b, *_operand_values(step, [n.value for n in built.nodes]))
         else:  # detach: a fresh symbol holding the detached node's float value
             symbol = sympy.Symbol(f"d{position}", real=True)
             values[symbol] = sympy.Rational(built.nodes[position].value)
             expr = symbol
         exprs.append(expr)
     return exprs, symbols_of_variables, values
+
+
+def _branch(op: str, a, b, a_value: float, b_value: float):
+    """The sympy expression of a kinked operation at the given operand values."""
+    if op == "relu":
+        return a if a_value > 0 else sympy.Integer(0)
+    if op == "abs":
+        return a if a_value > 0 else -a if a_value < 0 else sympy.Integer(0)
+    if a_value == b_value:
+        return (a + b) / 2
+    pick_a = a_value > b_value if op == "max" else a_value < b_value
+    return a if pick_a else b
 
 
 # ---- independent references -----------------------------------------------------------------
@@ -416,8 +485,8 @@ def path_weight(output: Scalar) -> float:
     return max(weight)
 
 
-def safe_graph(program: Program) -> tuple[Program, Built]:
-    program = make_safe(program)
+def safe_graph(program: Program, kink_margin: float = 0.0) -> tuple[Program, Built]:
+    program = make_safe(program, kink_margin)
     return program, build(program)
 
 
@@ -484,7 +553,7 @@ def _central(program, detached, leaf, at, step, output_index) -> float | None:
 
 @given(programs())
 def test_gradients_match_central_differences(program):
-    program, built = safe_graph(program)
+    program, built = safe_graph(program, kink_margin=1e-2)
     output_index = built.tracked_output_index
     output = built.nodes[output_index]
     output.backward()
@@ -718,6 +787,104 @@ def _ieee(op: str, a: float, b: float) -> float:
         return math.nan if a == 0 or a != a else math.copysign(math.inf, a) * math.copysign(1.0, b)
     except OverflowError:
         return math.inf
+
+
+def _odd(number: float) -> bool:
+    return number == int(number) and int(number) % 2 == 1
+
+
+def _ieee_pow(a: float, c: float) -> float:
+    """C99/IEEE pow(a, c) for finite a and c, where math.pow raises."""
+    if c == 0.0:
+        return 1.0
+    if a == 0.0 and c < 0.0:
+        return -math.inf if _odd(c) and math.copysign(1.0, a) < 0 else math.inf
+    if a < 0.0 and c != int(c):
+        return math.nan
+    try:
+        return math.pow(a, c)
+    except OverflowError:
+        return -math.inf if a < 0.0 and _odd(c) else math.inf
+
+
+def _expected_new(op: str, a: float, b: float) -> tuple[float, list[float]] | tuple[float, None]:
+    """Value and local derivatives of the new operations, from their definitions."""
+    if op == "pow":
+        value = _ieee_pow(a, b)
+        if not math.isfinite(value) or b == 0.0:
+            return value, [0.0]
+        lower = _ieee_pow(a, b - 1.0)
+        return value, [b * lower if math.isfinite(lower) else math.inf]
+    if op == "sqrt":
+        if a < 0.0:
+            return math.nan, None
+        value = math.sqrt(a)
+        return value, [0.5 / value if value else math.copysign(math.inf, value)]
+    if op == "relu":
+        return (a, [1.0]) if a > 0 else (0.0, [0.0])
+    if op == "sigmoid":
+        with mpmath.workdps(40):  # an independent, much more precise evaluation
+            value = float(1 / (1 + mpmath.exp(-mpmath.mpf(a))))
+        return value, [value * (1.0 - value)]
+    if op == "abs":
+        return abs(a), [1.0 if a > 0 else -1.0 if a < 0 else 0.0]
+    if a == b:
+        return a, [0.5, 0.5]
+    larger = a > b
+    if op == "max":
+        return (a, [1.0, 0.0]) if larger else (b, [0.0, 1.0])
+    return (b, [0.0, 1.0]) if larger else (a, [1.0, 0.0])
+
+
+NEW_OPS = ("pow", "sqrt", "relu", "sigmoid", "abs", "max", "min")
+
+
+@given(extreme_values, st.one_of(extreme_values, st.sampled_from([0.5, -0.5, 2.0, 3.0, -1.0, 1 / 3])),
+       st.sampled_from(NEW_OPS))
+@settings(max_examples=4 * settings.default.max_examples)
+def test_new_operations_on_extreme_values_give_a_node_or_a_typed_error(a, b, op):
+    x = Scalar.variable(a)
+    expected, locals_expected = _expected_new(op, a, b)
+    try:
+        if op == "pow":
+            result = x ** b
+        elif op in ("max", "min"):
+            result = getattr(x, op)(Scalar.variable(b))
+        else:
+            result = getattr(x, op)()
+    except NonFiniteResult as error:
+        event(f"{op}: {error.kind}")
+        assert op in ("pow", "sqrt") and not math.isfinite(expected)
+        assert str(error.operation) == op
+        assert bits(error.value) == bits(expected) if expected == expected else math.isnan(error.value)
+        return
+    except NonFiniteDerivative as error:
+        event(f"{op}: {error.kind}")
+        assert op in ("pow", "sqrt") and math.isfinite(expected)
+        assert not math.isfinite(error.local_derivative) and error.operand == 0
+        # the derivative really is not finite: c * a^(c-1) and c * a^c / a both overflow
+        if op == "pow" and a != 0.0:
+            assert not math.isfinite(b * expected / a)
+        return
+    event(f"{op}: node")
+    assert math.isfinite(expected)
+    locals_ = [edge.local_derivative for edge in result.parents]
+    assert all(math.isfinite(d) for d in locals_)
+    if op == "pow":
+        assert result.value == pytest.approx(expected, rel=4e-16, abs=0.0)
+        if b == 2.0:
+            assert bits(result.value) == bits(a * a) and locals_ == [2.0 * a]
+        if math.isfinite(locals_expected[0]):
+            assert locals_[0] == pytest.approx(locals_expected[0], rel=1e-15, abs=1e-300)
+        else:  # the fallback c * a^c / a of a tiny base
+            assert locals_[0] == pytest.approx(b * expected / a, rel=1e-14)
+        assert result.exponent == b
+    elif op == "sigmoid":
+        assert result.value == pytest.approx(expected, rel=2e-15, abs=1e-300)
+        assert locals_ == [result.value * (1.0 - result.value)]
+    else:
+        assert bits(result.value) == bits(expected)
+        assert [bits(d) for d in locals_] == [bits(d) for d in locals_expected]
 
 
 @given(extreme_values, extreme_values, st.sampled_from(BINARY + ("neg", "exp", "tanh", "log")))

@@ -538,21 +538,6 @@ def test_meta_command_lines_are_not_lexed_as_sad():
 # ---- history -----------------------------------------------------------------------------------
 
 
-def test_history_location_rules(tmp_path):
-    home = str(tmp_path / "home")
-    state = str(tmp_path / "state")
-    assert history_path(None, {"HOME": home}) == Path(home, ".local/state/scalarlang/history")
-    assert history_path(None, {"HOME": home, "XDG_STATE_HOME": state}) == Path(state, "scalarlang/history")
-    assert history_path(None, {"HOME": home, "XDG_STATE_HOME": "relative"}) == Path(home, ".local/state/scalarlang/history")
-    chosen = str(tmp_path / "mine")
-    assert history_path(None, {"HOME": home, "XDG_STATE_HOME": state, "SCALARLANG_HISTORY": chosen}) == Path(chosen)
-    option = str(tmp_path / "option")
-    assert history_path(option, {"HOME": home, "SCALARLANG_HISTORY": chosen}) == Path(option)
-    assert history_path(None, {}) is None  # never the working directory
-    assert history_path(None, {"HOME": "relative"}) is None
-    assert history_path(None, {"HOME": home, "SCALARLANG_HISTORY": ""}) == Path(home, ".local/state/scalarlang/history")
-
-
 def test_history_file_is_created_and_survives_restarts(tmp_path):
     path = tmp_path / "state" / "scalarlang" / "history"
     warnings = []

@@ -466,8 +466,9 @@ def test_command_line_bytes_that_are_not_utf8_are_an_io_error():
     assert result.stderr.decode() == "error[io-error]: cannot read <command line>: is not valid UTF-8 (byte 7 on line 1)\n"
     result = subprocess.run([str(COMMAND), "--json", b"missing-\xff.sad"], capture_output=True, env=env, timeout=60)
     assert result.returncode == 2
-    (event,) = map(json.loads, result.stdout.decode().splitlines())
-    assert event["kind"] == "io-error" and event["path"] == "missing-\ufffd.sad"
+    start, event = map(json.loads, result.stdout.decode().splitlines())
+    assert start["event"] == "start" and start["file"] == "missing-\ufffd.sad"
+    assert event["kind"] == "io-error" and event["file"] == "missing-\ufffd.sad"
 
 
 def test_program_text_with_lone_surrogates_is_an_io_error():
@@ -777,8 +778,9 @@ def test_unreadable_files_are_io_errors_with_exit_status_2(tmp_path, monkeypatch
         status, out, err = main("--width", "1000", str(path))
         assert status == 2 and out == "" and err == f"error[io-error]: cannot read {path}: {reason}\n"
         status, out, err = main("--json", str(path))
-        (event,) = map(json.loads, out.splitlines())
-        assert status == 2 and event["kind"] == "io-error" and event["path"] == str(path)
+        start, event = map(json.loads, out.splitlines())
+        assert start["event"] == "start" and start["file"] == str(path)
+        assert status == 2 and event["kind"] == "io-error" and event["file"] == str(path)
     # All at once: each is reported, the status is 2, a good file among them still runs.
     good = tmp_path / "good.sad"
     good.write_text("print 41 + 1\n", encoding="utf-8")

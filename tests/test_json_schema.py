@@ -1,0 +1,148 @@
+"""The `--json` schema of docs/json.md, checked against what the command writes (issue 12), and
+one line per event whoever splits the lines (issue 11, item 6)."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scalarlang.events import SCHEMA_VERSION, dumps
+from scalarlang.runner import ScriptOutput
+from scalarlang.source import Source
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "json.md"
+COMMAND = Path(sys.executable).parent / "scalarlang"
+COMMON = {"event", "file", "line", "column"}
+
+# A program with every event type, an error last.
+EVERY_EVENT = """let x = var 2
+let loss = x * x + 1
+loss
+print "loss is {loss}"
+backward(loss)
+graph(loss)
+gradcheck(loss, x)
+expect no-gradient: grad(3)
+lose
+"""
+
+
+def section_table(heading: str) -> dict[str, set[str]]:
+    """The first table under ``## heading`` in the doc: first column -> the keys the second names."""
+    text = DOC.read_text(encoding="utf-8").split(f"## {heading}\n", 1)[1]
+    table: dict[str, set[str]] = {}
+    rows = [line for line in text.split("\n## ", 1)[0].splitlines() if line.startswith("|")]
+    for line in rows[2:]:  # past the header and its rule
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        table[cells[0].strip("`")] = set(re.findall(r"`([a-z_]+)`", cells[1]))
+    return table
+
+
+EVENTS = section_table("Events")
+BACKWARD = section_table("The node and edge objects of `backward`")
+GRAPH = section_table("The node objects of `graph`")
+
+
+def run_json(program: str, name: str = "every.sad") -> list[dict]:
+    out = io.StringIO()
+    ScriptOutput(out, io.StringIO(), json_lines=True).run(Source(name, program))
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def test_the_doc_lists_every_event_type():
+    assert set(EVENTS) == {"start", "value", "print", "backward", "graph", "gradcheck", "expected", "error"}
+    assert EVENTS["start"] == {"version"}
+
+
+def test_every_event_has_its_documented_keys():
+    events = run_json(EVERY_EVENT)
+    assert [event["event"] for event in events] == [
+        "start", "value", "print", "backward", "graph", "gradcheck", "expected", "error"
+    ]
+    for event in events:
+        documented = COMMON | EVENTS[event["event"]]
+        if event["event"] == "error":
+            assert documented <= set(event)  # and the error's own fields
+        else:
+            assert set(event) == documented, event["event"]
+        assert event["file"] == "every.sad"
+    start, backward, graph = events[0], events[3], events[4]
+    assert start == {"event": "start", "file": "every.sad", "line": None, "column": None, "version": SCHEMA_VERSION}
+    assert SCHEMA_VERSION == 1
+    assert backward["nodes"] and all(set(node) == BACKWARD["nodes"] for node in backward["nodes"])
+    assert backward["edges"] and all(set(edge) == BACKWARD["edges"] for edge in backward["edges"])
+    assert graph["nodes"] and all(set(node) == GRAPH["nodes"] for node in graph["nodes"])
+
+
+def test_errors_use_the_one_key_file():
+    events = run_json("lose")
+    assert "path" not in events[-1] and events[-1]["file"] == "every.sad"
+    out = io.StringIO()
+    ScriptOutput(out, io.StringIO(), json_lines=True).run(
+        __import__("scalarlang.runner", fromlist=["read_source"]).read_source("/no/such/file.sad")
+    )
+    start, error = map(json.loads, out.getvalue().splitlines())
+    assert start["file"] == error["file"] == "/no/such/file.sad" and "path" not in error
+
+
+@pytest.mark.skipif(not COMMAND.exists(), reason="the command is not installed")
+def test_the_docs_example_is_what_the_command_writes():
+    text = DOC.read_text(encoding="utf-8").split("## Example")[1]
+    lines = text.split("```")[1].strip("\n").splitlines()
+    command, expected = lines[0], lines[1:]
+    assert command == "$ scalarlang --json -c 'let x = var 2; x * x; lose'"
+    result = subprocess.run([str(COMMAND), "--json", "-c", "let x = var 2; x * x; lose"], capture_output=True, timeout=60)
+    assert result.stdout.decode().splitlines() == expected
+
+
+@pytest.mark.skipif(not COMMAND.exists(), reason="the command is not installed")
+def test_events_of_several_files_say_which_file(tmp_path):
+    first, second = tmp_path / "a.sad", tmp_path / "b.sad"
+    first.write_text("print 1\n", encoding="utf-8")
+    second.write_text("print 2\nlose\n", encoding="utf-8")
+    result = subprocess.run([str(COMMAND), "--json", str(first), str(second)], capture_output=True, timeout=60)
+    events = [json.loads(line) for line in result.stdout.decode().splitlines()]
+    assert [(event["event"], Path(event["file"]).name) for event in events] == [
+        ("start", "a.sad"), ("print", "a.sad"), ("start", "b.sad"), ("print", "b.sad"), ("error", "b.sad")
+    ]
+
+
+# ---- line separators (issue 11, item 6) --------------------------------------------------------
+
+SEPARATORS = ["\u2028", "\u2029", "\x85"]
+
+
+@pytest.mark.parametrize("separator", SEPARATORS, ids=["U+2028", "U+2029", "U+0085"])
+def test_unicode_line_separators_are_escaped(separator):
+    # In a printed string, in a label (a name cannot hold one, a string can) and in an error.
+    program = f'print "a{separator}b"\nprint "{separator}", 1\nlose'
+    out = io.StringIO()
+    ScriptOutput(out, io.StringIO(), json_lines=True).run(Source(f"f{separator}.sad", program))
+    text = out.getvalue()
+    assert separator not in text
+    lines = text.splitlines()  # str.splitlines breaks at U+2028, U+2029 and U+0085 too
+    assert lines == text.split("\n")[:-1]
+    events = [json.loads(line) for line in lines]
+    assert events[1]["text"] == f"a{separator}b"
+    assert events[0]["file"] == f"f{separator}.sad"
+
+
+def test_dumps_escapes_only_the_separators():
+    assert dumps({"a": "é\u2028ü\x85\u2029"}) == '{"a": "é\\u2028ü\\u0085\\u2029"}'
+    assert json.loads(dumps({"a": "é\u2028ü\x85\u2029"})) == {"a": "é\u2028ü\x85\u2029"}
+    assert dumps({"a": "plain"}) == '{"a": "plain"}'
+
+
+@pytest.mark.skipif(not COMMAND.exists(), reason="the command is not installed")
+def test_the_command_writes_one_line_per_event_with_separators():
+    program = 'print "x\u2028y\u2029z\x85w"\nprint 2'
+    result = subprocess.run([str(COMMAND), "--json", "-c", program], capture_output=True, timeout=60)
+    lines = result.stdout.decode("utf-8").splitlines()
+    assert [json.loads(line)["event"] for line in lines] == ["start", "print", "print"]

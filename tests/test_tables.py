@@ -1,0 +1,87 @@
+"""Edge and node tables at the default width: labels up to 12 characters and every header
+survive whole (issue 12); narrower widths still fit."""
+
+from __future__ import annotations
+
+import io
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from scalarlang.runner import ScriptOutput
+from scalarlang.source import Source
+
+EDGE_HEADERS = ["#", "consumer", "slot", "operand", "local", "upstream", "contribution", "operand adjoint"]
+NODE_HEADERS = ["#", "node", "operation", "value", "pass adjoint", "gradient"]
+
+
+def run(program: str, width: int = 100) -> str:
+    stream = io.StringIO()
+    ScriptOutput(stream, stream, width=width, color="never").run(Source("t.sad", program))
+    return stream.getvalue()
+
+
+def headers_of(output: str) -> list[str]:
+    return [line for line in output.splitlines() if line.startswith(("#", " #"))]
+
+
+def program_with(names: list[str], negative: bool) -> str:
+    sign = "-" if negative else ""
+    lines = [f"let {names[0]} = var {sign}1.5"]
+    for previous, name in zip(names, names[1:]):
+        lines.append(f"let {name} = {previous} * {previous} - 2.25")
+    lines.append(f"backward({names[-1]})")
+    return "\n".join(lines)
+
+
+def test_twelve_character_labels_and_every_header_survive_at_100_columns():
+    names = ["abcdefghijkl", "mnopqrstuvwx", "yzabcdefghij"]
+    output = run(program_with(names, negative=True))
+    assert "…" not in output
+    for name in names:
+        assert name in output
+    header_text = " ".join(headers_of(output))
+    for header in EDGE_HEADERS + NODE_HEADERS:
+        assert re.search(rf"(^|\s){re.escape(header)}(\s|$)", header_text), header
+    assert max(map(len, output.splitlines())) <= 100
+
+
+def test_a_short_table_stays_one_block():
+    output = run("let x = var 2\nlet square = x * x\nlet loss = square + square\nbackward(loss)")
+    edge_part = output.split("edges, in reverse order\n")[1]
+    assert len(headers_of(edge_part)) == 1
+    assert headers_of(edge_part)[0].split() == ["#", "consumer", "slot", "operand", "local", "upstream", "contribution", "operand", "adjoint"]
+
+
+def test_a_split_edge_table_names_the_operand_beside_its_adjoint():
+    output = run(program_with(["a", "bb", "ccc"], negative=True))
+    edge_part = output.split("edges, in reverse order\n")[1]
+    first, second = headers_of(edge_part)
+    assert first.split() == ["#", "consumer", "slot", "operand", "local", "upstream", "contribution"]
+    assert second.split() == ["#", "operand", "operand", "adjoint"]
+
+
+names = st.lists(
+    st.from_regex(r"[a-z][a-z0-9_]{0,11}", fullmatch=True).filter(
+        lambda name: name not in {"let", "var", "const", "print", "assert", "expect", "zero_grad", "within",
+                                  "inf", "nan", "fn", "repeat", "for", "in", "if", "else", "descend", "by", "quiet",
+                                  "exp", "tanh", "log", "grad", "value", "detach", "backward", "graph", "gradcheck"}
+    ),
+    min_size=2, max_size=4, unique=True,
+)
+
+
+@given(names, st.booleans())
+def test_any_labels_up_to_twelve_characters_are_never_cut_at_100_columns(chosen, negative):
+    output = run(program_with(chosen, negative))
+    if "error[" in output:  # a name the language reserves
+        return
+    assert "…" not in output
+    assert max(map(len, output.splitlines())) <= 100
+
+
+@given(names, st.sampled_from([40, 60, 80]))
+def test_narrow_tables_still_fit(chosen, width):
+    output = run(program_with(chosen, True), width=width)
+    assert max(map(len, output.splitlines())) <= width
