@@ -134,7 +134,8 @@ class Lexer:
 
         state_stack = interactive.parser_state.state_stack
         guard = Guard()
-        ignore = self.ignore
+        track, ignore, watched, keywords = guard.track, self.ignore, _WATCHED, _KEYWORD_SET
+        previous = None  # the kind of the last token the parser was given
         pos, line, line_start = 0, 1, 0
         while True:
             state = state_stack[-1]
@@ -161,14 +162,23 @@ class Lexer:
                 end_line, end_column = line, column + (end - start)
             token = Token(kind, value, start, line, column, end_line, end_column, end)
             pos, line = end, end_line
-            if kind not in ignore and guard.admit(token):
-                yield token
-                if kind == "RBRACE" and guard.block_closed:
-                    ahead = _ELSE_AHEAD.match(text, pos)
-                    if ahead is not None:  # `}` newline `else`: as if on one line
-                        line += text.count("\n", pos, ahead.end())
-                        line_start = text.rfind("\n", pos, ahead.end()) + 1
-                        pos = ahead.end()
+            # What the grammar cannot say (the guard, below); most tokens need no look.
+            if kind in watched:
+                if not track(kind, token, previous):
+                    continue  # a newline inside brackets
+            elif kind == "NAME":
+                if value in keywords:
+                    raise guard.keyword_as_name(token, previous)
+            elif kind in ignore:
+                continue
+            previous = kind
+            yield token
+            if kind == "RBRACE" and guard.block_closed:
+                ahead = _ELSE_AHEAD.match(text, pos)
+                if ahead is not None:  # `}` newline `else`: as if on one line
+                    line += text.count("\n", pos, ahead.end())
+                    line_start = text.rfind("\n", pos, ahead.end()) + 1
+                    pos = ahead.end()
 
     def unexpected(self, text: str, pos: int) -> Any:
         """Nothing the parser takes is at `pos`: the root match of whatever token is there
@@ -200,32 +210,23 @@ class Guard:
     `;` goes back to the level of the enclosing block.
     """
 
-    __slots__ = (
-        "block_closed", "block_levels", "level", "open", "parens", "previous", "strings", "brackets"
-    )
+    __slots__ = ("block_closed", "block_levels", "brackets", "level", "open", "parens", "strings")
 
     def __init__(self):
         self.open: list[str] = []
         self.parens = self.strings = self.level = 0
         self.block_levels: list[int] = []  # the level inside each open block
         self.block_closed = False
-        self.previous = None
         self.brackets: list = []  # the open `(` and `[` tokens, for an error to point back at
 
-    def admit(self, token: Any) -> bool:
-        """False for a token the parser must not see (a newline inside brackets)."""
-        kind = token.type
-        if kind == "NAME":
-            if token in _KEYWORD_SET:
-                bracket = self.brackets[-1] if self.brackets and self.open[-1] in "([" else None
-                raise keyword_as_name(token, self.previous, bracket)
-        elif kind in _WATCHED:
-            if not self._track(kind, token):
-                return False
-        self.previous = kind
-        return True
+    def keyword_as_name(self, token: Any, previous: str | None):
+        """The error for a keyword lexed as a NAME (where only a name fits)."""
+        bracket = self.brackets[-1] if self.brackets and self.open[-1] in "([" else None
+        return keyword_as_name(token, previous, bracket)
 
-    def _track(self, kind: str, token: Any) -> bool:
+    def track(self, kind: str, token: Any, previous: str | None) -> bool:
+        """Follow a bracket, separator or statement prefix (a kind in ``_WATCHED``); False
+        for a token the parser must not see (a newline inside brackets)."""
         opened = self.open
         if kind == "_NL":
             if opened and opened[-1] in "([" and not self.strings:
@@ -272,7 +273,7 @@ class Guard:
         elif kind == "_SEMI":
             self.level = self.block_levels[-1] if self.block_levels else 0
         elif kind == "IF":
-            if self.previous == "ELSE":
+            if previous == "ELSE":
                 self._deeper(token, "`else if` chains nest")
         else:  # EXPECT, QUIET
             self._deeper(token, "statements nest")
