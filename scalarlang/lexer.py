@@ -132,6 +132,7 @@ class Lexer:
         each token; ends at the end of the text."""
         from lark import Token
 
+        new_token = str.__new__  # lark's Token(...) costs three calls more per token
         state_stack = interactive.parser_state.state_stack
         guard = Guard()
         track, ignore, watched, keywords = guard.track, self.ignore, _WATCHED, _KEYWORD_SET
@@ -160,7 +161,9 @@ class Lexer:
                 end_line, end_column = line + newlines, end - line_start + 1
             else:
                 end_line, end_column = line, column + (end - start)
-            token = Token(kind, value, start, line, column, end_line, end_column, end)
+            token = new_token(Token, value)
+            token.type, token.value, token.start_pos, token.end_pos = kind, value, start, end
+            token.line, token.column, token.end_line, token.end_column = line, column, end_line, end_column
             pos, line = end, end_line
             # What the grammar cannot say (the guard, below); most tokens need no look.
             if kind in watched:
