@@ -137,17 +137,18 @@ class Lexer:
         guard = Guard()
         track, ignore, watched, keywords = guard.track, self.ignore, _WATCHED, _KEYWORD_SET
         previous = None  # the kind of the last token the parser was given
+        modes = self.modes
         pos, line, line_start = 0, 1, 0
         while True:
             state = state_stack[-1]
-            mode = self.modes.get(state) or self.mode(state, interactive.choices())
+            mode = modes.get(state) or self.mode(state, interactive.choices())
             match = mode.regex.match(text, pos)
             if match is None:
                 mode, match = self.root, self.unexpected(text, pos)
                 if match is None:
                     return
             kind = match.lastgroup
-            start, end = match.start(kind), match.end()
+            start, end = match.span(kind)  # the group is the match's end
             if start > pos and (skipped := text.count("\n", pos, start)):
                 line, line_start = line + skipped, text.rfind("\n", pos, start) + 1
             value = match.group(kind)

@@ -138,46 +138,48 @@ def _feed(tokens: Any, parser_state: Any) -> None:
     actions = _actions()
     state_stack = parser_state.state_stack
     value_stack = parser_state.value_stack
+    push_state, push_value = state_stack.append, value_stack.append
     for token in tokens:
         kind = token.type
         while True:
             action = actions[state_stack[-1]].get(kind)
+            if action.__class__ is int:  # shift
+                push_state(action)
+                push_value(token)
+                break
             if action is None:
                 states = parser_state.parse_conf.states
                 expected = {s for s in states[state_stack[-1]] if s.isupper()}
                 raise UnexpectedToken(token, expected, state=parser_state, interactive_parser=None)
-            target, size, callback = action
-            if callback is None:  # shift
-                state_stack.append(target)
-                value_stack.append(token)
-                break
+            size, callback, nonterminal = action
             if size:
                 children = value_stack[-size:]
                 del state_stack[-size:]
                 del value_stack[-size:]
             else:
                 children = []
-            value_stack.append(callback(children))
-            state_stack.append(actions[state_stack[-1]][target][0])
+            push_value(callback(children))
+            push_state(actions[state_stack[-1]][nonterminal])
 
 
 @functools.cache
-def _actions() -> dict:
-    """lark's LALR table, each action unpacked once: ``state -> {symbol: (target, size,
-    callback)}``; a shift is ``(next state, 0, None)``, a reduce ``(the rule's nonterminal,
-    its length, its callback)`` and a goto, under a nonterminal, ``(next state, 0, None)``.
-    (lark's callbacks are all for rules: the grammar has no terminal callbacks.)"""
+def _actions() -> list:
+    """lark's LALR table, each action unpacked once: ``actions[state][symbol]`` is the next
+    state (an int) for a shift, and under a nonterminal for its goto; a reduce is ``(the
+    rule's length, its callback, its nonterminal)``. (lark's callbacks are all for rules: the
+    grammar has no terminal callbacks.)"""
     from lark.parsers.lalr_analysis import Shift
 
     parser = _parser().parser.parser.parser  # Lark -> frontend -> LALR_Parser -> _Parser
     callbacks = {rule: _direct(callback) for rule, callback in parser.callbacks.items()}
-    return {
-        state: {
-            symbol: (arg, 0, None) if action is Shift else (arg.origin.name, len(arg.expansion), callbacks[arg])
+    states = parser.parse_table.states
+    table: list = [None] * (max(states) + 1)
+    for state, row in states.items():
+        table[state] = {
+            symbol: arg if action is Shift else (len(arg.expansion), callbacks[arg], arg.origin.name)
             for symbol, (action, arg) in row.items()
         }
-        for state, row in parser.parse_table.states.items()
-    }
+    return table
 
 
 def _direct(callback: Any) -> Any:
