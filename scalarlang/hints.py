@@ -69,6 +69,8 @@ def token_hint(tok: Any, expected: set[str], stack: list, text: str) -> tuple[st
     first_word = first.group(1) if first else None
     header = _open_header(stack)
 
+    if kind == "_EQUAL" and header == "FN":
+        return ("help: a function's parameters are in parentheses, even none: `fn one() = 1`",)
     if kind == "_EQUAL":
         previous = stack[-1] if stack else None
         op = getattr(previous, "type", None)

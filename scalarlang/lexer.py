@@ -132,7 +132,9 @@ class Lexer:
         each token; ends at the end of the text."""
         from lark import Token
 
-        new_token = str.__new__  # lark's Token(...) costs three calls more per token
+        # A token's fields set here: lark's Token() checks for a deprecated keyword, then
+        # calls Token._future_new, which sets them (two calls more per token).
+        new_token = str.__new__
         state_stack = interactive.parser_state.state_stack
         guard = Guard()
         track, ignore, watched, keywords = guard.track, self.ignore, _WATCHED, _KEYWORD_SET

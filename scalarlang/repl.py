@@ -49,6 +49,7 @@ from .syntax import is_incomplete, parse_program
 
 PROMPT = "sad> "
 CONTINUATION = "...> "
+INDENT = "  "  # per open block, on each new line of an input
 # Inputs longer than this are not parsed while editing (the parser takes about a second for
 # 20,000 characters): Enter then counts parentheses instead, and errors show when it runs.
 PARSE_LIMIT = 4_000
@@ -198,7 +199,7 @@ class ReplCore:
         rows += [("", f":{name:<6} {arg:<5} {about}") for name, (arg, about) in META_COMMANDS.items()]
         rows += [
             ("error kinds", "for `expect KIND: STATEMENT` (Tab completes them): " + " ".join(sorted(RUNTIME_KINDS))),
-            ("keys", "Enter runs the input, or starts a new line while a `(`, `[` or `{` is open"),
+            ("keys", "Enter runs the input, or starts a new line while a `(`, `[` or `{` is open (indented in a block)"),
             ("", "Alt-Enter new line · Tab completes · Right takes the grey suggestion from history"),
             ("", "Up/Down history · Ctrl-C drops the input (or stops a long run) · Ctrl-D leaves"),
         ]
@@ -576,7 +577,7 @@ def key_bindings(check: InputCheck) -> KeyBindings:
         status, _ = check(text)
         at_end = buffer.cursor_position == len(text)
         if status == InputCheck.INCOMPLETE and not (at_end and _ends_in_empty_lines(text)):
-            buffer.insert_text("\n")
+            buffer.insert_text("\n" + INDENT * _open_blocks(buffer.document.text_before_cursor))
             return
         buffer.validate_and_handle()
 
@@ -584,7 +585,29 @@ def key_bindings(check: InputCheck) -> KeyBindings:
     def _newline(event) -> None:
         event.current_buffer.insert_text("\n")
 
+    @bindings.add("}", filter=editing)
+    def _close_block(event) -> None:
+        # A `}` typed first on a line goes back one indentation level, as editors do.
+        buffer = event.current_buffer
+        line = buffer.document.current_line_before_cursor
+        if line.endswith(INDENT) and not line.strip():
+            buffer.delete_before_cursor(len(INDENT))
+        buffer.insert_text("}")
+
     return bindings
+
+
+def _open_blocks(text: str) -> int:
+    """How many block braces are open at the end of ``text`` (outside strings and comments):
+    the indentation of a new line."""
+    depth = 0
+    for match in _BRACKET_TOKENS.finditer(text):
+        token = match.group(0)
+        if token == "{":
+            depth += 1
+        elif token == "}":
+            depth = max(depth - 1, 0)
+    return depth
 
 
 def _ends_in_empty_lines(text: str) -> bool:

@@ -817,3 +817,33 @@ def test_lexer_agrees_with_larks_contextual_lexer(lark_reference, text):
 def test_zero_grad_parenthesis_is_a_level():
     parse("zero_grad(" + "-" * (MAX_NESTING - 1) + "x)")
     assert error("zero_grad(" + "-" * MAX_NESTING + "x)").kind == "too-deep"
+
+
+def _accepts_both_ways(text: str):
+    """At the token the parser rejects in `text`: (our expected terminals, lark's accepts())."""
+    from lark.exceptions import UnexpectedToken
+
+    from scalarlang import syntax, syntax_errors
+
+    interactive = syntax._parser().parse_interactive("")
+    try:
+        syntax._feed(syntax._lexer().tokens(text, interactive), interactive.parser_state)
+        interactive.feed_token(syntax._end_token(text))
+    except UnexpectedToken:
+        state_stack = interactive.parser_state.state_stack
+        ours = syntax_errors.expected_terminals(state_stack, syntax._actions(), syntax._end_states())
+        return ours, set(interactive.accepts())
+    except LanguageError:
+        return None
+    except Exception:  # noqa: BLE001 - a lexer or builder rejection: not this test's business
+        return None
+    return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=16).map("".join))
+def test_expected_terminals_are_larks_accepts(text):
+    both = _accepts_both_ways(text)
+    if both is not None:
+        ours, theirs = both
+        assert ours == theirs

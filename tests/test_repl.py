@@ -618,16 +618,16 @@ class RecordingCore(ReplCore):
         return True
 
 
-def test_enter_continues_while_a_brace_or_bracket_is_open():
+def test_enter_continues_while_a_brace_or_bracket_is_open_and_indents_blocks():
     core = RecordingCore()
-    keys = "repeat 3 {\r  let t = tanh(x)\r  if t > 0 { print t }\r}\rlet d = [\r(1, 2),\r(3, 4)]\r:quit\r"
+    keys = "repeat 3 {\rlet t = tanh(x)\rif t > 0 {\rprint t\r}\r}\rlet d = [\r(1, 2),\r(3, 4)]\r:quit\r"
     with create_pipe_input() as pipe:
         pipe.send_text(keys)
         session = build_prompt_session(core, InMemoryHistory(), input=pipe, output=DummyOutput())
         assert repl_loop(core, session) == 0
     assert core.inputs == [
-        "repeat 3 {\n  let t = tanh(x)\n  if t > 0 { print t }\n}",
-        "let d = [\n(1, 2),\n(3, 4)]",
+        "repeat 3 {\n  let t = tanh(x)\n  if t > 0 {\n    print t\n  }\n}",  # `}` first on a line dedents
+        "let d = [\n(1, 2),\n(3, 4)]",  # only blocks indent
     ]
 
 
@@ -637,7 +637,7 @@ def test_a_one_line_block_runs_at_once_and_else_continues_it():
         pipe.send_text("if a > b { print 1 }\rif a > b {\rprint 1\r} else {\rprint 2\r}\r:quit\r")
         session = build_prompt_session(core, InMemoryHistory(), input=pipe, output=DummyOutput())
         repl_loop(core, session)
-    assert core.inputs == ["if a > b { print 1 }", "if a > b {\nprint 1\n} else {\nprint 2\n}"]
+    assert core.inputs == ["if a > b { print 1 }", "if a > b {\n  print 1\n} else {\n  print 2\n}"]
 
 
 def test_input_check_of_blocks_and_tables():
@@ -733,3 +733,12 @@ def test_importing_the_highlighter_is_cheap():
     code = "import sys, scalarlang.highlight; print(sorted(m for m in sys.modules if m.startswith(('rich', 'lark', 'scalarlang.interpreter', 'prompt_toolkit'))))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert result.stdout.strip() == "[]"
+
+
+def test_a_closing_brace_inside_a_line_or_a_string_is_typed_as_it_is():
+    core = RecordingCore()
+    with create_pipe_input() as pipe:
+        pipe.send_text('repeat 2 {\rprint "{x}" }\r:quit\r')
+        session = build_prompt_session(core, InMemoryHistory(), input=pipe, output=DummyOutput())
+        repl_loop(core, session)
+    assert core.inputs == ['repeat 2 {\n  print "{x}" }']
