@@ -15,6 +15,7 @@ span (the ``*`` of ``(a+b)*c`` has text ``(a+b)*c``) and of the statement's.
 from __future__ import annotations
 
 import re
+from sys import intern  # a name's text is kept once however often it is used
 from typing import Any
 
 from .ast import (
@@ -162,7 +163,7 @@ class Builder:
             node, end = value.node, value.outer
         else:
             node, end = value, value.span
-        return _let(join(tok_span(keyword), end), str(name), tok_span(name), node)
+        return _let(join(tok_span(keyword), end), intern(str(name)), tok_span(name), node)
 
     def print_stmt(self, children: list) -> Print:
         keyword, *items = children
@@ -292,7 +293,7 @@ class Builder:
         node, first, depth = acc.node, acc.outer, acc.depth
         for i in range(1, len(children), 2):
             right = children[i + 1]
-            node = _binary(join(first, right.outer), str(children[i]), node, right.node)
+            node = _binary(join(first, right.outer), intern(str(children[i])), node, right.node)
             depth = max(depth, right.depth)
         return Part(node, node.span, depth)
 
@@ -327,7 +328,7 @@ class Builder:
     def name(self, children: list) -> Part:
         (tok,) = children
         span = tok_span(tok)
-        return Part(_name(span, str(tok)), span, 0)
+        return Part(_name(span, intern(str(tok))), span, 0)
 
     def call(self, children: list) -> Part:
         function, _open, args, close = children
@@ -335,7 +336,7 @@ class Builder:
         span = join(tok_span(function), tok_span(close))
         nodes = tuple(_value(a)[0] for a in args)
         depth = max((a.depth for a in args if isinstance(a, Part)), default=0) + 1
-        return _nested(_call(span, str(function), tok_span(function), nodes), depth, function)
+        return _nested(_call(span, intern(str(function)), tok_span(function), nodes), depth, function)
 
     def args(self, parts: list) -> list:
         return parts

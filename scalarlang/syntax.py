@@ -131,11 +131,11 @@ def _parse(text: str) -> Program:
 
 def _feed(tokens: Any, parser_state: Any) -> None:
     """What lark's ``feed_token`` does for each token but the last ($END), on lark's own
-    state and value stacks, with the table of `_actions` (a third of the time of a parse
+    state and value stacks, with the table of `_steps` (a third of the time of a parse
     went to lark's per-token call layers and to hashing its rules in Python)."""
     from lark.exceptions import UnexpectedToken
 
-    actions = _actions()
+    actions = _steps()
     state_stack = parser_state.state_stack
     value_stack = parser_state.value_stack
     push_state, push_value = state_stack.append, value_stack.append
@@ -163,23 +163,38 @@ def _feed(tokens: Any, parser_state: Any) -> None:
 
 
 @functools.cache
-def _actions() -> list:
-    """lark's LALR table, each action unpacked once: ``actions[state][symbol]`` is the next
-    state (an int) for a shift, and under a nonterminal for its goto; a reduce is ``(the
-    rule's length, its callback, its nonterminal)``. (lark's callbacks are all for rules: the
-    grammar has no terminal callbacks.)"""
+def _actions() -> dict:
+    """lark's LALR table, each action unpacked once: ``state -> {symbol: (target, size,
+    callback)}``; a shift is ``(next state, 0, None)``, a reduce ``(the rule's nonterminal,
+    its length, its callback)`` and a goto, under a nonterminal, ``(next state, 0, None)``.
+    (lark's callbacks are all for rules: the grammar has no terminal callbacks.) The parse
+    itself runs on `_steps`, the same table in a form quicker to read."""
     from lark.parsers.lalr_analysis import Shift
 
     parser = _parser().parser.parser.parser  # Lark -> frontend -> LALR_Parser -> _Parser
     callbacks = {rule: _direct(callback) for rule, callback in parser.callbacks.items()}
-    states = parser.parse_table.states
-    table: list = [None] * (max(states) + 1)
-    for state, row in states.items():
-        table[state] = {
-            symbol: arg if action is Shift else (len(arg.expansion), callbacks[arg], arg.origin.name)
+    return {
+        state: {
+            symbol: (arg, 0, None) if action is Shift else (arg.origin.name, len(arg.expansion), callbacks[arg])
             for symbol, (action, arg) in row.items()
         }
-    return table
+        for state, row in parser.parse_table.states.items()
+    }
+
+
+@functools.cache
+def _steps() -> list:
+    """`_actions` as the driver reads it: ``steps[state][symbol]`` is the next state (an int)
+    for a shift, and under a nonterminal for its goto; a reduce is ``(the rule's length, its
+    callback, its nonterminal)`` (a list and ints: a shift is one lookup and a type check)."""
+    actions = _actions()
+    steps: list = [None] * (max(actions) + 1)
+    for state, row in actions.items():
+        steps[state] = {
+            symbol: target if callback is None else (size, callback, target)
+            for symbol, (target, size, callback) in row.items()
+        }
+    return steps
 
 
 def _direct(callback: Any) -> Any:

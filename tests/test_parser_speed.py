@@ -76,11 +76,13 @@ def lark_callbacks(monkeypatch):
     def parse_with_lark_callbacks(texts: list[str]) -> list[tuple]:
         with monkeypatch.context() as patch:
             syntax._actions.cache_clear()
+            syntax._steps.cache_clear()
             patch.setattr(syntax, "_direct", lambda callback: callback)
             try:
                 return [_outcome(text) for text in texts]
             finally:
                 syntax._actions.cache_clear()
+                syntax._steps.cache_clear()
 
     return parse_with_lark_callbacks
 
