@@ -15,6 +15,9 @@ span (the ``*`` of ``(a+b)*c`` has text ``(a+b)*c``) and of the statement's.
 from __future__ import annotations
 
 import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from sys import intern  # a name's text is kept once however often it is used
 from typing import Any
 
@@ -45,24 +48,50 @@ from .ast import (
     Unary,
     ZeroGrad,
 )
-from .source import Span
-from .frozen import constructor
+from .frozen import constructor, filler
+from .source import LineIndex, Span
 from .syntax_errors import MAX_NESTING, printable, syntax_error, too_deep
 
-# The nodes and spans made for every statement, built without a frozen dataclass's slow
+# The nodes and spans made for every statement, built without a frozen class's slow
 # `__init__` (see `frozen`): the same objects.
-_span = constructor(Span)
 _binary, _call, _expr_statement, _leaf, _let, _name, _number, _unary = map(
     constructor, (Binary, Call, ExprStatement, Leaf, Let, Name, Number, Unary)
 )
+_indexed_span = filler(Span, Span.__slots__, Span.indexed, (0, 1, LineIndex("ab")))
+
+
+class _Current(threading.local):
+    """The line index of the text being parsed (in this thread): the spans the builder
+    makes compute their lines and columns from it (see `Span`)."""
+
+    lines: LineIndex | None = None
+
+
+_current = _Current()
+
+
+@contextmanager
+def spans_of(text: str) -> Iterator[None]:
+    """While the builder builds the AST of `text`: its spans index `text`'s lines."""
+    previous, _current.lines = _current.lines, LineIndex(text)
+    try:
+        yield
+    finally:
+        _current.lines = previous
 
 
 def tok_span(tok: Any) -> Span:
-    return _span(tok.start_pos, tok.end_pos, tok.line, tok.column, tok.end_line, tok.end_column)
+    lines = _current.lines
+    if lines is None:  # tokens not from `syntax`'s parse (a test's own lark parser)
+        return Span(tok.start_pos, tok.end_pos, tok.line, tok.column, tok.end_line, tok.end_column)
+    return _indexed_span(tok.start_pos, tok.end_pos, lines)
 
 
 def join(first: Span, last: Span) -> Span:
-    return _span(first.start, last.end, first.line, first.column, last.end_line, last.end_column)
+    lines = _current.lines
+    if lines is None:
+        return Span(first.start, last.end, first.line, first.column, last.end_line, last.end_column)
+    return _indexed_span(first.start, last.end, lines)
 
 
 class Part:

@@ -20,21 +20,33 @@ def constructor(cls: type) -> Callable[..., Any]:
     """A function ``make(field, ...)`` equivalent to ``cls(field, ...)``, only faster."""
     try:
         names = tuple(field.name for field in dataclasses.fields(cls))
-        if getattr(cls, "__slots__", None) != names or hasattr(cls, "__post_init__"):
-            return cls
+    except TypeError:  # not a dataclass
+        return cls
+    if getattr(cls, "__slots__", None) != names or hasattr(cls, "__post_init__"):
+        return cls
+    return filler(cls, names, cls)
+
+
+def filler(
+    cls: type, names: tuple[str, ...], reference: Callable[..., Any], probe: tuple = ()
+) -> Callable[..., Any]:
+    """A function ``make(value, ...)`` that gives the slots `names` (all of `cls`'s, in
+    order) those values, checked to make what `reference` makes from the same values (`probe`,
+    or 0, 1, 2 ...); `reference` itself where that fails."""
+    try:
         twin = type(f"_{cls.__name__}Fields", (), {"__slots__": names})
         stores = "".join(f"    obj.{name} = {name}\n" for name in names)
         code = f"def make({', '.join(names)}):\n    obj = new(twin)\n{stores}    obj.__class__ = cls\n    return obj\n"
         namespace: dict[str, Any] = {"new": object.__new__, "twin": twin, "cls": cls}
-        exec(code, namespace)  # noqa: S102 - generated from field names only, as dataclasses does
+        exec(code, namespace)  # noqa: S102 - generated from slot names only, as dataclasses does
         make = namespace["make"]
-        probe = tuple(range(len(names)))
-        made, expected = make(*probe), cls(*probe)
+        probe = probe or tuple(range(len(names)))
+        made, expected = make(*probe), reference(*probe)
         if type(made) is not cls or made != expected or repr(made) != repr(expected):
-            return cls
+            return reference
         return make
     except (TypeError, ValueError):
-        return cls
+        return reference
 
 
-__all__ = ["constructor"]
+__all__ = ["constructor", "filler"]

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .ast import Expr, ExprStatement, Program
-from .builder import Builder
+from .builder import Builder, spans_of
 from .diagnostics import Diagnostic, LanguageError
 from .lexer import Lexer
 from .lexicon import GRAMMAR_PATH, KEYWORDS
@@ -117,8 +117,9 @@ def _parse(text: str) -> Program:
     collecting = gc.isenabled()
     gc.disable()  # see below
     try:
-        _feed(_lexer().tokens(text, interactive), interactive.parser_state)
-        return interactive.feed_token(_end_token(text))
+        with spans_of(text):
+            _feed(_lexer().tokens(text, interactive), interactive.parser_state)
+            return interactive.feed_token(_end_token(text))
     except UnexpectedToken as exc:
         raise unexpected_token(exc, interactive, text, (_actions(), _end_states())) from None
     finally:

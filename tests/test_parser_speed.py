@@ -1,7 +1,10 @@
 """The parser's fast paths give exactly what the slow ones give (issue 13, interpreter speed).
 
-- ``frozen.constructor``: spans and AST nodes made without a frozen dataclass's ``__init__``
-  are the same objects (type, equality, hash, repr, frozen) as ``cls(...)``.
+- ``frozen.constructor``: AST nodes made without a frozen dataclass's ``__init__`` are the
+  same objects (type, equality, hash, repr, frozen) as ``cls(...)``.
+- A span that computes its lines and columns from the text's ``LineIndex`` is the span with
+  those numbers given: the same positions as ``syntax_errors.position``, equal, hashed,
+  printed, pickled and frozen alike.
 - The driver's own rule callbacks (``syntax._direct``, lark's wrapper layers done in one
   function) against lark's own callbacks: the same AST (nodes and spans) and the same
   diagnostics, for the examples and for random edits of them.
@@ -16,10 +19,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scalarlang import ast, syntax
+import pickle
+
+from scalarlang import ast, builder, syntax
 from scalarlang.diagnostics import LanguageError
 from scalarlang.frozen import constructor
-from scalarlang.source import Source, Span
+from scalarlang.source import LineIndex, Source, Span
+from scalarlang.syntax_errors import position
 
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.sad"))
 NODE_CLASSES = [
@@ -29,7 +35,7 @@ NODE_CLASSES = [
 ]
 
 
-@pytest.mark.parametrize("cls", [Span, *NODE_CLASSES], ids=lambda cls: cls.__name__)
+@pytest.mark.parametrize("cls", NODE_CLASSES, ids=lambda cls: cls.__name__)
 def test_a_constructed_object_is_the_classes_own(cls):
     make = constructor(cls)
     assert make is not cls  # every class of the parser takes the fast path
@@ -58,6 +64,43 @@ def test_a_class_the_trick_cannot_check_is_its_own_constructor():
 
     assert constructor(Plain) is Plain
     assert constructor(Checked) is Checked
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    text=st.text(st.sampled_from("ab \t\r\n\u00e9"), max_size=40),
+    offsets=st.lists(st.integers(0, 40), min_size=2, max_size=2),
+)
+def test_an_indexed_span_is_the_span_of_its_numbers(text, offsets):
+    start, end = sorted(min(offset, len(text)) for offset in offsets)
+    lines = LineIndex(text)
+    indexed = Span.indexed(start, end, lines)
+    numbered = Span(start, end, *position(text, start), *position(text, end))
+    assert (indexed.line, indexed.column) == position(text, start)
+    assert (indexed.end_line, indexed.end_column) == position(text, end)
+    assert indexed == numbered and numbered == indexed and hash(indexed) == hash(numbered)
+    assert repr(indexed) == repr(numbered) == (
+        f"Span(start={start}, end={end}, line={numbered.line}, column={numbered.column},"
+        f" end_line={numbered.end_line}, end_column={numbered.end_column})"
+    )
+    assert pickle.loads(pickle.dumps(indexed)) == numbered
+    assert indexed == Span.indexed(start, end, lines) and indexed != Span.indexed(start, end + 1, lines)
+    assert builder._indexed_span(start, end, lines) == indexed
+    for name in ("start", "end", "line", "column", "end_line", "end_column"):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(indexed, name, 0)
+
+
+def test_the_parsers_spans_are_the_tokens_positions():
+    """Spans of a parse index the text; outside one (a test's own lark parser drives the
+    builder) they take the tokens' numbers."""
+    text = "let a = 1\r\n\nlet b = a *\t2  # c\nprint a, b"
+    program = syntax.parse_program(Source("p.sad", text))
+    for statement in program.statements:
+        span = statement.span
+        assert (span.line, span.column) == position(text, span.start)
+        assert (span.end_line, span.end_column) == position(text, span.end)
+    assert builder._current.lines is None  # nothing left behind by the parse
 
 
 def _outcome(text: str) -> tuple:
