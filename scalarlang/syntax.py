@@ -153,6 +153,10 @@ def _feed(tokens: Any, parser_state: Any) -> None:
                 expected = {s for s in states[state_stack[-1]] if s.isupper()}
                 raise UnexpectedToken(token, expected, state=parser_state, interactive_parser=None)
             size, callback, nonterminal = action
+            if callback is _PASS:  # `?rule: one` with one child: the value stays as it is
+                del state_stack[-1]
+                push_state(actions[state_stack[-1]][nonterminal])
+                continue
             if size:
                 children = value_stack[-size:]
                 del state_stack[-size:]
@@ -163,20 +167,38 @@ def _feed(tokens: Any, parser_state: Any) -> None:
             push_state(actions[state_stack[-1]][nonterminal])
 
 
+def _PASS(children: list) -> Any:
+    """The callback of a `?rule` reduced from a single symbol: lark's ExpandSingleChild would
+    return that child, so `_feed` leaves the value stack alone (a third of all reductions)."""
+    (child,) = children
+    return child
+
+
 @functools.cache
 def _actions() -> dict:
     """lark's LALR table, each action unpacked once: ``state -> {symbol: (target, size,
     callback)}``; a shift is ``(next state, 0, None)``, a reduce ``(the rule's nonterminal,
-    its length, its callback)`` and a goto, under a nonterminal, ``(next state, 0, None)``.
-    (lark's callbacks are all for rules: the grammar has no terminal callbacks.) The parse
-    itself runs on `_steps`, the same table in a form quicker to read."""
+    its length, its callback)`` (``_PASS`` for a `?rule` of one symbol) and a goto, under a
+    nonterminal, ``(next state, 0, None)``. (lark's callbacks are all for rules: the grammar
+    has no terminal callbacks.) The parse itself runs on `_steps`, the same table in a form
+    quicker to read."""
+    from lark.parse_tree_builder import ExpandSingleChild
     from lark.parsers.lalr_analysis import Shift
 
     parser = _parser().parser.parser.parser  # Lark -> frontend -> LALR_Parser -> _Parser
-    callbacks = {rule: _direct(callback) for rule, callback in parser.callbacks.items()}
+    callbacks = parser.callbacks
+
+    def reduce(rule: Any) -> tuple:
+        callback = callbacks[rule]
+        if type(callback) is ExpandSingleChild and len(rule.expansion) == 1:
+            callback = _PASS  # no child filter in front of it: the one child comes back
+        else:
+            callback = _direct(callback)
+        return rule.origin.name, len(rule.expansion), callback
+
     return {
         state: {
-            symbol: (arg, 0, None) if action is Shift else (arg.origin.name, len(arg.expansion), callbacks[arg])
+            symbol: (arg, 0, None) if action is Shift else reduce(arg)
             for symbol, (action, arg) in row.items()
         }
         for state, row in parser.parse_table.states.items()

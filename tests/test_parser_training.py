@@ -501,12 +501,20 @@ def test_else_if_chains_are_limited_and_100000_open_blocks_fail_fast():
         ("let f(x) = x", "help: a function is defined with `fn NAME(P, ...) = EXPR`"),
         ("fn f(x) { x }", "help: a function's body is one expression after `=`: `fn f(x) = x * x`"),
         ("let r = 0..3", "help: `A..B` is a range of a `for` loop: `for i in 0..3 { ... }`"),
+        ("repeat 3 { while x < 3:", "help: `.sad` has no `while`: run a block N times with `repeat N { ... }`, or count with `for i in 0..N { ... }`"),
+        ("let a = 1; def g(x):", "help: a function is `fn f(x) = EXPR`: one expression, no `:` and no `return`"),
+        ("fn f(x) = return x", "help: a function's body is the expression after `=`: `fn f(x) = x * x`"),
     ],
 )
 def test_hints_for_python_and_micrograd_habits(text, note):
     diagnostic = error(text)
     assert diagnostic.kind == "syntax-error"
     assert note in diagnostic.notes
+
+
+@pytest.mark.parametrize("text", ["def + 1 +* 2", "while + 1 +* 2", "let x = def +* 1"])
+def test_python_words_used_as_names_get_no_python_hint(text):
+    assert error(text).notes == ()
 
 
 def test_for_over_range_call_with_braces_says_the_range_form():
