@@ -261,6 +261,23 @@ def _direct(callback: Any) -> Any:
             return keep_and_pass_one
         return lambda children: build([children[index] for index in kept])
 
+    shape = [(index, expand) for index, expand, nones in include if not nones]
+    if not append_none and len(shape) == len(include) == 2 and shape[0][0] == 0:
+        # The commonest two: `x (op x)*` (a value, then a repetition taken in) and a
+        # repetition going on (its list taken over, one more value added).
+        (_, first_expanded), (second, second_expanded) = shape
+        if not first_expanded and second_expanded:
+            def value_then_repetition(children: list) -> Any:
+                result = [children[0], *children[second].children]
+                return result[0] if expand1 and len(result) == 1 else build(result)
+            return value_then_repetition
+        if first_expanded and not second_expanded:
+            def repetition_then_value(children: list) -> Any:
+                result = children[0].children  # left-recursive: taken over, not copied
+                result.append(children[second])
+                return result[0] if expand1 and len(result) == 1 else build(result)
+            return repetition_then_value
+
     def filtered(children: list) -> Any:  # lark's ChildFilterLALR, step for step
         result: list = []
         for index, expand, nones in include:
