@@ -1,4 +1,4 @@
-"""Fast construction of frozen slots dataclasses (spans and AST nodes), for the parser.
+"""Fast construction of frozen slots classes (AST nodes, spans), for the parser.
 
 A frozen dataclass's ``__init__`` stores each field with ``object.__setattr__`` (its own
 ``__setattr__`` refuses), which makes building one four times dearer than a plain slots
@@ -8,6 +8,8 @@ twin class with the same slots and then gives the object its real class (CPython
 switch between classes whose slots are the same). The result is an ordinary instance of
 ``cls``: equal, hashed, printed and frozen as one made by ``cls(...)``. Where that cannot be
 checked (no slots, a ``__post_init__``, another Python), ``cls`` itself is returned.
+``filler`` does the same for any slots class and a function it must agree with (``Span``
+is not a dataclass: ``Span.indexed``).
 """
 
 from __future__ import annotations
