@@ -16,16 +16,15 @@ from . import ast
 from .diagnostics import Diagnostic, LanguageError
 from .engine import Scalar
 from .errors import ScalarAutodiffError
-from .expressions import Compiler, engine_failure, with_note
+from .expressions import Compiler
+from .failures import engine_failure, with_note
 from .journal import Journal
 from .labels import NURSERY_SIZE
 from .numbers import format_count, format_number
 from .outcomes import Outcome
+from .checks import COMPARISONS, compile_assert, compile_expect
 from .statements import (
-    COMPARISONS,
-    compile_assert,
     compile_descend,
-    compile_expect,
     compile_expression_statement,
     compile_function,
     compile_let,
@@ -203,7 +202,7 @@ class Run:
         problem = reserved(compiler, statement.name, statement.name_span, "a loop's name")
         start_of, stop_of = compiler.number(statement.start), compiler.number(statement.stop)
         body, name = statement.body.statements, statement.name
-        entries, origin, bind, names = self.labels.entries, compiler.origin(statement.name_span, True), self.bind, self.names
+        entries, bind, names = self.labels.entries, self.bind, self.names
         named = (name, None, True)  # the label entry of each fresh index: a count named `name`
 
         def for_range(show):

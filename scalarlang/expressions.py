@@ -24,9 +24,12 @@ from operator import itemgetter
 from typing import Callable
 
 from . import ast
-from .builtins import BUILTINS, STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, arity_text
-from .diagnostics import Diagnostic, LanguageError
-from .engine import Scalar, ScalarOperation
+from .builtins import BUILTINS, STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
+from .closures import arithmetic, closures_of, fused, stack_runner
+from .failures import engine_failure, failure
+from .functions import Function, arity_problem, invocation
+from .diagnostics import LanguageError
+from .engine import Scalar
 from .errors import ScalarAutodiffError
 from .labels import LABEL_LIMIT, Labels, shorten, suggestion
 from .numbers import format_count
@@ -45,34 +48,6 @@ _ADD, _SUB, _MUL, _DIV = Scalar.__add__, Scalar.__sub__, Scalar.__mul__, Scalar.
 _ARITHMETIC = {"+": _ADD, "-": _SUB, "*": _MUL, "/": _DIV}
 
 
-class Function:
-    """A function defined by ``fn``: its body compiled with its parameters as argument slots."""
-
-    __slots__ = ("name", "params", "arity", "body", "origin", "depth", "span")
-
-    def __init__(self, name: str, params: tuple[str, ...], body: Evaluate, origin, depth: int, span: Span):
-        self.name = name
-        self.params = params
-        self.arity = len(params)
-        self.body = body
-        self.origin = origin  # the label entry of the body's own result node
-        self.depth = depth
-        self.span = span
-
-    def signature(self) -> str:
-        return f"{self.name}({', '.join(self.params)})"
-
-
-def failure(source: Source | None, kind: str, message: str, span: Span | None, fields=None, notes=()) -> LanguageError:
-    return LanguageError(Diagnostic(kind, message, span, source, dict(fields or {}), tuple(notes)))
-
-
-def engine_failure(source: Source, error: ScalarAutodiffError, span: Span) -> LanguageError:
-    # Operations travel as their names; numbers and indices as they are.
-    fields = {name: str(value) if isinstance(value, ScalarOperation) else value for name, value in error.fields.items()}
-    return failure(source, error.kind, str(error), span, fields)
-
-
 def literal_value(expr: ast.Expr) -> float | None:
     """A number literal, possibly negated, read directly (``backward(loss, inf)`` reports the
     non-finite seed rather than a non-finite constant)."""
@@ -81,14 +56,6 @@ def literal_value(expr: ast.Expr) -> float | None:
     if isinstance(expr, ast.Unary) and isinstance(expr.operand, ast.Number):
         return -expr.operand.value
     return None
-
-
-def with_note(error: LanguageError, note: str) -> LanguageError:
-    diagnostic = error.diagnostic
-    return LanguageError(Diagnostic(
-        diagnostic.kind, diagnostic.message, diagnostic.span, diagnostic.source, diagnostic.fields,
-        diagnostic.notes + (note,),
-    ))
 
 
 class Compiler:
@@ -147,15 +114,15 @@ class Compiler:
     def expression(self, expr: ast.Expr) -> Evaluate:
         items, depth = self._postfix(expr)
         if depth > CLOSURE_DEPTH:
-            return _stack_runner(items)
-        return _closures(items)
+            return stack_runner(items)
+        return closures_of(items)
 
     def depth_of(self, expr: ast.Expr) -> tuple[Evaluate, int]:
         """The compiled expression and how many Python frames running it takes at most."""
         items, depth = self._postfix(expr)
         if depth > CLOSURE_DEPTH:
-            return _stack_runner(items), 3
-        return _closures(items), depth
+            return stack_runner(items), 3
+        return closures_of(items), depth
 
     # ---- the walk ---------------------------------------------------------------------------
 
@@ -264,7 +231,7 @@ class Compiler:
         if isinstance(node, ast.Binary):
             operation = _ARITHMETIC.get(node.op)
             if operation is not None:
-                return _arithmetic(operation, span, origin, entries, source), (node.left, node.right), _fused(operation, span, origin, entries, source)
+                return arithmetic(operation, span, origin, entries, source), (node.left, node.right), fused(operation, span, origin, entries, source)
             if node.op == "**":
                 literal = literal_value(node.right)
                 if literal is not None and literal - literal == 0.0:
@@ -366,8 +333,8 @@ class Compiler:
         if self.early:
             function = self.names[name]
             self.call_depth = max(self.call_depth, function.depth)
-            return _invocation(self, call, function)
-        return _invocation(self, call, None)
+            return invocation(self, call, function)
+        return invocation(self, call, None)
 
     def _call_problem(self, call: ast.Call) -> LanguageError | None:
         """What is wrong with a call the compiler can see, if anything."""
@@ -386,7 +353,7 @@ class Compiler:
                 return self.fail(
                     "wrong-arguments", f"`{name}` takes no text arguments", text.span, {"function": name}
                 )
-            return _arity_problem(self, call, builtin.arity, name)
+            return arity_problem(self, call, builtin.arity, name)
         if any(isinstance(arg, ast.StringLiteral) for arg in call.args):
             text = next(arg for arg in call.args if isinstance(arg, ast.StringLiteral))
             return self.fail("wrong-arguments", f"`{name}` takes no text arguments", text.span, {"function": name})
@@ -394,7 +361,7 @@ class Compiler:
             return None  # a function of the session: looked up when the call runs
         value = self.names.get(name)
         if isinstance(value, Function):
-            return _arity_problem(self, call, (len(value.params),), name)
+            return arity_problem(self, call, (len(value.params),), name)
         return self.unknown_function(name, value, call.function_span)
 
     def unknown_function(self, name: str, value: object, span: Span) -> LanguageError:
@@ -416,65 +383,7 @@ class Compiler:
         """Why the function a call names when it runs cannot be called."""
         if not isinstance(function, Function):
             return self.unknown_function(call.function, function, call.function_span)
-        return _arity_problem(self, call, (len(function.params),), call.function)
-
-
-def _invocation(compiler: Compiler, call: ast.Call, fixed: Function | None):
-    """``(combine, operands, fuse)`` of a call of a function defined with ``fn``: ``fixed``
-    when the compiler resolved it (in a function body), else looked up when the call runs."""
-    entries, call_origin, get = compiler.entries, compiler.origin(call.span), compiler.names.get
-    note = f"in the call `{compiler.text_of(call)}` at {call.span.line}:{call.span.column}"
-    name, count = call.function, len(call.args)
-
-    def call_with(operands: tuple):
-        function = fixed if fixed is not None else get(name)
-        if function.__class__ is not Function or function.arity != count:
-            raise compiler.resolve_failure(call, function)
-        try:
-            result = function.body(operands)
-        except LanguageError as error:
-            raise with_note(error, note) from None
-        if entries.get(result) is function.origin:  # made by the body itself: named by the call
-            entries[result] = call_origin
-        return result
-
-    def combine(args, *operands):
-        return call_with(operands)
-
-    def fuse(*operand_closures):
-        if len(operand_closures) == 1:
-            (first,) = operand_closures
-            return lambda args: call_with((first(args),))
-        if len(operand_closures) == 2:
-            first, second = operand_closures
-            return lambda args: call_with((first(args), second(args)))
-        if len(operand_closures) == 3:
-            first, second, third = operand_closures
-            return lambda args: call_with((first(args), second(args), third(args)))
-        if len(operand_closures) == 4:
-            first, second, third, fourth = operand_closures
-            return lambda args: call_with((first(args), second(args), third(args), fourth(args)))
-        if len(operand_closures) == 5:
-            first, second, third, fourth, fifth = operand_closures
-            return lambda args: call_with((first(args), second(args), third(args), fourth(args), fifth(args)))
-        return lambda args: call_with(tuple([operand(args) for operand in operand_closures]))
-
-    return combine, call.args, fuse
-
-
-def _arity_problem(compiler: Compiler, call: ast.Call, accepted: tuple[int, ...] | None, name: str):
-    count = len(call.args)
-    if accepted is None:
-        if count >= 1:
-            return None
-    elif count in accepted:
-        return None
-    return compiler.fail(
-        "wrong-arguments",
-        f"`{name}` takes {arity_text(accepted)}, got {count}",
-        call.span,
-        {"function": name, "expected": list(accepted) if accepted else "1 or more", "got": count},
-    )
+        return arity_problem(self, call, (len(function.params),), call.function)
 
 
 def _raiser(error: LanguageError):
@@ -486,83 +395,3 @@ def _raiser(error: LanguageError):
     return fail
 
 
-def _arithmetic(operation, span, origin, entries, source):
-    def combine(args, left, right):
-        try:
-            node = operation(left, right)
-        except ScalarAutodiffError as error:
-            raise engine_failure(source, error, span) from None
-        entries[node] = origin
-        return node
-
-    return combine
-
-
-def _fused(operation, span, origin, entries, source):
-    """The closure of ``left OP right`` with its operands' closures called inline."""
-
-    def fuse(left, right):
-        def run(args):
-            a = left(args)
-            b = right(args)
-            try:
-                node = operation(a, b)
-            except ScalarAutodiffError as error:
-                raise engine_failure(source, error, span) from None
-            entries[node] = origin
-            return node
-
-        return run
-
-    return fuse
-
-
-def _closures(items: list) -> Evaluate:
-    closures: list = []
-    for combine, count, fuse in items:
-        if count == 0:
-            closures.append(combine)
-            continue
-        operands = closures[len(closures) - count :]
-        del closures[len(closures) - count :]
-        if fuse is not None:
-            closures.append(fuse(*operands))
-        elif count == 1:
-            closures.append(_one(combine, operands[0]))
-        elif count == 2:
-            closures.append(_two(combine, operands[0], operands[1]))
-        else:
-            closures.append(_many(combine, tuple(operands)))
-    return closures[0]
-
-
-def _one(combine, operand):
-    return lambda args: combine(args, operand(args))
-
-
-def _two(combine, left, right):
-    return lambda args: combine(args, left(args), right(args))
-
-
-def _many(combine, operands):
-    return lambda args: combine(args, *[operand(args) for operand in operands])
-
-
-def _stack_runner(items: list) -> Evaluate:
-    plan = tuple((combine, count) for combine, count, _ in items)
-
-    def run(args):
-        values: list = []
-        push = values.append
-        for combine, count in plan:
-            if count == 0:
-                push(combine(args))
-            elif count == 1:
-                push(combine(args, values.pop()))
-            else:
-                operands = values[len(values) - count :]
-                del values[len(values) - count :]
-                push(combine(args, *operands))
-        return values[0]
-
-    return run

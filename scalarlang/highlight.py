@@ -1,7 +1,9 @@
 """Syntax highlighting of `.sad` source: a Pygments lexer and its colours.
 
 ``SadLexer`` is a Pygments ``RegexLexer`` (alias ``sad``, files ``*.sad``): keywords, built-in
-functions, numbers, strings with their ``{...}`` holes, comments and operators. The REPL uses it
+functions, numbers, strings with their ``{...}`` holes, comments, operators, block braces and
+table brackets. Its lexical rules (keywords, names, numbers, operators) are the grammar's
+terminals, read by ``lexicon``; this module adds only the colours. The REPL uses it
 through prompt_toolkit's ``PygmentsLexer`` with ``prompt_toolkit_style_rules()``; anything that
 prints with rich (diagnostics, for one) can colour a source line the same way with
 ``highlight_source``. This module does not import prompt_toolkit.
@@ -12,7 +14,11 @@ only whitespace), so every line can be lexed on its own: the REPL lexes only the
 
 from __future__ import annotations
 
-from pygments.lexer import RegexLexer, bygroups, include, words
+import re
+
+from typing import TYPE_CHECKING
+
+from pygments.lexer import Future, RegexLexer, bygroups, include, words
 from pygments.token import (
     Comment,
     Error,
@@ -25,18 +31,50 @@ from pygments.token import (
     Whitespace,
     _TokenType,
 )
-from rich.style import Style
-from rich.text import Text
 
-from .interpreter import KEYWORDS, STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
+from . import lexicon
 
-BUILTINS = tuple(VALUE_FUNCTIONS) + tuple(STATEMENT_FUNCTIONS)
+if TYPE_CHECKING:
+    from rich.style import Style
+    from rich.text import Text
 
-_CONSTANT_WORDS = ("inf", "nan")
-_KEYWORD_WORDS = tuple(word for word in KEYWORDS if word not in _CONSTANT_WORDS)
-_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
-_NUMBER = r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
-_KIND = r"[a-z]+(?:-[a-z]+)*"
+# Every lexical rule comes from the grammar's terminals (lexicon.py); only the colours are here.
+_CONSTANT_WORDS = lexicon.VALUE_KEYWORDS
+_KEYWORD_WORDS = tuple(word for word in lexicon.KEYWORDS if word not in _CONSTANT_WORDS)
+_NAME = lexicon.NAME
+_NUMBER = lexicon.NUMBER
+_KIND = lexicon.KIND
+_PUNCTUATION_TERMINALS = {"QUOTE", "LBRACE", "RBRACE", "LSQB", "RSQB", "LPAR", "RPAR", "_COMMA", "_SEMI", "_COLON"}
+# Longest first, so that `**` is one operator and not two `*`.
+_OPERATOR = "|".join(
+    re.escape(value)
+    for value in sorted(
+        (v for name, v in lexicon.OPERATORS.items() if name not in _PUNCTUATION_TERMINALS),
+        key=len,
+        reverse=True,
+    )
+)
+
+
+def _builtin_names() -> tuple[str, ...]:
+    from .interpreter import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
+
+    return tuple(VALUE_FUNCTIONS) + tuple(STATEMENT_FUNCTIONS)
+
+
+class _Builtins(Future):
+    """The built-in function names as a Pygments pattern, read from the interpreter when the
+    lexer is first used (Pygments resolves a Future then), so that importing this module
+    (a Pygments plugin entry point) does not import the interpreter."""
+
+    def get(self) -> str:
+        return words(_builtin_names(), suffix=r"\b").get()
+
+
+def __getattr__(name: str):
+    if name == "BUILTINS":  # the built-in names, for whoever asks; read when asked
+        return _builtin_names()
+    raise AttributeError(name)
 
 
 class SadLexer(RegexLexer):
@@ -52,20 +90,21 @@ class SadLexer(RegexLexer):
             (r"#[^\n]*", Comment.Single),
             (r'"', String.Double, "string"),
             (rf"(let)([ \t]+)({_NAME})", bygroups(Keyword.Declaration, Whitespace, Name.Variable)),
+            (rf"(fn)([ \t]+)({_NAME})", bygroups(Keyword.Declaration, Whitespace, Name.Function)),
             (rf"(expect)([ \t]+)({_KIND})", bygroups(Keyword, Whitespace, Name.Exception)),
             include("expression"),
-            (r"[;:]", Punctuation),
+            (r"[;:{}]", Punctuation),  # outside a string, braces are a block's
         ],
         "expression": [
             (r"\n", Whitespace),
             (r"[ \t\f\r]+", Whitespace),
             (words(_CONSTANT_WORDS, suffix=r"\b"), Keyword.Constant),
             (words(_KEYWORD_WORDS, suffix=r"\b"), Keyword),
-            (words(BUILTINS, suffix=r"\b"), Name.Builtin),
+            (_Builtins(), Name.Builtin),
             (_NAME, Name),
             (_NUMBER, Number.Float),
-            (r"==|!=|<=|>=|[-+*/<>=]", Operator),
-            (r"[(),]", Punctuation),
+            (_OPERATOR, Operator),
+            (r"[(),\[\]]", Punctuation),
         ],
         "string": [
             (r'"', String.Double, "#pop"),
@@ -97,6 +136,7 @@ TOKEN_STYLES: dict[_TokenType, str] = {
     Keyword.Constant: "magenta",
     Name.Builtin: "blue",
     Name.Variable: "bold",
+    Name.Function: "bold blue",
     Name.Exception: "yellow",
     Number: "cyan",
     String: "green",
@@ -115,6 +155,8 @@ def style_of(token: _TokenType) -> Style:
     combines the class names of a token (``Keyword.Constant`` is bold from ``Keyword``)."""
     style = _STYLE_CACHE.get(token)
     if style is None:
+        from rich.style import Style
+
         chain = []
         current = token
         while current is not None:
@@ -131,6 +173,8 @@ def highlight_source(text: str) -> Text:
     exactly those of ``text`` (no newline added or removed, tabs kept). Never raises: if the
     lexer fails, the text comes back plain."""
     global _LEXER
+    from rich.text import Text
+
     try:
         if _LEXER is None:
             _LEXER = SadLexer(stripnl=False, ensurenl=False)

@@ -29,8 +29,13 @@ def character_hint(text: str, pos: int) -> tuple[str, ...]:
     if char == ".":
         return _attribute_hint(text, pos, before)
     if char in "&|":
-        return ("help: `.sad` has no `and`/`or`: compare two values with `if A OP B { ... }`",)
+        return (_NO_AND_OR,)
+    if char.isalpha() or char.isdigit():  # a letter or digit outside ASCII
+        return ("help: names are ASCII letters, digits and `_`: `[A-Za-z_][A-Za-z0-9_]*`",)
     return ()
+
+
+_NO_AND_OR = "help: an `if` compares two values; for more than one condition, nest `if`s"
 
 
 def _attribute_hint(text: str, pos: int, before: str) -> tuple[str, ...]:
@@ -64,6 +69,8 @@ def token_hint(tok: Any, expected: set[str], stack: list, text: str) -> tuple[st
     first_word = first.group(1) if first else None
     header = _open_header(stack)
 
+    if kind == "_EQUAL" and header == "FN":
+        return ("help: a function's parameters are in parentheses, even none: `fn one() = 1`",)
     if kind == "_EQUAL":
         previous = stack[-1] if stack else None
         op = getattr(previous, "type", None)
@@ -75,17 +82,19 @@ def token_hint(tok: Any, expected: set[str], stack: list, text: str) -> tuple[st
                 f" a gradient step is `descend {x} by LR`",
             )
         return ("help: bind a name with `let NAME = EXPR`; compare with `assert A == B`",)
-    if first_word == "def":
+    if _STARTS_WITH["def"].search(before):
         return ("help: a function is `fn f(x) = EXPR`: one expression, no `:` and no `return`",)
-    if first_word == "while":
+    if _STARTS_WITH["while"].search(before):
         return (
             "help: `.sad` has no `while`: run a block N times with `repeat N { ... }`,"
             " or count with `for i in 0..N { ... }`",
         )
-    if first_word == "return":
+    if _STARTS_WITH["return"].search(before):
         return ("help: a function's body is the expression after `=`: `fn f(x) = x * x`",)
     if kind == "_COLON" and header == "FOR":
         return (f"help: a loop's body is a block in braces: `{_python_for(before)} {{ ... }}`",)
+    if kind == "NAME" and str(tok) in ("and", "or", "not") and header in ("IF", None):
+        return (_NO_AND_OR,)
     if kind == "NAME" and str(tok) == "elif":
         return ("help: write `else if`: `if A > B { ... } else if A < B { ... }`",)
     if kind == "LBRACE" and header == "IF":
@@ -121,6 +130,15 @@ def _python_for(line: str) -> str:
     name, first, second = match.groups()
     start, stop = (first, second) if second is not None else ("0", first)
     return f"for {name} in {start}..{stop}"
+
+
+# A Python word at the start of a statement (or of a function's body), then the token the
+# parser did not take: `def f(`, `while x`, `return x`.
+_STARTS_WITH = {
+    "def": re.compile(r"(?:^|[;{])[ \t]*def[ \t]+\Z"),
+    "while": re.compile(r"(?:^|[;{])[ \t]*while[ \t]+\Z"),
+    "return": re.compile(r"(?:^|[;{=])[ \t]*return[ \t]+\Z"),
+}
 
 
 def _open_header(stack: list) -> str | None:

@@ -7,8 +7,10 @@ old value, each node's first saved gradient) and puts it back on failure or inte
 
 The session knows nothing of terminals: it yields `outcomes` for a front end to render. The
 work is split: `builtins` (the table of built-in functions), `expressions` (expressions
-compiled into closures), `statements` (simple statements), `control` (blocks, loops, `if`,
-`quiet`, limits), `journal` (undo), `labels` (how nodes are named and counts shown).
+compiled into postfix items) and `closures` (items into closures or a stack runner),
+`functions` (`fn` and calls), `statements` (simple statements), `checks` (`assert`,
+`expect`, `gradcheck`), `control` (blocks, loops, `if`, `quiet`, limits), `journal` (undo),
+`labels` (how nodes are named and counts shown), `failures` (errors as data).
 """
 
 from __future__ import annotations

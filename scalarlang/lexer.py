@@ -58,8 +58,20 @@ class Mode:
             # Atomic, so that a failed match never backtracks into a comment.
             prefix = "(?>(?:" + "|".join(t.pattern.to_regexp() for t in skipped) + ")*)"
             kept = [t for t in kept if t.name not in ignore]
-        alternatives = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in kept)
+        alternatives = "|".join(f"(?P<{t.name}>{_whole_word(t, PatternStr)})" for t in kept)
         self.regex = re.compile(f"{prefix}(?:{alternatives})")
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def _whole_word(terminal: Any, string_pattern: type) -> str:
+    """A keyword where no name fits only matches as a whole word: `for x indata` is not
+    `for x in data` (lark's lexer would take `in` there and go on)."""
+    regex = terminal.pattern.to_regexp()
+    if isinstance(terminal.pattern, string_pattern) and _WORD.match(terminal.pattern.value):
+        return regex + "(?![A-Za-z0-9_])"
+    return regex
 
 
 # The alternatives most often taken, tried first (a regex tries its alternatives in order).
@@ -120,9 +132,13 @@ class Lexer:
         each token; ends at the end of the text."""
         from lark import Token
 
+        # lark's Token() only checks for a deprecated keyword, then calls this (a fifth of
+        # the time of making a token); Token itself where it is missing.
+        make_token = getattr(Token, "_future_new", Token)
         state_stack = interactive.parser_state.state_stack
         guard = Guard()
-        ignore = self.ignore
+        track, ignore, watched, keywords = guard.track, self.ignore, _WATCHED, _KEYWORD_SET
+        previous = None  # the kind of the last token the parser was given
         pos, line, line_start = 0, 1, 0
         while True:
             state = state_stack[-1]
@@ -147,16 +163,25 @@ class Lexer:
                 end_line, end_column = line + newlines, end - line_start + 1
             else:
                 end_line, end_column = line, column + (end - start)
-            token = Token(kind, value, start, line, column, end_line, end_column, end)
+            token = make_token(kind, value, start, line, column, end_line, end_column, end)
             pos, line = end, end_line
-            if kind not in ignore and guard.admit(token):
-                yield token
-                if kind == "RBRACE" and guard.block_closed:
-                    ahead = _ELSE_AHEAD.match(text, pos)
-                    if ahead is not None:  # `}` newline `else`: as if on one line
-                        line += text.count("\n", pos, ahead.end())
-                        line_start = text.rfind("\n", pos, ahead.end()) + 1
-                        pos = ahead.end()
+            # What the grammar cannot say (the guard, below); most tokens need no look.
+            if kind in watched:
+                if not track(kind, token, previous):
+                    continue  # a newline inside brackets
+            elif kind == "NAME":
+                if value in keywords:
+                    raise guard.keyword_as_name(token, previous)
+            elif kind in ignore:
+                continue
+            previous = kind
+            yield token
+            if kind == "RBRACE" and guard.block_closed:
+                ahead = _ELSE_AHEAD.match(text, pos)
+                if ahead is not None:  # `}` newline `else`: as if on one line
+                    line += text.count("\n", pos, ahead.end())
+                    line_start = text.rfind("\n", pos, ahead.end()) + 1
+                    pos = ahead.end()
 
     def unexpected(self, text: str, pos: int) -> Any:
         """Nothing the parser takes is at `pos`: the root match of whatever token is there
@@ -188,28 +213,23 @@ class Guard:
     `;` goes back to the level of the enclosing block.
     """
 
-    __slots__ = ("block_closed", "block_levels", "level", "open", "parens", "previous", "strings")
+    __slots__ = ("block_closed", "block_levels", "brackets", "level", "open", "parens", "strings")
 
     def __init__(self):
         self.open: list[str] = []
         self.parens = self.strings = self.level = 0
         self.block_levels: list[int] = []  # the level inside each open block
         self.block_closed = False
-        self.previous = None
+        self.brackets: list = []  # the open `(` and `[` tokens, for an error to point back at
 
-    def admit(self, token: Any) -> bool:
-        """False for a token the parser must not see (a newline inside brackets)."""
-        kind = token.type
-        if kind == "NAME":
-            if token in _KEYWORD_SET:
-                raise keyword_as_name(token, self.previous)
-        elif kind in _WATCHED:
-            if not self._track(kind, token):
-                return False
-        self.previous = kind
-        return True
+    def keyword_as_name(self, token: Any, previous: str | None):
+        """The error for a keyword lexed as a NAME (where only a name fits)."""
+        bracket = self.brackets[-1] if self.brackets and self.open[-1] in "([" else None
+        return keyword_as_name(token, previous, bracket)
 
-    def _track(self, kind: str, token: Any) -> bool:
+    def track(self, kind: str, token: Any, previous: str | None) -> bool:
+        """Follow a bracket, separator or statement prefix (a kind in ``_WATCHED``); False
+        for a token the parser must not see (a newline inside brackets)."""
         opened = self.open
         if kind == "_NL":
             if opened and opened[-1] in "([" and not self.strings:
@@ -217,12 +237,14 @@ class Guard:
             self.level = self.block_levels[-1] if self.block_levels else 0
         elif kind == "LPAR":
             opened.append(_PAREN)
+            self.brackets.append(token)
             self.parens += 1
             if self.parens > MAX_NESTING:
                 raise too_deep(tok_span(token))
         elif kind == "RPAR":
             if opened and opened[-1] == _PAREN:
                 opened.pop()
+                self.brackets.pop()
                 self.parens -= 1
         elif kind == "QUOTE":
             if opened and opened[-1] == _STRING:
@@ -246,13 +268,15 @@ class Guard:
                 opened.pop()
         elif kind == "LSQB":
             opened.append(_BRACKET)
+            self.brackets.append(token)
         elif kind == "RSQB":
             if opened and opened[-1] == _BRACKET:
                 opened.pop()
+                self.brackets.pop()
         elif kind == "_SEMI":
             self.level = self.block_levels[-1] if self.block_levels else 0
         elif kind == "IF":
-            if self.previous == "ELSE":
+            if previous == "ELSE":
                 self._deeper(token, "`else if` chains nest")
         else:  # EXPECT, QUIET
             self._deeper(token, "statements nest")

@@ -1,7 +1,7 @@
 """The REPL: a thin prompt_toolkit front end over the interpreter's `Session`.
 
-`ReplCore` has no terminal: it takes one input (a line, or several lines while parentheses
-were open), runs it with ``Session.run(source, atomic=True)`` or handles a meta-command, and
+`ReplCore` has no terminal: it takes one input (a line, or several lines while a parenthesis,
+bracket or brace was open), runs it with ``Session.run(source, atomic=True)`` or handles a meta-command, and
 prints through `Renderer`, the same rendering the script runner uses. `run_repl` puts one
 `PromptSession` on top: file history, completion, highlighting with `highlight.SadLexer`, and
 the parser deciding whether Enter runs the input or continues it on a new line.
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
 from prompt_toolkit.buffer import ValidationState
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
 from prompt_toolkit.document import Document
@@ -37,7 +38,9 @@ from rich.text import Text
 from . import __version__
 from .diagnostics import Diagnostic, LanguageError
 from .highlight import SadLexer, prompt_toolkit_style_rules
-from .interpreter import KEYWORDS, STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, Session
+from .interpreter import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, Session
+from .kinds import RUNTIME_KINDS
+from .lexicon import KEYWORDS
 from .outcomes import Failed, Outcome
 from .render import STYLES, Renderer, make_console, value_line
 from .runner import read_source
@@ -46,6 +49,7 @@ from .syntax import is_incomplete, parse_program
 
 PROMPT = "sad> "
 CONTINUATION = "...> "
+INDENT = "  "  # per open block, on each new line of an input
 # Inputs longer than this are not parsed while editing (the parser takes about a second for
 # 20,000 characters): Enter then counts parentheses instead, and errors show when it runs.
 PARSE_LIMIT = 4_000
@@ -61,6 +65,8 @@ META_COMMANDS = {
 _META = re.compile(r"\s*:(\S*)\s*(.*?)\s*\Z", re.DOTALL)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _WORD_BEFORE_CURSOR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+# `expect ` then the (partial) kind being typed: Tab offers error kinds there.
+_EXPECT_KIND = re.compile(r"(?:^|[^A-Za-z0-9_])expect[ \t]+([a-z-]*)\Z")
 
 
 # ---- the core: no terminal ------------------------------------------------------------------
@@ -183,15 +189,19 @@ class ReplCore:
         rows = [
             ("statements", "let NAME = EXPR · EXPR · print ITEM, ITEM … · zero_grad · zero_grad(EXPR)"),
             ("", "backward(EXPR) · backward(EXPR, SEED) · graph(EXPR) · gradcheck(OUT, X[, STEP, TOLERANCE])"),
-            ("", "assert A == B [within TOL] (also != < <= > >=) · expect KIND: STATEMENT"),
-            ("expressions", "var EXPR · const EXPR · + - * / · -a · ( … ) · 2.5 · 1e-3 · inf · nan · \"text {EXPR}\""),
+            ("", "assert A == B [within TOL] (also != < <= > >=) · expect KIND: STATEMENT · quiet STATEMENT"),
+            ("training", "fn NAME(P, …) = EXPR · descend NAME, … by LR · let NAME = [(1, 3), (2, 5), …]"),
+            ("", "repeat N { … } · for i in A..B { … } · for x, y in TABLE { … } · if A OP B { … } else { … }"),
+            ("expressions", "var EXPR · const EXPR · + - * / % ** · -a · ( … ) · 2.5 · 1e-3 · inf · nan · \"text {EXPR}\""),
             ("functions", functions),
             ("commands", "  ".join(f":{name}" + (f" {arg}" if arg else "") for name, (arg, _) in META_COMMANDS.items())),
         ]
         rows += [("", f":{name:<6} {arg:<5} {about}") for name, (arg, about) in META_COMMANDS.items()]
         rows += [
-            ("keys", "Enter runs the input, or starts a new line while a parenthesis is open"),
-            ("", "Alt-Enter new line · Tab completes · Up/Down history · Ctrl-C drops the input · Ctrl-D leaves"),
+            ("error kinds", "for `expect KIND: STATEMENT` (Tab completes them): " + " ".join(sorted(RUNTIME_KINDS))),
+            ("keys", "Enter runs the input, or starts a new line while a `(`, `[` or `{` is open (indented in a block)"),
+            ("", "Alt-Enter new line · Tab completes · Right takes the grey suggestion from history"),
+            ("", "Up/Down history · Ctrl-C drops the input (or stops a long run) · Ctrl-D leaves"),
         ]
         for title, body in rows:
             self.out.line(Text.assemble((f"{title:<12}", label), body))
@@ -353,17 +363,18 @@ class InputCheck:
         return self.COMPLETE, None
 
 
-_PAREN_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|[()]')
+_BRACKET_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|[()\[\]{}]')
 
 
 def _open_parentheses(text: str) -> bool:
-    """Whether a `(` is left open, outside strings and comments (for inputs too long to parse)."""
+    """Whether a `(`, `[` or `{` is left open, outside strings and comments (for inputs too
+    long to parse)."""
     depth = 0
-    for match in _PAREN_TOKENS.finditer(text):
+    for match in _BRACKET_TOKENS.finditer(text):
         token = match.group(0)
-        if token == "(":
+        if token in "([{":
             depth += 1
-        elif token == ")":
+        elif token in ")]}":
             depth = max(depth - 1, 0)
     return depth > 0
 
@@ -406,6 +417,11 @@ class SadCompleter(Completer):
             return
         line = document.current_line_before_cursor
         if _in_string_text(line):
+            return
+        expecting = _EXPECT_KIND.search(line)
+        if expecting is not None:  # `expect ` + Tab: the error kinds, not keywords
+            kind = expecting.group(1)
+            yield from _completions(kind, [(name, "error kind") for name in RUNTIME_KINDS])
             return
         match = _WORD_BEFORE_CURSOR.search(line)
         word = match.group(0) if match else ""
@@ -613,7 +629,8 @@ def _style(color: bool) -> Style:
 
 
 def key_bindings(check: InputCheck) -> KeyBindings:
-    """Enter runs the input when it is complete and continues it while parentheses are open."""
+    """Enter runs the input when it is complete and continues it while a parenthesis, bracket
+    or brace is open."""
     bindings = KeyBindings()
     editing = has_focus(DEFAULT_BUFFER) & ~is_searching
 
@@ -635,7 +652,7 @@ def key_bindings(check: InputCheck) -> KeyBindings:
         status, _ = check(text)
         at_end = buffer.cursor_position == len(text)
         if status == InputCheck.INCOMPLETE and not (at_end and _ends_in_empty_lines(text)):
-            buffer.insert_text("\n")
+            buffer.insert_text("\n" + INDENT * _open_blocks(buffer.document.text_before_cursor))
             return
         buffer.validate_and_handle()
 
@@ -643,7 +660,29 @@ def key_bindings(check: InputCheck) -> KeyBindings:
     def _newline(event) -> None:
         event.current_buffer.insert_text("\n")
 
+    @bindings.add("}", filter=editing)
+    def _close_block(event) -> None:
+        # A `}` typed first on a line goes back one indentation level, as editors do.
+        buffer = event.current_buffer
+        line = buffer.document.current_line_before_cursor
+        if line.endswith(INDENT) and not line.strip():
+            buffer.delete_before_cursor(len(INDENT))
+        buffer.insert_text("}")
+
     return bindings
+
+
+def _open_blocks(text: str) -> int:
+    """How many block braces are open at the end of ``text`` (outside strings and comments):
+    the indentation of a new line."""
+    depth = 0
+    for match in _BRACKET_TOKENS.finditer(text):
+        token = match.group(0)
+        if token == "{":
+            depth += 1
+        elif token == "}":
+            depth = max(depth - 1, 0)
+    return depth
 
 
 def _ends_in_empty_lines(text: str) -> bool:
@@ -677,6 +716,7 @@ def build_prompt_session(
         history=history,
         completer=GuardedCompleter(completer or SadCompleter(lambda: core.session.bindings), core.background_fault),
         complete_while_typing=False,
+        auto_suggest=AutoSuggestFromHistory(),
         lexer=ReplLexer(core.background_fault, lexer) if color or lexer is not None else None,
         validator=SadValidator(check),
         validate_while_typing=False,

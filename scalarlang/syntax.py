@@ -120,7 +120,7 @@ def _parse(text: str) -> Program:
         _feed(_lexer().tokens(text, interactive), interactive.parser_state)
         return interactive.feed_token(_end_token(text))
     except UnexpectedToken as exc:
-        raise unexpected_token(exc, interactive, text) from None
+        raise unexpected_token(exc, interactive, text, (_actions(), _end_states())) from None
     finally:
         # Tokens, spans and AST nodes make no reference cycles, so reference counting frees
         # all that is dropped; the cyclic collector would only rescan the growing AST, again
@@ -178,6 +178,12 @@ def _actions() -> dict:
         }
         for state, row in parser.parse_table.states.items()
     }
+
+
+@functools.cache
+def _end_states() -> frozenset:
+    """The states in which the whole program has been reduced (where `$END` is accepted)."""
+    return frozenset(_parser().parser.parser.parser.parse_table.end_states.values())
 
 
 def _end_token(text: str) -> Any:

@@ -86,12 +86,15 @@ def unexpected_character(text: str, pos: int) -> Reject:
 _NAME_LISTS = {"LET", "FN", "FOR", "DESCEND", "_COMMA", "LPAR"}
 
 
-def keyword_as_name(tok: Any, previous: str | None) -> Reject:
+def keyword_as_name(tok: Any, previous: str | None, bracket: Any = None) -> Reject:
     """The lexer reads a keyword as a NAME only where a name fits and the keyword does not:
     after `let`, in a list of names, or `var`/`const` as an operand (they take the whole
     expression on their right, so they only start one)."""
     word = str(tok)
-    if word == "else" and previous not in _NAME_LISTS:
+    if word == "by" and previous == "DESCEND":
+        message = "`descend` names the variables it steps, then `by` the rate"
+        notes = ("help: `descend w, b by 0.1`",)
+    elif word == "else" and previous not in _NAME_LISTS:
         message = "`else` must follow the `}` of an `if`"
         notes = ("help: `if A > B { ... } else { ... }`",)
     elif word in ("var", "const") and previous not in _NAME_LISTS:
@@ -99,16 +102,19 @@ def keyword_as_name(tok: Any, previous: str | None) -> Reject:
         notes = (f"help: write `({word} ...)` to use it inside a larger expression",)
     else:
         message, notes = f"`{word}` is a keyword and cannot be used as a name", ()
+    if bracket is not None:
+        notes += _still_open(tok, [bracket])
     return syntax_error(message, tok_span(tok), notes)
 
 
 # ---- what lark's parser did not take ---------------------------------------------------------
 
 
-def unexpected_token(exc: Any, interactive: Any, text: str) -> Reject:
-    """lark's parser did not take a token: say what was found and what would have done."""
+def unexpected_token(exc: Any, interactive: Any, text: str, table: tuple) -> Reject:
+    """lark's parser did not take a token: say what was found and what would have done
+    (``table``: the parser's actions and end states, as ``syntax._table`` gives them)."""
     tok = exc.token
-    expected = expected_terminals(exc, interactive)
+    expected = expected_terminals(interactive.parser_state.state_stack, *table)
     stack = list(interactive.parser_state.value_stack)
     if tok.type == "$END":
         found, span = "end of input", end_span(text)
@@ -129,7 +135,7 @@ def unexpected_token(exc: Any, interactive: Any, text: str) -> Reject:
         expected = expected - {"QUOTE"}
     if expected:
         message += f", expected {describe_expected(expected)}"
-    notes = token_hint(tok, expected, stack, text)
+    notes = token_hint(tok, expected, stack, text) + _still_open(tok, opened)
     if tok.type == "$END" and opened and all(t.type != "QUOTE" for t in opened):
         return syntax_error(message, span, notes, incomplete=True)
     return syntax_error(message, span, notes)
@@ -140,9 +146,9 @@ def _special_message(tok, found, at_end, expected, opened, text, span):
     innermost = opened[-1].type if opened else None
     in_hole = innermost == "LBRACE" and len(opened) > 1 and opened[-2].type == "QUOTE"
     if innermost == "QUOTE":  # between a string's quotes
-        if found == "`}`":
+        if found == "`}`" and text[tok.end_pos : _line_end(text, tok.end_pos)].strip():
             return "a single `}` in a string must be doubled: `}}`", span, ()
-        if at_end:
+        if at_end or found == "`}`":  # `}` last on its line: the closing quote is missing
             where = span_at(text, opened[-1].start_pos, 1)
             return 'unterminated string: it must end with `"` on the same line', where, ()
     if in_hole:
@@ -151,6 +157,8 @@ def _special_message(tok, found, at_end, expected, opened, text, span):
         if at_end or found == '`"`':
             where = span_at(text, opened[-1].start_pos, 1)
             return "unclosed `{` in a string (write `{{` for a literal brace)", where, ()
+    if tok.type == "RBRACE" and not any(t.type == "LBRACE" for t in opened):
+        return "unexpected `}`: no block is open", span, ()
     if found == "`within`":
         return "`within` is only allowed in `assert A == B within TOLERANCE`", span, ()
     if tok.type == "LSQB" and "LSQB" not in expected:
@@ -170,18 +178,52 @@ def _special_message(tok, found, at_end, expected, opened, text, span):
     return None
 
 
+def _still_open(tok: Any, opened: list) -> tuple[str, ...]:
+    """A `(` or `[` left open lets the statement run on into the next lines (their newlines
+    are dropped): when the error is found on a later line, say where the bracket opened."""
+    if tok.type == "$END" or not opened or opened[-1].type not in ("LPAR", "LSQB"):
+        return ()
+    bracket = opened[-1]
+    if tok.line <= bracket.line:
+        return ()
+    return (f"note: the `{bracket}` at line {bracket.line}, column {bracket.column} is not closed",)
+
+
+def _line_end(text: str, pos: int) -> int:
+    end = text.find("\n", pos)
+    return len(text) if end < 0 else end
+
+
 def _last_value_is(brace: Any, tok: Any, text: str) -> bool:
     """Whether only blanks stand between the hole's `{` and this `}`."""
     return not text[brace.end_pos : tok.start_pos].strip()
 
 
-def expected_terminals(exc: Any, interactive: Any) -> set[str]:
-    """What the parser could have taken: lark's `accepts` (exact: each terminal tried on a
-    copy of the parser state) when it can be computed, else the state's lookaheads."""
-    try:
-        return set(interactive.accepts())
-    except Exception:  # noqa: BLE001 - only a worse message is at stake
-        return set(exc.expected or ())
+def expected_terminals(state_stack: list, actions: dict, end_states: frozenset) -> set[str]:
+    """The terminals the parser could take in this state: each of the state's terminals run
+    through the LALR table on a copy of the state stack (reductions only, no values) until
+    it is shifted, or found to fail. What lark's ``accepts()`` finds, without its deep copy
+    of the value stack for every terminal (seconds at the end of a long program)."""
+    accepted = set()
+    for symbol in actions[state_stack[-1]]:
+        if not symbol.isupper():  # a nonterminal's goto
+            continue
+        stack = list(state_stack)
+        while True:
+            action = actions[stack[-1]].get(symbol)
+            if action is None:
+                break
+            target, size, callback = action
+            if callback is None:  # a shift: taken
+                accepted.add(symbol)
+                break
+            if size:
+                del stack[-size:]
+            stack.append(actions[stack[-1]][target][0])
+            if symbol == "$END" and stack[-1] in end_states:  # the whole program reduced
+                accepted.add(symbol)
+                break
+    return accepted
 
 
 def open_brackets(stack: list) -> list:
@@ -224,7 +266,7 @@ _FRIENDLY = {
     "DOTDOT": "`..`",
     "LBRACE": "`{`",
     "LPAR": "`(`",
-    "LSQB": "`[`",
+    "LSQB": "a table `[...]`",
     "_EQUAL": "`=`",
     "_COLON": "`:`",
     "IN": "`in`",

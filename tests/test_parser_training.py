@@ -501,12 +501,20 @@ def test_else_if_chains_are_limited_and_100000_open_blocks_fail_fast():
         ("let f(x) = x", "help: a function is defined with `fn NAME(P, ...) = EXPR`"),
         ("fn f(x) { x }", "help: a function's body is one expression after `=`: `fn f(x) = x * x`"),
         ("let r = 0..3", "help: `A..B` is a range of a `for` loop: `for i in 0..3 { ... }`"),
+        ("repeat 3 { while x < 3:", "help: `.sad` has no `while`: run a block N times with `repeat N { ... }`, or count with `for i in 0..N { ... }`"),
+        ("let a = 1; def g(x):", "help: a function is `fn f(x) = EXPR`: one expression, no `:` and no `return`"),
+        ("fn f(x) = return x", "help: a function's body is the expression after `=`: `fn f(x) = x * x`"),
     ],
 )
 def test_hints_for_python_and_micrograd_habits(text, note):
     diagnostic = error(text)
     assert diagnostic.kind == "syntax-error"
     assert note in diagnostic.notes
+
+
+@pytest.mark.parametrize("text", ["def + 1 +* 2", "while + 1 +* 2", "let x = def +* 1"])
+def test_python_words_used_as_names_get_no_python_hint(text):
+    assert error(text).notes == ()
 
 
 def test_for_over_range_call_with_braces_says_the_range_form():
@@ -516,3 +524,296 @@ def test_for_over_range_call_with_braces_says_the_range_form():
     assert label("for i in range(10) { print i }", diagnostic) == "range(10)"
     assert error("for i in 3 { }").message.startswith("`for ... in` takes a range")
     assert error("for a, b in 0..3 { }").message == "a range `A..B` binds one name"
+
+
+@pytest.mark.parametrize(
+    "text, line, note",
+    [
+        ("let x = f(1,\nlet y = 2", 2, "note: the `(` at line 1, column 10 is not closed"),
+        ("let x = f(1,\n  2\nprint x", 3, "note: the `(` at line 1, column 10 is not closed"),
+        ("let t = [1,\n2\nlet y = 3", 3, "note: the `[` at line 1, column 9 is not closed"),
+        ("let x = exp((1 +\n 2)\n\nx", 4, "note: the `(` at line 1, column 12 is not closed"),
+    ],
+)
+def test_a_bracket_left_open_is_pointed_back_at(text, line, note):
+    diagnostic = error(text)
+    assert diagnostic.span.line == line
+    assert diagnostic.notes[-1] == note
+
+
+def test_no_pointing_back_on_the_brackets_own_line_or_at_the_end():
+    assert error("let x = (1 + let)").notes == ()
+    assert not any("not closed" in note for note in error("let x = f(1,\n").notes)
+
+
+@pytest.mark.parametrize(
+    "text, note",
+    [
+        ("let é = 1", "help: names are ASCII letters, digits and `_`: `[A-Za-z_][A-Za-z0-9_]*`"),
+        ("if a > b and c > d { }", "help: an `if` compares two values; for more than one condition, nest `if`s"),
+        ("if a > b && c > d { }", "help: an `if` compares two values; for more than one condition, nest `if`s"),
+    ],
+)
+def test_more_hints(text, note):
+    assert note in error(text).notes
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("for x indata { }", "unexpected `indata`, expected `,` or `in`"),
+        ("descend w by0.1", "unexpected `by0`, expected `,` or `by`"),
+        ("assert x == 1 within2", "unexpected `within2`, expected an operator, `within` or the end of the statement"),
+    ],
+)
+def test_a_keyword_is_a_whole_word_even_where_no_name_fits(text, message):
+    assert error(text).message == message
+
+
+def test_a_keyword_may_touch_punctuation():
+    assert sexp(one("descend w by(0.1)").rate) == "0.1"
+    assert one("for x in[1] { }").table.rows == ((1.0,),)
+
+
+# ---- property: any expression printed with the fewest parentheses parses back to itself ----
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+# Precedence levels of the printed forms: a child printed at a lower level than its slot
+# needs gets parentheses.
+_LEAF, _SUM, _PRODUCT, _UNARY, _POWER, _ATOM = range(6)
+_SLOTS = {  # op -> (level of the node, level its left needs, level its right needs)
+    "+": (_SUM, _SUM, _PRODUCT), "-": (_SUM, _SUM, _PRODUCT),
+    "*": (_PRODUCT, _PRODUCT, _UNARY), "/": (_PRODUCT, _PRODUCT, _UNARY), "%": (_PRODUCT, _PRODUCT, _UNARY),
+    "**": (_POWER, _ATOM, _UNARY),
+}
+
+_trees = st.recursive(
+    st.one_of(st.sampled_from(["x", "w", "b1"]).map(lambda n: ("name", n)), st.integers(0, 99).map(lambda v: ("num", v))),
+    lambda inner: st.one_of(
+        st.tuples(st.sampled_from(sorted(_SLOTS)), inner, inner).map(lambda t: ("bin", *t)),
+        inner.map(lambda t: ("neg", t)),
+        st.tuples(st.sampled_from(["var", "const"]), inner).map(lambda t: ("leaf", *t)),
+        st.tuples(st.sampled_from(["f", "tanh"]), st.lists(inner, max_size=3)).map(lambda t: ("call", *t)),
+    ),
+    max_leaves=12,
+)
+
+
+def _print(tree) -> tuple[str, int]:
+    """The text of a (small, generated) tree with the fewest parentheses, and its level."""
+    kind = tree[0]
+    if kind == "name":
+        return tree[1], _ATOM
+    if kind == "num":
+        return str(tree[1]), _ATOM
+    if kind == "call":
+        return f"{tree[1]}({', '.join(_print(arg)[0] for arg in tree[2])})", _ATOM
+    if kind == "leaf":
+        return f"{tree[1]} {_print(tree[2])[0]}", _LEAF
+    if kind == "neg":
+        return f"-{_wrap(tree[1], _UNARY)}", _UNARY
+    op, left, right = tree[1:]
+    level, left_needs, right_needs = _SLOTS[op]
+    return f"{_wrap(left, left_needs)} {op} {_wrap(right, right_needs)}", level
+
+
+def _wrap(tree, needs: int) -> str:
+    text, level = _print(tree)
+    return text if level >= needs else f"({text})"
+
+
+def _shape(tree) -> str:
+    kind = tree[0]
+    if kind in ("name", "num"):
+        return str(tree[1])
+    if kind == "call":
+        return f"({tree[1]}{''.join(' ' + _shape(a) for a in tree[2])})"
+    if kind == "leaf":
+        return f"({tree[1]} {_shape(tree[2])})"
+    if kind == "neg":
+        return f"(neg {_shape(tree[1])})"
+    return f"({tree[1]} {_shape(tree[2])} {_shape(tree[3])})"
+
+
+def _parsed_shape(node) -> str:
+    from scalarlang.ast import Leaf
+
+    if isinstance(node, Leaf):
+        return f"({node.kind} {_parsed_shape(node.operand)})"
+    if isinstance(node, Call):
+        return f"({node.function}{''.join(' ' + _parsed_shape(a) for a in node.args)})"
+    if isinstance(node, Unary):
+        return f"(neg {_parsed_shape(node.operand)})"
+    if isinstance(node, Binary):
+        return f"({node.op} {_parsed_shape(node.left)} {_parsed_shape(node.right)})"
+    return sexp(node)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_trees)
+def test_printed_with_fewest_parentheses_parses_back(tree):
+    text, _ = _print(tree)
+    node = expr(text)
+    assert _parsed_shape(node) == _shape(tree), text
+    assert label(text, node) == text
+
+
+@pytest.mark.parametrize(
+    "text, message, notes",
+    [
+        ("for i in { }", "unexpected `{`, expected an expression or a table `[...]`", ()),
+        ("descend by 0.1", "`descend` names the variables it steps, then `by` the rate", ("help: `descend w, b by 0.1`",)),
+        ("fn f = 1", "unexpected `=`, expected `(`", ("help: a function's parameters are in parentheses, even none: `fn one() = 1`",)),
+        ("}", "unexpected `}`: no block is open", ()),
+        ("repeat 3 { print 1 }}", "unexpected `}`: no block is open", ()),
+        ('repeat 3 { print "a }', 'unterminated string: it must end with `"` on the same line', ()),
+        ('repeat 3 { print "a } b" }', "a single `}` in a string must be doubled: `}}`", ()),
+    ],
+)
+def test_messages_of_the_new_forms(text, message, notes):
+    diagnostic = error(text)
+    assert (diagnostic.message, diagnostic.notes) == (message, notes)
+
+
+# ---- property: programs of the new statements, laid out any way, parse to their shape ------
+
+_NAMES = st.sampled_from(["a", "w", "x1", "data"])
+_ROWS = st.integers(0, 3).flatmap(
+    lambda width: st.lists(st.tuples(*[st.integers(-9, 9)] * width), max_size=3) if width else st.just([])
+)
+
+
+def _statements(depth: int):
+    simple = st.one_of(
+        st.tuples(st.just("let"), _NAMES, st.integers(0, 9)),
+        st.tuples(st.just("table"), _NAMES, _ROWS),
+        st.tuples(st.just("print"), _NAMES),
+        st.tuples(st.just("descend"), st.lists(_NAMES, min_size=1, max_size=3, unique=True)),
+        st.tuples(st.just("fn"), _NAMES, st.lists(st.sampled_from(["p", "q"]), max_size=2, unique=True)),
+        st.tuples(st.just("quiet"), _NAMES),
+    )
+    if depth == 0:
+        return simple
+    block = st.lists(_statements(depth - 1), max_size=3)
+    return st.one_of(
+        simple,
+        st.tuples(st.just("repeat"), block),
+        st.tuples(st.just("range"), block),
+        st.tuples(st.just("rows"), _ROWS, block),
+        st.tuples(st.just("if"), block, st.lists(block, max_size=2), st.one_of(st.none(), block)),
+    )
+
+
+_LAYOUT = st.fixed_dictionaries(
+    {
+        "separator": st.sampled_from(["\n", "; ", "\n\n", "  # note\n"]),
+        "one_line": st.booleans(),
+        "else_on_next_line": st.booleans(),
+        "rows_on_lines": st.booleans(),
+    }
+)
+
+
+def _layout(statements, layout, indent="") -> str:
+    separator = layout["separator"] if not layout["one_line"] else "; "
+    return separator.join(indent + _statement_text(s, layout, indent) for s in statements)
+
+
+def _block_text(statements, layout, indent) -> str:
+    if layout["one_line"] or not statements:
+        return "{ " + "; ".join(_statement_text(s, layout, indent) for s in statements) + " }"
+    inner = indent + "  "
+    return "{\n" + _layout(statements, layout, inner) + "\n" + indent + "}"
+
+
+def _table_text(rows, layout) -> str:
+    cells = [str(row[0]) if len(row) == 1 else "(" + ", ".join(map(str, row)) + ")" for row in rows]
+    if layout["rows_on_lines"] and cells:
+        return "[\n  " + ",\n  ".join(cells) + ",\n]"
+    return "[" + ", ".join(cells) + "]"
+
+
+def _statement_text(statement, layout, indent) -> str:
+    kind = statement[0]
+    if kind == "let":
+        return f"let {statement[1]} = {statement[2]}"
+    if kind == "table":
+        return f"let {statement[1]} = {_table_text(statement[2], layout)}"
+    if kind == "print":
+        return f'print "v {{{statement[1]}}}", {statement[1]}'
+    if kind == "descend":
+        return f"descend {', '.join(statement[1])} by 0.1"
+    if kind == "fn":
+        return f"fn {statement[1]}({', '.join(statement[2])}) = {statement[1]} ** 2 % 3"
+    if kind == "quiet":
+        return f"quiet backward({statement[1]})"
+    if kind == "repeat":
+        return f"repeat 2 {_block_text(statement[1], layout, indent)}"
+    if kind == "range":
+        return f"for i in 0..3 {_block_text(statement[1], layout, indent)}"
+    if kind == "rows":
+        width = len(statement[1][0]) if statement[1] else 1
+        names = ", ".join(f"c{k}" for k in range(max(width, 1)))
+        return f"for {names} in {_table_text(statement[1], layout)} {_block_text(statement[2], layout, indent)}"
+    then, elifs, otherwise = statement[1:]
+    text = f"if a < 1 {_block_text(then, layout, indent)}"
+    glue = "\n" + indent if layout["else_on_next_line"] and not layout["one_line"] else " "
+    for block in elifs:
+        text += f"{glue}else if a > 2 {_block_text(block, layout, indent)}"
+    if otherwise is not None:
+        text += f"{glue}else {_block_text(otherwise, layout, indent)}"
+    return text
+
+
+def _expected_shape(statement):
+    kind = statement[0]
+    if kind in ("let", "print", "quiet"):
+        return {"let": "Let", "print": "Print", "quiet": "Quiet"}[kind]
+    if kind == "table":
+        return ("Table", tuple(tuple(float(v) for v in row) for row in statement[2]))
+    if kind == "descend":
+        return ("Descend", tuple(statement[1]))
+    if kind == "fn":
+        return ("FunctionDef", statement[1], tuple(statement[2]))
+    if kind == "repeat":
+        return ("Repeat", tuple(map(_expected_shape, statement[1])))
+    if kind == "range":
+        return ("ForRange", tuple(map(_expected_shape, statement[1])))
+    if kind == "rows":
+        return ("ForTable", tuple(tuple(float(v) for v in row) for row in statement[1]), tuple(map(_expected_shape, statement[2])))
+    then, elifs, otherwise = statement[1:]
+    tail = tuple(map(_expected_shape, otherwise)) if otherwise is not None else None
+    for block in reversed(elifs):
+        tail = (("If", tuple(map(_expected_shape, block)), tail),)
+    return ("If", tuple(map(_expected_shape, then)), tail)
+
+
+def _parsed(statement):
+    name = type(statement).__name__
+    if isinstance(statement, Let) and isinstance(statement.value, Table):
+        return ("Table", statement.value.rows)
+    if name in ("Let", "Print", "Quiet"):
+        return name
+    if isinstance(statement, Descend):
+        return ("Descend", statement.names)
+    if isinstance(statement, FunctionDef):
+        return ("FunctionDef", statement.name, statement.params)
+    if isinstance(statement, (Repeat, ForRange)):
+        return (name, tuple(map(_parsed, statement.body.statements)))
+    if isinstance(statement, ForTable):
+        return ("ForTable", statement.table.rows, tuple(map(_parsed, statement.body.statements)))
+    otherwise = statement.otherwise
+    tail = tuple(map(_parsed, otherwise.statements)) if otherwise is not None else None
+    return ("If", tuple(map(_parsed, statement.then.statements)), tail)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_statements(2), max_size=4), _LAYOUT)
+def test_programs_of_the_new_statements_parse_to_their_shape_in_any_layout(statements, layout):
+    text = _layout(statements, layout)
+    program = parse(text)
+    assert tuple(map(_parsed, program.statements)) == tuple(map(_expected_shape, statements)), text
+    for node, statement in zip(program.statements, statements):
+        assert label(text, node) == _statement_text(statement, layout, "")

@@ -431,7 +431,9 @@ def complete(text: str, names=("loss", "lr")) -> list[str]:
 
 def test_completion_of_keywords_builtins_and_bound_names():
     assert complete("") == sorted(set(KEYWORDS) | set(VALUE_FUNCTIONS) | set(STATEMENT_FUNCTIONS) | {"loss", "lr"})
-    assert complete("let y = l") == ["let", "log", "loss", "lr"]
+    every = set(KEYWORDS) | set(VALUE_FUNCTIONS) | set(STATEMENT_FUNCTIONS) | {"loss", "lr"}
+    assert complete("let y = l") == sorted(word for word in every if word.startswith("l"))
+    assert {"let", "log", "loss", "lr"} <= set(complete("let y = l"))
     assert complete("backward(lo") == ["log", "loss"]
     assert complete("ba") == ["backward"]
     assert complete("ze") == ["zero_grad"]
@@ -612,3 +614,146 @@ def test_piped_standard_input_runs_as_a_script_without_prompt_toolkit():
     )
     assert result.returncode == 0
     assert result.stdout == "x * x = 4.000000000000 (mul, gradient 0.000000000000)\nPT=False\n"
+
+
+# ---- the training forms: blocks, tables, new keywords (issue 9) and completion of kinds (12) ---
+
+
+class RecordingCore(ReplCore):
+    """A core that keeps each input it is handed instead of running it."""
+
+    def __init__(self):
+        super().__init__(Renderer(make_console(io.StringIO(), width=100, color="never")))
+        self.inputs: list[str] = []
+
+    def handle(self, text: str) -> bool:
+        if text.strip() == ":quit":
+            return False
+        self.inputs.append(text)
+        return True
+
+
+def test_enter_continues_while_a_brace_or_bracket_is_open_and_indents_blocks():
+    core = RecordingCore()
+    keys = "repeat 3 {\rlet t = tanh(x)\rif t > 0 {\rprint t\r}\r}\rlet d = [\r(1, 2),\r(3, 4)]\r:quit\r"
+    with create_pipe_input() as pipe:
+        pipe.send_text(keys)
+        session = build_prompt_session(core, InMemoryHistory(), input=pipe, output=DummyOutput())
+        assert repl_loop(core, session) == 0
+    assert core.inputs == [
+        "repeat 3 {\n  let t = tanh(x)\n  if t > 0 {\n    print t\n  }\n}",  # `}` first on a line dedents
+        "let d = [\n(1, 2),\n(3, 4)]",  # only blocks indent
+    ]
+
+
+def test_a_one_line_block_runs_at_once_and_else_continues_it():
+    core = RecordingCore()
+    with create_pipe_input() as pipe:
+        pipe.send_text("if a > b { print 1 }\rif a > b {\rprint 1\r} else {\rprint 2\r}\r:quit\r")
+        session = build_prompt_session(core, InMemoryHistory(), input=pipe, output=DummyOutput())
+        repl_loop(core, session)
+    assert core.inputs == ["if a > b { print 1 }", "if a > b {\n  print 1\n} else {\n  print 2\n}"]
+
+
+def test_input_check_of_blocks_and_tables():
+    check = InputCheck()
+    assert check("repeat 3 {")[0] == InputCheck.INCOMPLETE
+    assert check("for i in 0..3 {\n  print i\n")[0] == InputCheck.INCOMPLETE
+    assert check("let d = [(1, 2),")[0] == InputCheck.INCOMPLETE
+    assert check("repeat 3 { print 1 }")[0] == InputCheck.COMPLETE
+    assert check("repeat 3")[0] == InputCheck.ERROR  # `{` belongs on the header's line
+    assert check("repeat 3 { print 1 ]")[0] == InputCheck.ERROR
+
+
+def test_input_check_of_huge_input_counts_braces_and_brackets():
+    check = InputCheck(limit=100)
+    long = "let a = 1\n" * 50
+    assert check(long + "repeat 3 {")[0] == InputCheck.INCOMPLETE
+    assert check(long + "let t = [1,")[0] == InputCheck.INCOMPLETE
+    assert check(long + "repeat 3 { print 1 }")[0] == InputCheck.COMPLETE
+    assert check(long + 'print "{a}" # {')[0] == InputCheck.COMPLETE
+
+
+def test_completion_of_the_new_keywords_and_of_error_kinds_after_expect():
+    from scalarlang import lexicon
+    from scalarlang.kinds import RUNTIME_KINDS
+
+    assert {"fn", "repeat", "for", "in", "if", "else", "descend", "by", "quiet"} <= set(complete(""))
+    assert set(complete("")) >= set(lexicon.KEYWORDS)
+    assert complete("rep") == ["repeat"]
+    assert complete("repeat 3 { desc") == ["descend"]
+    assert complete("qu") == ["quiet"]
+    assert complete("expect ") == sorted(RUNTIME_KINDS)
+    assert complete("expect no-g") == ["no-gradient"]
+    assert complete("let a = 1; expect assert") == ["assertion-failed"]
+    assert complete("quiet expect undefined-") == ["undefined-name"]
+    assert complete("expect no-gradient: gr") == ["grad", "gradcheck", "graph"]
+    assert complete("expected ") != sorted(RUNTIME_KINDS)
+
+
+def test_help_shows_the_training_statements_and_the_error_kinds():
+    from scalarlang.kinds import RUNTIME_KINDS
+
+    core, stream = make_core()
+    out = " ".join(run_lines(core, stream, ":help").split())
+    for words in ["fn NAME(P, …) = EXPR", "repeat N { … }", "for i in A..B { … }", "for x, y in TABLE { … }",
+                  "if A OP B { … } else { … }", "descend NAME, … by LR", "quiet STATEMENT", "% **"]:
+        assert words in out
+    for kind in RUNTIME_KINDS:
+        assert kind in out
+
+
+def test_the_grey_suggestion_from_history_is_taken_with_right():
+    from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
+
+    core, stream = make_core()
+    history = InMemoryHistory()
+    history.append_string("let alpha = var 3")
+    with create_pipe_input() as pipe:
+        session = build_prompt_session(core, history, input=pipe, output=DummyOutput())
+        assert isinstance(session.auto_suggest, AutoSuggestFromHistory)
+
+        def typist():  # the suggestion is computed in the background: Right once it is there
+            pipe.send_text("let al")
+            for _ in range(500):
+                if session.default_buffer.suggestion is not None:
+                    break
+                threading.Event().wait(0.01)
+            pipe.send_text("\x1b[C\r:quit\r")
+
+        thread = threading.Thread(target=typist)
+        thread.start()
+        status = repl_loop(core, session)
+        thread.join()
+    assert status == 0
+    assert stream.getvalue().splitlines() == ["alpha = 3.000000000000 (variable, gradient 0.000000000000)"]
+
+
+def test_sad_lexer_tokens_of_the_training_forms():
+    assert tokens("for i in 0..300 { let y = x ** -2 % 3 }") == [
+        (Keyword, "for"), (Name, "i"), (Keyword, "in"), (Number.Float, "0"), (Operator, ".."),
+        (Number.Float, "300"), (tokens("{")[0][0], "{"), (Keyword.Declaration, "let"), (Name.Variable, "y"),
+        (Operator, "="), (Name, "x"), (Operator, "**"), (Operator, "-"), (Number.Float, "2"),
+        (Operator, "%"), (Number.Float, "3"), (tokens("}")[0][0], "}"),
+    ]
+    assert tokens("fn predict(x) = w * x")[:2] == [(Keyword.Declaration, "fn"), (Name.Function, "predict")]
+    punctuation = tokens("(")[0][0]
+    assert [t for t, v in tokens("let d = [(1, -2), (inf, 3)]") if v in "[]"] == [punctuation, punctuation]
+    assert all(t is not Error for t, _ in tokens('if a >= b { print "{a}" } else { quiet descend w, b by 0.1 }'))
+    assert [t for t, _ in tokens("repeat 3 { }")][0] is Keyword
+
+
+def test_importing_the_highlighter_is_cheap():
+    # (the package itself imports the engine: that is not the highlighter's to change)
+    code = "import sys, scalarlang.highlight; print(sorted(m for m in sys.modules if m.startswith(('rich', 'lark', 'scalarlang.interpreter', 'prompt_toolkit'))))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert result.stdout.strip() == "[]"
+
+
+def test_a_closing_brace_inside_a_line_or_a_string_is_typed_as_it_is():
+    core = RecordingCore()
+    with create_pipe_input() as pipe:
+        pipe.send_text('repeat 2 {\rprint "{x}" }\r:quit\r')
+        session = build_prompt_session(core, InMemoryHistory(), input=pipe, output=DummyOutput())
+        repl_loop(core, session)
+    assert core.inputs == ['repeat 2 {\n  print "{x}" }']
