@@ -121,10 +121,10 @@ class ProgramGenerator:
         statements = self.prelude(scope)
         for _ in range(rng.randint(1, self.max_statements)):
             self.pending = []
-            if rng.random() < self.broken:
-                statement = self.broken_statement(scope)
-            else:
-                statement = self.statement(scope, depth=0)
+            if rng.random() < self.broken:  # (some are two lines: two statements)
+                statements += self.broken_statement(scope).split("\n")
+                continue
+            statement = self.statement(scope, depth=0)
             statements += self.pending + [statement]
         return statements
 
