@@ -209,12 +209,14 @@ def wrap_in_expect(statements: list[str], index: int, kind: str) -> tuple[str, s
     return program_text(wrapped), program_text(removed)
 
 
-def failing_statement(statements: list[str], line: int) -> int | None:
-    """The index of the top-level statement that holds ``line``, if it is one statement that
-    `expect` can wrap (not an `a; b` pair)."""
-    for index, (first, last) in enumerate(statement_lines(statements)):
-        if first <= line <= last:
-            return None if ";" in statements[index] or not statements[index].strip() else index
+def failing_statement(statements: list[str]) -> int | None:
+    """The index of the top-level statement the program fails at, found by running them one
+    by one in one session (an error's line may be in a function's body, not at the call), if
+    it is one statement that `expect` can wrap (not an `a; b` pair)."""
+    session = Session()
+    for index, statement in enumerate(statements):
+        if run(session, statement + "\n") is not None:
+            return None if ";" in statement or not statement.strip() else index
     return None
 
 
@@ -229,7 +231,7 @@ def test_a_failure_caught_by_expect_changes_nothing_the_rest_of_the_program_sees
         failure = failure_of(events[name])
         if failure is None or failure[0] not in RUNTIME_KINDS:
             continue
-        index = failing_statement(program, failure[1])
+        index = failing_statement(program)
         if index is not None:
             cases.append((number, index, failure[0]))
     assert cases
