@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 from .diagnostics import Diagnostic, LanguageError
 from .engine import ScalarOperation
 from .errors import ScalarAutodiffError
+from .numbers import format_number
 from .source import Source, Span
 
 
@@ -15,7 +18,18 @@ def failure(source: Source | None, kind: str, message: str, span: Span | None, f
 def engine_failure(source: Source, error: ScalarAutodiffError, span: Span) -> LanguageError:
     # Operations travel as their names; numbers and indices as they are.
     fields = {name: str(value) if isinstance(value, ScalarOperation) else value for name, value in error.fields.items()}
-    return failure(source, error.kind, str(error), span, fields)
+    return failure(source, error.kind, readable_message(error), span, fields)
+
+
+def readable_message(error: ScalarAutodiffError) -> str:
+    """The engine's message with its numbers as the one formatter writes them: the engine
+    writes Python's repr (``1e+300``, ``-1.0``), a person reads ``1.000000000000e300``."""
+    message = str(error)
+    for value in error.fields.values():
+        if type(value) is float:
+            pattern = r"(?<![\w.+-])" + re.escape(repr(value)) + r"(?![\w.])"
+            message = re.sub(pattern, format_number(value), message)
+    return message
 
 
 def with_note(error: LanguageError, note: str) -> LanguageError:

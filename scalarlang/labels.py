@@ -35,7 +35,7 @@ PRUNE_MINIMUM = 50_000
 # small model makes, so a step's graph is dead by the time it is looked at a second time.
 NURSERY_SIZE = 1_024
 
-Entry = tuple  # (Source, Span, bool) or (str, None, bool)
+Entry = tuple  # made: (Source, Span, count); named: (name, the made entry or None, count)
 
 
 class Labels:
@@ -60,10 +60,17 @@ class Labels:
         entry = self.entry(node)
         if entry is None:
             return str(node.operation)
-        if entry[1] is None:
+        if entry[0].__class__ is str:
             name = entry[0]
             return name if len(name) <= LABEL_LIMIT else shorten(name, LABEL_LIMIT)
         return source_label(entry[0].text, entry[1])
+
+    def made_at(self, node: Scalar) -> tuple[Source, Span] | None:
+        """Where the node was made, when the session saw it made."""
+        entry = self.entry(node)
+        if entry is not None and entry[0].__class__ is str:
+            entry = entry[1]
+        return None if entry is None else (entry[0], entry[1])
 
     def is_count(self, node: Scalar) -> bool:
         entry = self.entry(node)
@@ -79,12 +86,12 @@ class Labels:
             entry = self.entry(node)
             if entry is None:
                 entries[node] = (name, None, False)
-            elif entry[1] is not None:  # not named yet (a node can't be in two generations)
+            elif entry[0].__class__ is not str:  # not named yet (a node is in one generation)
                 for table in (self.middle, self.old):
                     if node in table:
-                        table[node] = (name, None, entry[2])
-        elif entry[1] is not None:
-            entries[node] = (name, None, entry[2])
+                        table[node] = (name, entry, entry[2])
+        elif entry[0].__class__ is not str:
+            entries[node] = (name, entry, entry[2])
 
     def formatted(self, node: Scalar) -> str:
         """The node's value as a person reads it: counts as whole numbers."""

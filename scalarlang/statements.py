@@ -16,7 +16,7 @@ from .engine import Scalar, ScalarOperation
 from .errors import ScalarAutodiffError
 from .builtins import arity_text
 from .expressions import MAX_CALL_DEPTH, Compiler, Function
-from .labels import operation_text
+from .labels import operation_text, source_label
 from .numbers import format_number, format_parameter
 from .outcomes import (
     BackwardShown,
@@ -283,6 +283,12 @@ def pass_failure(compiler, labels, error, output, seed_span, output_span) -> Lan
     if error.kind == "non-finite-seed":
         return compiler.engine_error(error, seed_span)
     failure = compiler.engine_error(error, output_span)
+    notes = _node_notes(compiler, labels, error, output)
+    if notes:
+        diagnostic = failure.diagnostic
+        return LanguageError(Diagnostic(
+            diagnostic.kind, diagnostic.message, diagnostic.span, diagnostic.source, diagnostic.fields, notes
+        ))
     if error.kind == "untracked-output":
         diagnostic = failure.diagnostic
         return LanguageError(Diagnostic(
@@ -292,12 +298,41 @@ def pass_failure(compiler, labels, error, output, seed_span, output_span) -> Lan
     return failure
 
 
+# Fields of pass errors that are topology indices, in the order their notes are shown.
+_INDEX_FIELDS = ("child", "parent", "node")
+
+
+def _node_notes(compiler, labels, error, output: Scalar) -> tuple[str, ...]:
+    """``node 5 is s, made at 4:9 by x * h``: the nodes a pass error names by topology index."""
+    indices = []
+    for field in _INDEX_FIELDS:
+        index = error.fields.get(field)
+        if isinstance(index, int) and index not in indices:
+            indices.append(index)
+    if not indices:
+        return ()
+    topology = output.topology()
+    notes = []
+    for index in indices:
+        if not 0 <= index < len(topology):
+            continue
+        node = topology[index]
+        note = f"node {index} is `{labels.label_of(node)}`"
+        made = labels.made_at(node)
+        if made is not None:
+            source, span = made
+            where = f"{span.line}:{span.column}" if source is compiler.source else f"{source.name}:{span.line}:{span.column}"
+            note += f", made at {where} by `{source_label(source.text, span)}`"
+        notes.append(note)
+    return tuple(notes)
+
+
 def _untracked_hint(labels, output: Scalar) -> str:
     """How to make the output trackable: name a constant leaf it was made from."""
     for node in output.topology():
         if node.operation is ScalarOperation.CONSTANT:
             entry = labels.entry(node)
-            if entry is not None and entry[1] is None:
+            if entry is not None and entry[0].__class__ is str:
                 return (
                     f"help: `{labels.label_of(output)}` depends on no variable: `{entry[0]}` is a constant; "
                     f"make it a variable with `let {entry[0]} = var {format_parameter(node.value)}`"

@@ -432,7 +432,8 @@ def test_backward_error_fields_are_the_engine_fields():
     diagnostic = failure("let a = var 1\nlet h = a * 1e308\nbackward(h)\nbackward(h)")
     assert diagnostic.kind == "non-finite-accumulated-gradient"
     assert diagnostic.fields == {"node": 0, "stored": 1e308, "pass_adjoint": 1e308}
-    assert "stored gradient 1e+308" in diagnostic.message
+    assert "stored gradient 1.000000000000e308" in diagnostic.message  # through the one formatter
+    assert diagnostic.notes == ("node 0 is `a`, made at 1:9 by `var 1`",)
     diagnostic = failure("backward(const 1)")
     assert diagnostic.fields == {"operation": "constant"}
 

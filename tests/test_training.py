@@ -558,3 +558,13 @@ def test_deep_expressions_and_function_chains_do_not_hit_the_recursion_limit():
     assert printed(outcomes) == ["120.000000000000"]
     lines = ["fn f0(a) = a + 1"] + [f"fn f{i}(a) = f{i - 1}(a) + 1" for i in range(1, 600)]
     assert failure("\n".join(lines)).kind == "too-deep"
+
+
+def test_pass_errors_name_their_nodes_and_numbers_read_as_everywhere_else():
+    # Issue 12: indices alone make a reader count rows; name them, and where they were made.
+    diagnostic = failure("let x = var 2\nlet s = x * 1e10\nlet loss = s + s\nbackward(loss, 1e300)")
+    assert diagnostic.kind == "non-finite-contribution"
+    assert diagnostic.notes == ("node 2 is `s`, made at 2:9 by `x * 1e10`", "node 0 is `x`, made at 1:9 by `var 2`")
+    assert "upstream 2.000000000000e300" in diagnostic.message and "1e+300" not in diagnostic.message
+    diagnostic = failure("let x = var 1\ngradcheck(x * x, x, 0, 1)")
+    assert diagnostic.message == "gradient check step 0.000000000000 must be finite and positive"
