@@ -221,7 +221,6 @@ def failing_statement(statements: list[str]) -> int | None:
 
 
 @needs_command
-@pytest.mark.slow
 def test_a_failure_caught_by_expect_changes_nothing_the_rest_of_the_program_sees(tmp_path):
     statements = generated(COMMAND_EXAMPLES)
     names = write_programs(tmp_path, [program_text(program) for program in statements])
