@@ -11,6 +11,7 @@ session), in ``--json``, text (at several widths) and ``--quiet``:
   error per file and it is that file's last event;
 - every text line (standard output and error) fits ``--width``;
 - text, JSON and ``--quiet`` runs fail in the same files, with the same kinds, at the same lines;
+  two text runs print the same bytes;
 - a program that fails at a top-level statement S with a runtime kind K: with S written
   ``expect K: S`` it reports ``expected K`` and goes on exactly as the program without S
   does (every later event the same), so the failure changed nothing ``expect`` can observe.
@@ -27,6 +28,7 @@ Size: ``SCALARLANG_FUZZ_EXAMPLES=N`` sets the number of generated programs of ea
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -49,10 +51,13 @@ from fuzzing import (
     statement_lines,
 )
 
-from scalarlang.interpreter import Session
+from scalarlang import ast
+from scalarlang.diagnostics import LanguageError
+from scalarlang.interpreter import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, Session
 from scalarlang.kinds import RUNTIME_KINDS, STATIC_KINDS
 from scalarlang.outcomes import Failed
 from scalarlang.source import Source
+from scalarlang.syntax import parse_program
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMAND = Path(sys.executable).parent / "scalarlang"
@@ -148,12 +153,14 @@ def file_status(events: list[dict]) -> int:
     return 0 if failure is None else 2 if failure[0] in STATIC_KINDS else 1
 
 
-def text_failures(directory: Path, names: list[str], width: int) -> dict[str, tuple[str, int]]:
-    """Each failing file's kind and line, read from the text run's diagnostics; checks the
-    width of every line."""
+def text_failures(directory: Path, names: list[str], width: int) -> tuple[dict[str, tuple[str, int]], list]:
+    """Each failing file's kind and line, read from the text run's diagnostics, and the
+    output of each batch; checks the width of every line."""
     failures: dict[str, tuple[str, int]] = {}
+    outputs = []
     for start in range(0, len(names), BATCH):
         result = command(directory, "--width", str(width), *names[start : start + BATCH])
+        outputs.append((result.stdout, result.stderr))
         out, err = assert_clean(result)
         for line in out.splitlines() + err.splitlines():
             assert len(line) <= width, (width, line)
@@ -169,7 +176,7 @@ def text_failures(directory: Path, names: list[str], width: int) -> dict[str, tu
                 failures[name] = (kind, int(line_number))
                 kind = None
         assert kind is None, "an error without its position"
-    return failures
+    return failures, outputs
 
 
 def generated(count: int, seed: int = SEED, **options) -> list[list[str]]:
@@ -188,8 +195,13 @@ def test_generated_programs_through_the_real_command_json_text_and_quiet(tmp_pat
     json_failures = {name: failure_of(file_events) for name, file_events in events.items() if failure_of(file_events)}
     # Something of everything: programs that run to the end and programs that fail.
     assert 0 < len(json_failures) < len(names)
+    outputs = {}
     for width in (100, 40):
-        assert text_failures(tmp_path, names, width) == json_failures, width
+        failures, outputs[width] = text_failures(tmp_path, names, width)
+        assert failures == json_failures, width
+    # Output is deterministic (golden files depend on it): the same text, byte for byte.
+    again = command(tmp_path, "--width", "100", *names[:BATCH])
+    assert (again.stdout, again.stderr) == outputs[100][0]
     # --quiet only hides what echoes: the same failures, and every print, graph and check.
     _, quiet = json_events(tmp_path, names, "--quiet")
     for name in names:
@@ -283,6 +295,47 @@ def test_python_habits_anywhere_in_a_generated_program_get_their_hint(habit, for
         diagnostic = outcome.diagnostic
         assert diagnostic.kind == "syntax-error", (text, diagnostic.message)
         assert any(form in note for note in diagnostic.notes), (text, diagnostic.message, diagnostic.notes)
+
+
+def forms_of(program) -> set[str]:
+    """Every AST class, operator and called function in a parsed program (an explicit stack:
+    blocks nest)."""
+    forms, stack = set(), [program]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tuple):
+            stack.extend(node)
+            continue
+        if not dataclasses.is_dataclass(node):
+            continue
+        forms.add(type(node).__name__)
+        if isinstance(node, ast.Binary):
+            forms.add(node.op)
+        elif isinstance(node, ast.Call):
+            forms.add(node.function + "()")
+        elif isinstance(node, ast.Leaf):
+            forms.add(node.kind)
+        stack.extend(getattr(node, field.name) for field in dataclasses.fields(node))
+    return forms
+
+
+def test_the_generator_writes_every_form_of_the_grammar():
+    """At the default size the programs hold every statement and expression form, every
+    operator and every built-in; and the wrong ones are a minority, so that most programs run
+    far."""
+    seen, parsed = set(), 0
+    statements = generated(max(COMMAND_EXAMPLES, 60))
+    for program in statements:
+        try:
+            seen |= forms_of(parse_program(Source("gen.sad", program_text(program))))
+            parsed += 1
+        except LanguageError:
+            pass
+    classes = {name for name, value in vars(ast).items() if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == ast.__name__}
+    builtins = {name + "()" for name in (*VALUE_FUNCTIONS, *STATEMENT_FUNCTIONS)}
+    missing = (classes | builtins | {"+", "-", "*", "/", "%", "**", "var", "const"}) - seen
+    assert not missing, sorted(missing)
+    assert parsed > 0.7 * len(statements)
 
 
 # ---- in this process --------------------------------------------------------------------------------
