@@ -14,6 +14,10 @@ finite by construction (an operand's value, a constant, 1 - tanh^2) is not check
 The walks mark nodes with a per-walk token (one identity test per edge), and the pass checks
 finiteness once at the end of its per-edge loop, walking again with every check in place
 only when something was not finite (see ``_propagate``).
+
+Threads and interrupts: a pass holds one lock from its walk through its commit, so passes
+from several threads on one graph add up; every write of stored gradients is one C-level
+step (``_write_gradients``), so a KeyboardInterrupt or a thread switch never splits it.
 """
 
 from __future__ import annotations
@@ -22,9 +26,9 @@ import math
 import threading
 from collections import deque
 from enum import StrEnum
-from itertools import compress, repeat
+from itertools import repeat
 from numbers import Real
-from typing import Iterable, NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple, SupportsFloat
 
 from .errors import (
     NonFiniteAccumulatedGradient,
@@ -110,22 +114,27 @@ def real_number(value: object, what: str) -> float:
     A number too large for a float (an int, a Fraction) becomes +-inf: the callers reject
     non-finite values with their own typed errors. One function for every entry point, so
     that all of them accept and reject alike."""
-    kind = type(value)
-    if kind is float:
-        return value  # type: ignore[return-value]
-    if kind is not int and (isinstance(value, bool) or not isinstance(value, Real)):
+    if type(value) is float:
+        return value
+    number: SupportsFloat
+    if type(value) is int:
+        number = value
+    elif isinstance(value, Real) and not isinstance(value, bool):
+        number = value
+    else:
         raise TypeError(
-            f"{what} must be a real number (int, float, Fraction, numpy scalar), not {kind.__name__}"
+            f"{what} must be a real number (int, float, Fraction, numpy scalar), "
+            f"not {type(value).__name__}"
         )
     try:
-        return float(value)  # type: ignore[arg-type]
+        return float(number)
     except OverflowError:
-        return _overflowed(value, what)
+        return _overflowed(number, what)
     except Exception as error:  # a __float__ of its own that fails
-        raise TypeError(f"{what}: float() of a {kind.__name__} failed: {error}") from error
+        raise TypeError(f"{what}: float() of a {type(value).__name__} failed: {error}") from error
 
 
-def _overflowed(value: object, what: str) -> float:
+def _overflowed(value: SupportsFloat, what: str) -> float:
     """+-inf for a real number too large for a float, by its sign."""
     try:
         positive = bool(value > 0)  # type: ignore[operator]
@@ -136,19 +145,18 @@ def _overflowed(value: object, what: str) -> float:
 
 def _leaf_value(value: object, operation: ScalarOperation) -> float:
     """A finite float from a real number, or the typed error; non-numbers are TypeErrors."""
-    kind = type(value)
-    if kind is float:
+    if type(value) is float:
         number = value
-    elif kind is int:  # the common case inline: one call fewer for x * 3
+    elif type(value) is int:  # the common case inline: one call fewer for x * 3
         try:
-            number = float(value)  # type: ignore[arg-type]
+            number = float(value)
         except OverflowError:
-            raise NonFiniteLeaf(operation, _INF if value > 0 else -_INF) from None  # type: ignore[operator]
+            raise NonFiniteLeaf(operation, _INF if value > 0 else -_INF) from None
     else:
         number = real_number(value, "a scalar value")
-    if number - number != 0.0:  # type: ignore[operator]  # inf - inf and nan - nan are nan
+    if number - number != 0.0:  # inf - inf and nan - nan are nan
         raise NonFiniteLeaf(operation, number)
-    return number  # type: ignore[return-value]
+    return number
 
 
 class Scalar:
@@ -401,38 +409,36 @@ class Scalar:
 
     def __pow__(self, exponent: object, modulo: object = None) -> Scalar:
         kind = type(exponent)
-        if kind is float:
-            power = exponent
-            if power - power != 0.0:  # type: ignore[operator]
-                raise NonFiniteLeaf(_CONSTANT, power)
-        elif kind is int:
-            try:
-                power = float(exponent)  # type: ignore[arg-type]
-            except OverflowError:
-                raise NonFiniteLeaf(_CONSTANT, _INF if exponent > 0 else -_INF) from None  # type: ignore[operator]
-        elif kind is Scalar:
-            raise TypeError(_TRACKED_EXPONENT)
-        elif _is_number(exponent):
-            power = _leaf_value(exponent, _CONSTANT)
-        else:
-            return NotImplemented
-        if modulo is not None:
-            return NotImplemented
-        base = self._value
-        if power == 2.0:  # the common square, inline; _power gives the same bits
+        if (kind is int or kind is float) and exponent == 2 and modulo is None:
+            # The square (every squared-error loss) first and inline; _power gives the same
+            # bits. Its derivative 2a is finite: |a| < 1.4e154 when a*a is finite.
+            base = self._value
             value = base * base
             if value - value != 0.0:
                 raise NonFiniteResult(_POW, value)
-            derivative = 2.0 * base  # finite: |base| < 1.4e154 when its square is finite
-        else:
-            value, derivative = _power_and_derivative(base, power)  # type: ignore[arg-type]
+            node = _new(Scalar)
+            node._value = value
+            node._operation = _POW
+            node._left = self
+            node._dleft = 2.0 * base
+            node._right = None
+            node._dright = 2.0  # the exponent: see __slots__
+            node._gradient = None if self._gradient is None else 0.0
+            node._walk = None
+            return node
+        if kind is Scalar:
+            raise TypeError(_TRACKED_EXPONENT)
+        if modulo is not None or (kind is not int and kind is not float and not _is_number(exponent)):
+            return NotImplemented
+        power = _leaf_value(exponent, _CONSTANT)  # NonFiniteLeaf for an inf or nan exponent
+        value, derivative = _power_and_derivative(self._value, power)
         node = _new(Scalar)
         node._value = value
         node._operation = _POW
         node._left = self
         node._dleft = derivative
         node._right = None
-        node._dright = power  # type: ignore[assignment]  # the exponent: see __slots__
+        node._dright = power  # the exponent: see __slots__
         node._gradient = None if self._gradient is None else 0.0
         node._walk = None
         return node
@@ -648,15 +654,15 @@ def _is_number(value: object) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool)
 
 
-def _constant_of(value: int | float) -> Scalar:
+def _constant_of(value: object) -> Scalar:
     return _leaf(_leaf_value(value, _CONSTANT), _CONSTANT, None)
 
 
 def _operand(value: object) -> Scalar:
     if type(value) is Scalar:
-        return value  # type: ignore[return-value]
+        return value
     if _is_number(value):
-        return _constant_of(value)  # type: ignore[arg-type]
+        return _constant_of(value)
     raise TypeError(f"a scalar operand must be a Scalar or a real number, not {type(value).__name__}")
 
 
@@ -667,10 +673,10 @@ def _operand(value: object) -> Scalar:
 _WALK_LOCK = threading.Lock()
 
 _GRADIENT = "_gradient"
-_consume = deque(maxlen=0).extend  # runs an iterator to its end in C, keeping nothing
+_consume: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend  # runs an iterator to its end in C, keeping nothing
 
 
-def _write_gradients(nodes: Iterable[Scalar], values: Iterable[float]) -> None:
+def _write_gradients(nodes: Iterable[Scalar], values: Iterable[float | None]) -> None:
     """Store ``values`` as the gradients of ``nodes`` in one step nothing can split.
 
     The writes run inside one C call (deque.extend over map(setattr, ...): setting a slot and
@@ -755,8 +761,9 @@ def _compute_pass(output: Scalar, seed: object, commit: bool) -> BackwardPass:
         adjoints, edge_before = _propagate(order, seed)
         count = len(order)
 
-        # nan marks untracked nodes here; whether a node is tracked is read from the node.
-        accumulated = [_NAN] * count
+        # None marks the untracked nodes: the gradient they keep at the commit, and what
+        # their records report.
+        accumulated: list[float | None] = [None] * count
         index = 0
         for node in order:
             stored = node._gradient
@@ -769,15 +776,11 @@ def _compute_pass(output: Scalar, seed: object, commit: bool) -> BackwardPass:
             index += 1
 
         if commit:
-            # Every check has passed: now, and only now, write the stored gradients, all in
-            # one step (a sum is finite exactly for the tracked nodes: nan marks the others).
-            tracked = list(map(_is_a_sum, accumulated, accumulated))
-            _write_gradients(compress(order, tracked), compress(accumulated, tracked))
+            # Every check has passed: now, and only now, write the stored gradients, every
+            # node in one step (an untracked one gets the None it has).
+            _write_gradients(order, accumulated)
 
     return BackwardPass._from_walk(seed, order, adjoints, accumulated, edge_before)
-
-
-_is_a_sum = float.__eq__  # x == x: False only for the nan that marks an untracked node
 
 
 def _propagate(order: list[Scalar], seed: float) -> tuple[list[float], list[float]]:

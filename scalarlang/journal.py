@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from .engine import Scalar
-from .labels import drop_unreferenced
+from .labels import survivors
 from .snapshot import restore_gradients
 
 MISSING = object()
@@ -38,7 +38,7 @@ class Journal:
     def prune(self, labels) -> None:
         """Forget the saved gradients of nodes nothing can reach any more (the graphs of
         earlier iterations): putting them back would change nothing anyone can see."""
-        drop_unreferenced(self.gradients, (labels.entries, labels.middle, labels.old))
+        self.gradients = survivors(self.gradients, (labels.entries, labels.middle, labels.old))
 
     def undo(self, names: dict) -> None:
         for name, previous in self.names.items():

@@ -109,46 +109,50 @@ class Labels:
     def settle(self, others: tuple[dict, ...] = ()) -> None:
         """Move the nursery's live entries to the middle generation and the middle's to the
         old table; drop the entries of nodes only side tables (these and ``others``) hold."""
-        nursery, middle, old = self.entries, self.middle, self.old
-        drop_unreferenced(middle, others)
-        old.update(middle)
-        middle.clear()
-        drop_unreferenced(nursery, others)
-        middle.update(nursery)
-        nursery.clear()
-        if len(old) > self.prune_at:
-            drop_unreferenced(old, others)
-            self.prune_at = max(PRUNE_MINIMUM, 2 * len(old))
+        self.old.update(survivors(self.middle, others))
+        self.middle = survivors(self.entries, others)  # empties the nursery, in place
+        if len(self.old) > self.prune_at:
+            self.old = survivors(self.old, others)
+            self.prune_at = max(PRUNE_MINIMUM, 2 * len(self.old))
 
 
-def drop_unreferenced(table: dict, others: tuple[dict, ...] = ()) -> None:
-    """Delete the keys of ``table`` that nothing refers to but ``table`` and ``others``.
+def survivors(table: dict, others: tuple[dict, ...] = ()) -> dict:
+    """Empty ``table``; return its entries whose keys something refers to besides the
+    tables (``table`` and ``others``), in their order.
 
     Nodes are freed by reference counting alone (see ``Session.run_program``), so a node
     whose count is made up of these tables' references is unreachable: no name, graph or
-    outcome can show it again. Keys are visited newest first and released as they go, so
-    an unreachable result frees its operands before they are looked at. The count an
-    unreferenced key has is measured on a probe key, whatever the Python version adds.
+    outcome can show it again. Keys are popped newest first, so an unreachable result is
+    freed (when the next key is popped) before its operands are looked at. The count of an
+    unreferenced key is measured on a probe, whatever the Python version adds.
     """
-    probe = object()
-    table[probe] = None
-    keys = list(table)  # the probe is last: visited first
-    del probe
-    baseline = -1
-    for position in range(len(keys) - 1, -1, -1):
-        key = keys[position]
-        keys[position] = None
+    if not table:
+        return {}
+    table[object()] = None
+    key, entry = table.popitem()
+    baseline = sys.getrefcount(key)
+    # Two flat lists, not a pair per survivor: a session of a million live nodes is pruned too.
+    keys: list = []
+    values: list = []
+    popitem = table.popitem
+    while table:
+        key, entry = popitem()
         count = sys.getrefcount(key)
-        if baseline < 0:
-            baseline = count
-            del table[key]
-            continue
-        extra = 0
         for other in others:
             if key in other:
-                extra += 1
-        if count <= baseline + extra:
-            del table[key]
+                count -= 1
+        if count > baseline:
+            keys.append(key)
+            values.append(entry)
+    key = entry = None
+    keys.reverse()
+    values.reverse()
+    return dict(zip(keys, values))
+
+
+def drop_unreferenced(table: dict, others: tuple[dict, ...] = ()) -> None:
+    """Delete the keys of ``table`` that nothing refers to but ``table`` and ``others``."""
+    table.update(survivors(table, others))
 
 
 def operation_text(node: Scalar) -> str:

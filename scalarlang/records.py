@@ -12,7 +12,6 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import compress
 from typing import TYPE_CHECKING, Iterator, overload
 
 if TYPE_CHECKING:
@@ -60,19 +59,26 @@ class BackwardPass:
 
     seed: float
     topology: Sequence[Scalar]
+    _adjoints: array[float]
+    _accumulated: list[float | None]
+    _edge_before: array[float]
+    _edge_children: array[int] | None
+    _edge_slots: array[int] | None
+    _edge_parents: array[int] | None
 
     def __init__(self) -> None:
         raise TypeError("a BackwardPass is made by Scalar.reverse_pass or Scalar.backward")
 
     @classmethod
     def _from_walk(cls, seed, order, adjoints, accumulated, edge_before) -> BackwardPass:
-        # ``accumulated`` holds nan for untracked nodes; whether a node is tracked is read
-        # from the node itself. Arrays keep 8 bytes a number instead of a list's 32.
+        # Arrays keep 8 bytes a number instead of a list's 32. ``accumulated`` stays the
+        # pass's list (None for untracked nodes): after a commit its floats are the nodes'
+        # stored gradients themselves, so it costs 8 bytes a node as well.
         backward_pass = object.__new__(cls)
         backward_pass.seed = seed
         backward_pass.topology = order
         backward_pass._adjoints = array("d", adjoints)
-        backward_pass._accumulated = array("d", accumulated)
+        backward_pass._accumulated = accumulated
         backward_pass._edge_before = array("d", edge_before)
         backward_pass._edge_children = None
         backward_pass._edge_slots = None
@@ -95,8 +101,7 @@ class BackwardPass:
         from .engine import _WALK_LOCK, _write_gradients
 
         with _WALK_LOCK:
-            tracked = [node._gradient is not None for node in self.topology]
-            _write_gradients(compress(self.topology, tracked), compress(self._accumulated, tracked))
+            _write_gradients(self.topology, self._accumulated)  # None for untracked nodes
 
     def _node(self, index: int) -> BackwardNode:
         node = self.topology[index]
@@ -115,7 +120,8 @@ class BackwardPass:
         # The visiting order is fixed by the topology (children last to first, slots in
         # order), so each edge's child, slot and parent index are rebuilt on first use
         # instead of being stored by the pass.
-        if self._edge_children is None:
+        children, slots, parents = self._edge_children, self._edge_slots, self._edge_parents
+        if children is None or slots is None or parents is None:
             children = array("q")
             slots = array("b")
             parents = array("q")
@@ -136,7 +142,7 @@ class BackwardPass:
             self._edge_children = children
             self._edge_slots = slots
             self._edge_parents = parents
-        return self._edge_children, self._edge_slots, self._edge_parents
+        return children, slots, parents
 
     def _edge(self, index: int) -> BackwardEdge:
         children, slots, parents = self._edge_positions()

@@ -116,7 +116,9 @@ class Replay:
             if not operands:
                 values.append(node.value)  # leaves, detached nodes included, keep their values
             elif operation is ScalarOperation.POW:
-                values.append(_power(values[operands[0]], self._exponents[index]))  # type: ignore[arg-type]
+                exponent = self._exponents[index]
+                assert exponent is not None  # every pow node has one
+                values.append(_power(values[operands[0]], exponent))
             elif len(operands) == 1:
                 values.append(_UNARY[operation](values[operands[0]]))
             else:

@@ -151,6 +151,10 @@ def _feed(tokens: Any, parser_state: Any) -> None:
                 state_stack.append(target)
                 value_stack.append(token)
                 break
+            if callback is _PASS:  # `?rule: one` with one child: the value stays as it is
+                del state_stack[-1]
+                state_stack.append(actions[state_stack[-1]][target][0])
+                continue
             if size:
                 children = value_stack[-size:]
                 del state_stack[-size:]
@@ -161,19 +165,35 @@ def _feed(tokens: Any, parser_state: Any) -> None:
             state_stack.append(actions[state_stack[-1]][target][0])
 
 
+def _PASS(children: list) -> Any:
+    """The callback of a `?rule` reduced from a single symbol: lark's ExpandSingleChild would
+    return that child, so `_feed` leaves the value stack alone (a third of all reductions)."""
+    (child,) = children
+    return child
+
+
 @functools.cache
 def _actions() -> dict:
     """lark's LALR table, each action unpacked once: ``state -> {symbol: (target, size,
     callback)}``; a shift is ``(next state, 0, None)``, a reduce ``(the rule's nonterminal,
-    its length, its callback)`` and a goto, under a nonterminal, ``(next state, 0, None)``.
-    (lark's callbacks are all for rules: the grammar has no terminal callbacks.)"""
+    its length, its callback)`` (``_PASS`` for a `?rule` of one symbol) and a goto, under a
+    nonterminal, ``(next state, 0, None)``. (lark's callbacks are all for rules: the grammar
+    has no terminal callbacks.)"""
+    from lark.parse_tree_builder import ExpandSingleChild
     from lark.parsers.lalr_analysis import Shift
 
     parser = _parser().parser.parser.parser  # Lark -> frontend -> LALR_Parser -> _Parser
     callbacks = parser.callbacks
+
+    def reduce(rule: Any) -> tuple:
+        callback = callbacks[rule]
+        if type(callback) is ExpandSingleChild and len(rule.expansion) == 1:
+            callback = _PASS  # no child filter in front of it: the one child comes back
+        return rule.origin.name, len(rule.expansion), callback
+
     return {
         state: {
-            symbol: (arg, 0, None) if action is Shift else (arg.origin.name, len(arg.expansion), callbacks[arg])
+            symbol: (arg, 0, None) if action is Shift else reduce(arg)
             for symbol, (action, arg) in row.items()
         }
         for state, row in parser.parse_table.states.items()

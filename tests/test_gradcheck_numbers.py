@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import sys
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from scalarlang.gradcheck import GRADCHECK_MAX_ROUNDING_BOUND, GRADCHECK_ROUNDING_EPSILONS
 from scalarlang import (
     GRADCHECK_STEP,
     GRADCHECK_TOLERANCE,
@@ -160,6 +163,91 @@ def test_gradient_check_agrees_with_the_engine_on_a_nonlinear_function():
     check = scalar_gradient_check(0.5, x.gradient, GRADCHECK_STEP, 1e-8,
                                   lambda v: math.exp(math.tanh(v)))
     assert check.passed, check
+
+
+# ---- rounding noise of the central difference -------------------------------------------------
+
+
+def _log_shifted(v: float) -> float:
+    return math.log(v + 1000000.0) * 1000.0
+
+
+def _engine_gradient_of_log_shifted(at: float) -> float:
+    x = Scalar.variable(at)
+    ((x + 1000000).log() * 1000).backward()
+    return x.gradient
+
+
+def test_seed_check_is_unchanged_by_the_rounding_bound():
+    check = scalar_gradient_check(2.0, 8.0, GRADCHECK_STEP, GRADCHECK_TOLERANCE, two_x_squared)
+    # every field as before the bound existed; the noise (about 9.3e-10) is within the tolerance
+    assert dataclasses.astuple(check) == (2.0, 8.0, 8.0, 2.0**-20, 1e-9, 0.0, True, 0.0)
+    assert check == ScalarGradientCheck(2.0, 8.0, 8.0, 2.0**-20, 1e-9, 0.0, True)
+    assert dataclasses.fields(ScalarGradientCheck)[-1].name == "rounding_bound"
+
+
+def test_large_valued_function_with_a_correct_gradient_passes_within_its_rounding_bound():
+    analytic = _engine_gradient_of_log_shifted(0.1)
+    check = scalar_gradient_check(0.1, analytic, function=_log_shifted)
+    assert check.passed, check
+    # it passes because of the bound: the error exceeds the tolerance, not the bound
+    assert GRADCHECK_TOLERANCE < check.scaled_error <= check.rounding_bound
+    # the bound is k eps max|f| / step, scaled (the points 0.1 +- 2**-20 are exact here)
+    magnitude = max(abs(_log_shifted(0.1 + GRADCHECK_STEP)), abs(_log_shifted(0.1 - GRADCHECK_STEP)))
+    expected = GRADCHECK_ROUNDING_EPSILONS * sys.float_info.epsilon * magnitude / GRADCHECK_STEP
+    spacing = abs(((0.1 + GRADCHECK_STEP) - (0.1 - GRADCHECK_STEP)) - 2 * GRADCHECK_STEP)
+    expected += abs(check.numerical) * spacing / (2 * GRADCHECK_STEP)
+    assert check.rounding_bound == pytest.approx(expected, rel=1e-12)
+    assert 1e-5 < check.rounding_bound < 2e-5
+
+
+@pytest.mark.parametrize("at", [0.1, 0.3, -0.7, 5.0, 123.4])
+def test_large_valued_function_passes_at_several_points(at):
+    check = scalar_gradient_check(at, _engine_gradient_of_log_shifted(at), function=_log_shifted)
+    assert check.passed and check.rounding_bound > 0.0, check
+
+
+@pytest.mark.parametrize("factor", [2.0, 1.1, 0.0, -1.0])
+def test_wrong_gradient_of_a_large_valued_function_still_fails(factor):
+    wrong = factor * _engine_gradient_of_log_shifted(0.1)
+    check = scalar_gradient_check(0.1, wrong, function=_log_shifted)
+    assert not check.passed, check
+    assert check.scaled_error > check.rounding_bound > GRADCHECK_TOLERANCE
+
+
+def test_wrong_gradient_of_a_large_constant_offset_fails():
+    # f = 1e9 + x: the noise bound is large (f is huge) but capped, so slope 1.01 fails
+    check = scalar_gradient_check(0.5, 1.01, function=lambda v: 1e9 + v)
+    assert check.rounding_bound > GRADCHECK_MAX_ROUNDING_BOUND
+    assert not check.passed
+
+
+def test_a_bound_beyond_the_cap_widens_the_check_only_to_the_cap():
+    # f = 1e12 + x with step 2**-10: the points and values are exact (numerical exactly 1),
+    # but the bound, about 9e-4, is above the cap: an error of 5e-4 fails, 5e-5 passes
+    step = 2.0**-10
+    function = lambda v: 1e12 + v  # noqa: E731
+    exact = scalar_gradient_check(0.25, 1.0, step, function=function)
+    assert exact.numerical == 1.0 and exact.passed
+    assert exact.rounding_bound > 5e-4 > GRADCHECK_MAX_ROUNDING_BOUND
+    assert not scalar_gradient_check(0.25, 1.0 + 5e-4, step, function=function).passed
+    assert scalar_gradient_check(0.25, 1.0 + 5e-5, step, function=function).passed
+
+
+def test_inexact_points_add_their_spacing_to_the_bound():
+    # 3 +- 0.1 is not exact in binary: the quotient divides by 0.2 a difference taken over
+    # 0.20000000000000018, which the bound counts
+    check = scalar_gradient_check(3.0, 1.0, 0.1, 1e-20, function=lambda v: v)
+    spacing = abs((3.1 - 2.9) - 0.2) / 0.2
+    assert spacing > 0.0
+    evaluations = GRADCHECK_ROUNDING_EPSILONS * sys.float_info.epsilon * 3.1 / 0.1
+    assert check.rounding_bound == pytest.approx(evaluations + abs(check.numerical) * spacing, rel=1e-12)
+    assert check.passed  # the quotient's error is the spacing's, which the bound covers
+
+
+def test_existing_constructor_calls_keep_working():
+    check = ScalarGradientCheck(1.0, 2.0, 2.0, 0.5, 1e-9, 0.0, True)
+    assert check.rounding_bound == 0.0
 
 
 # ---- numbers --------------------------------------------------------------------------------
