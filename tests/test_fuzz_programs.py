@@ -85,9 +85,8 @@ ERROR_HEADER = re.compile(r"^error\[([a-z]+(?:-[a-z]+)*)\]: ")
 
 
 def write_programs(directory: Path, texts: list[str], stem: str = "p") -> list[str]:
-    """Files of the programs, each opening with a `print` of its name on its first line:
-    JSON events other than errors do not name their file, so the marker tells where each
-    file's events begin (a file that does not parse has only its error, which names it)."""
+    """Files of the programs, each opening with a `print` of its name on its first line, so
+    that a text run shows where each file's output begins (JSON events name their file)."""
     names = []
     for index, text in enumerate(texts):
         name = f"{stem}{index:05}.sad"
@@ -123,21 +122,18 @@ def json_events(directory: Path, names: list[str], *options: str) -> tuple[int, 
         for line in out.splitlines():
             event = json.loads(line)
             assert isinstance(event, dict) and isinstance(event.get("event"), str), line
-            assert {"line", "column"} <= event.keys(), line
+            assert {"file", "line", "column"} <= event.keys(), line
             assert event.get("kind") != "internal-error", line
-            if event["event"] == "print" and event["text"].startswith(MARKER):
-                name = event["text"][len(MARKER) :]
-                assert name in by_file and name not in order, line
+            name = event.pop("file")
+            assert name in by_file, line
+            if event["event"] == "start":  # each file's events open with its own start
+                assert event.get("version") == 1 and name not in order, line
                 order.append(name)
                 continue
-            if event["event"] == "error":
-                name = event.pop("file")
-                assert name in by_file, line
-                if not order or order[-1] != name:
-                    assert name not in order, f"{name}'s events are not together"
-                    order.append(name)
-            assert order, line
-            by_file[order[-1]].append(event)
+            assert order and order[-1] == name, f"{name}'s events are not together: {line}"
+            if event["event"] == "print" and event["text"].startswith(MARKER):
+                continue
+            by_file[name].append(event)
         assert order == batch, "every file runs, in order"
         statuses = [file_status(by_file[name]) for name in batch]
         assert result.returncode == max(statuses), (result.returncode, statuses)
@@ -474,12 +470,14 @@ def test_the_too_long_message_of_a_huge_range_is_short():
 
 
 @needs_command
-@pytest.mark.xfail(strict=True, reason="spec gap: with several files only `error` events name their `file`")
 def test_with_several_files_every_json_event_names_its_file(tmp_path):
     (tmp_path / "a.sad").write_text("print 1\n", encoding="utf-8")
     (tmp_path / "b.sad").write_text("print 2\n", encoding="utf-8")
     out, _ = assert_clean(command(tmp_path, "--json", "a.sad", "b.sad"))
-    assert [json.loads(line).get("file") for line in out.splitlines()] == ["a.sad", "b.sad"]
+    events = [json.loads(line) for line in out.splitlines()]
+    assert [(event["event"], event["file"]) for event in events] == [
+        ("start", "a.sad"), ("print", "a.sad"), ("start", "b.sad"), ("print", "b.sad")
+    ]
 
 
 @pytest.mark.xfail(strict=True, reason="below width 24 the source excerpt is not windowed (room has a floor of 20): excerpt and caret wrap, the caret no longer under the span")
