@@ -15,6 +15,10 @@ span (the ``*`` of ``(a+b)*c`` has text ``(a+b)*c``) and of the statement's.
 from __future__ import annotations
 
 import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from sys import intern  # a name's text is kept once however often it is used
 from typing import Any
 
 from .ast import (
@@ -44,8 +48,50 @@ from .ast import (
     Unary,
     ZeroGrad,
 )
-from .source import Span
-from .syntax_errors import MAX_NESTING, join, printable, syntax_error, tok_span, too_deep
+from .frozen import constructor, filler
+from .source import LineIndex, Span
+from .syntax_errors import MAX_NESTING, printable, syntax_error, too_deep
+
+# The nodes and spans made for every statement, built without a frozen class's slow
+# `__init__` (see `frozen`): the same objects.
+_binary, _call, _expr_statement, _leaf, _let, _name, _number, _unary = map(
+    constructor, (Binary, Call, ExprStatement, Leaf, Let, Name, Number, Unary)
+)
+_indexed_span = filler(Span, Span.__slots__, Span.indexed, (0, 1, LineIndex("ab")))
+
+
+class _Current(threading.local):
+    """The line index of the text being parsed (in this thread): the spans the builder
+    makes compute their lines and columns from it (see `Span`)."""
+
+    lines: LineIndex | None = None
+
+
+_current = _Current()
+
+
+@contextmanager
+def spans_of(text: str) -> Iterator[None]:
+    """While the builder builds the AST of `text`: its spans index `text`'s lines."""
+    previous, _current.lines = _current.lines, LineIndex(text)
+    try:
+        yield
+    finally:
+        _current.lines = previous
+
+
+def tok_span(tok: Any) -> Span:
+    lines = _current.lines
+    if lines is None:  # tokens not from `syntax`'s parse (a test's own lark parser)
+        return Span(tok.start_pos, tok.end_pos, tok.line, tok.column, tok.end_line, tok.end_column)
+    return _indexed_span(tok.start_pos, tok.end_pos, lines)
+
+
+def join(first: Span, last: Span) -> Span:
+    lines = _current.lines
+    if lines is None:
+        return Span(first.start, last.end, first.line, first.column, last.end_line, last.end_column)
+    return _indexed_span(first.start, last.end, lines)
 
 
 class Part:
@@ -138,7 +184,7 @@ class Builder:
 
     def expr_stmt(self, children: list) -> ExprStatement:
         (part,) = children
-        return ExprStatement(part.outer, part.node)
+        return _expr_statement(part.outer, part.node)
 
     def let_stmt(self, children: list) -> Let:
         keyword, name, value = children
@@ -146,7 +192,7 @@ class Builder:
             node, end = value.node, value.outer
         else:
             node, end = value, value.span
-        return Let(join(tok_span(keyword), end), str(name), tok_span(name), node)
+        return _let(join(tok_span(keyword), end), intern(str(name)), tok_span(name), node)
 
     def print_stmt(self, children: list) -> Print:
         keyword, *items = children
@@ -267,7 +313,7 @@ class Builder:
 
     def leaf(self, children: list) -> Part:
         keyword, part = children
-        node = Leaf(join(tok_span(keyword), part.outer), str(keyword), part.node)
+        node = _leaf(join(tok_span(keyword), part.outer), str(keyword), part.node)
         return _nested(node, part.depth + 1, keyword)
 
     def sum(self, children: list) -> Part:
@@ -276,7 +322,7 @@ class Builder:
         node, first, depth = acc.node, acc.outer, acc.depth
         for i in range(1, len(children), 2):
             right = children[i + 1]
-            node = Binary(join(first, right.outer), str(children[i]), node, right.node)
+            node = _binary(join(first, right.outer), intern(str(children[i])), node, right.node)
             depth = max(depth, right.depth)
         return Part(node, node.span, depth)
 
@@ -286,7 +332,7 @@ class Builder:
         """`a ** b ** c ...` (the last exponent may be negated), folded right in a loop."""
         if getattr(children[-2], "type", None) == "MINUS":  # `... ** -operand`
             minus, part = children[-2], children[-1]
-            node = Unary(join(tok_span(minus), part.outer), "-", part.node)
+            node = _unary(join(tok_span(minus), part.outer), "-", part.node)
             acc = _nested(node, part.depth + 1, minus)
             bases = children[:-3:2]
         else:
@@ -294,24 +340,24 @@ class Builder:
             bases = children[:-1:2]
         node, last, depth = acc.node, acc.outer, acc.depth
         for base in reversed(bases):
-            node = Binary(join(base.outer, last), "**", base.node, node)
+            node = _binary(join(base.outer, last), "**", base.node, node)
             depth = max(depth, base.depth)
         return Part(node, node.span, depth)
 
     def neg(self, children: list) -> Part:
         minus, part = children
-        node = Unary(join(tok_span(minus), part.outer), "-", part.node)
+        node = _unary(join(tok_span(minus), part.outer), "-", part.node)
         return _nested(node, part.depth + 1, minus)
 
     def number(self, children: list) -> Part:
         (tok,) = children
         span = tok_span(tok)
-        return Part(Number(span, float(tok)), span, 0)
+        return Part(_number(span, float(tok)), span, 0)
 
     def name(self, children: list) -> Part:
         (tok,) = children
         span = tok_span(tok)
-        return Part(Name(span, str(tok)), span, 0)
+        return Part(_name(span, intern(str(tok))), span, 0)
 
     def call(self, children: list) -> Part:
         function, _open, args, close = children
@@ -319,7 +365,7 @@ class Builder:
         span = join(tok_span(function), tok_span(close))
         nodes = tuple(_value(a)[0] for a in args)
         depth = max((a.depth for a in args if isinstance(a, Part)), default=0) + 1
-        return _nested(Call(span, str(function), tok_span(function), nodes), depth, function)
+        return _nested(_call(span, intern(str(function)), tok_span(function), nodes), depth, function)
 
     def args(self, parts: list) -> list:
         return parts

@@ -146,7 +146,11 @@ class Run:
                     raise self._too_long_run(statement)
                 action = compiled.get(id(statement))
                 if action is None:
-                    action = compiled[id(statement)] = self._compile(statement)
+                    action = self._compile(statement)
+                    # A statement outside any block runs once: keeping its closures would only
+                    # hold memory the cyclic collector rescans (about 30 cells a statement).
+                    if len(stack) > 1:
+                        compiled[id(statement)] = action
                 pushed = action(frame.show)
                 if pushed is not None:
                     stack.append(pushed)

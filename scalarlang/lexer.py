@@ -132,24 +132,25 @@ class Lexer:
         each token; ends at the end of the text."""
         from lark import Token
 
-        # lark's Token() only checks for a deprecated keyword, then calls this (a fifth of
-        # the time of making a token); Token itself where it is missing.
-        make_token = getattr(Token, "_future_new", Token)
+        # A token's fields set here: lark's Token() checks for a deprecated keyword, then
+        # calls Token._future_new, which sets them (two calls more per token).
+        new_token = str.__new__
         state_stack = interactive.parser_state.state_stack
         guard = Guard()
         track, ignore, watched, keywords = guard.track, self.ignore, _WATCHED, _KEYWORD_SET
         previous = None  # the kind of the last token the parser was given
+        modes = self.modes
         pos, line, line_start = 0, 1, 0
         while True:
             state = state_stack[-1]
-            mode = self.modes.get(state) or self.mode(state, interactive.choices())
+            mode = modes.get(state) or self.mode(state, interactive.choices())
             match = mode.regex.match(text, pos)
             if match is None:
                 mode, match = self.root, self.unexpected(text, pos)
                 if match is None:
                     return
             kind = match.lastgroup
-            start, end = match.start(kind), match.end()
+            start, end = match.span(kind)  # the group is the match's end
             if start > pos and (skipped := text.count("\n", pos, start)):
                 line, line_start = line + skipped, text.rfind("\n", pos, start) + 1
             value = match.group(kind)
@@ -163,7 +164,9 @@ class Lexer:
                 end_line, end_column = line + newlines, end - line_start + 1
             else:
                 end_line, end_column = line, column + (end - start)
-            token = make_token(kind, value, start, line, column, end_line, end_column, end)
+            token = new_token(Token, value)
+            token.type, token.value, token.start_pos, token.end_pos = kind, value, start, end
+            token.line, token.column, token.end_line, token.end_column = line, column, end_line, end_column
             pos, line = end, end_line
             # What the grammar cannot say (the guard, below); most tokens need no look.
             if kind in watched:

@@ -20,7 +20,7 @@ import sys
 from typing import Any
 
 from .ast import Expr, ExprStatement, Program
-from .builder import Builder
+from .builder import Builder, spans_of
 from .diagnostics import Diagnostic, LanguageError
 from .lexer import Lexer
 from .lexicon import GRAMMAR_PATH, KEYWORDS
@@ -117,8 +117,9 @@ def _parse(text: str) -> Program:
     collecting = gc.isenabled()
     gc.disable()  # see below
     try:
-        _feed(_lexer().tokens(text, interactive), interactive.parser_state)
-        return interactive.feed_token(_end_token(text))
+        with spans_of(text):
+            _feed(_lexer().tokens(text, interactive), interactive.parser_state)
+            return interactive.feed_token(_end_token(text))
     except UnexpectedToken as exc:
         raise unexpected_token(exc, interactive, text, (_actions(), _end_states())) from None
     finally:
@@ -131,29 +132,30 @@ def _parse(text: str) -> Program:
 
 def _feed(tokens: Any, parser_state: Any) -> None:
     """What lark's ``feed_token`` does for each token but the last ($END), on lark's own
-    state and value stacks, with the table of `_actions` (a third of the time of a parse
+    state and value stacks, with the table of `_steps` (a third of the time of a parse
     went to lark's per-token call layers and to hashing its rules in Python)."""
     from lark.exceptions import UnexpectedToken
 
-    actions = _actions()
+    actions = _steps()
     state_stack = parser_state.state_stack
     value_stack = parser_state.value_stack
+    push_state, push_value = state_stack.append, value_stack.append
     for token in tokens:
         kind = token.type
         while True:
             action = actions[state_stack[-1]].get(kind)
+            if action.__class__ is int:  # shift
+                push_state(action)
+                push_value(token)
+                break
             if action is None:
                 states = parser_state.parse_conf.states
                 expected = {s for s in states[state_stack[-1]] if s.isupper()}
                 raise UnexpectedToken(token, expected, state=parser_state, interactive_parser=None)
-            target, size, callback = action
-            if callback is None:  # shift
-                state_stack.append(target)
-                value_stack.append(token)
-                break
+            size, callback, nonterminal = action
             if callback is _PASS:  # `?rule: one` with one child: the value stays as it is
                 del state_stack[-1]
-                state_stack.append(actions[state_stack[-1]][target][0])
+                push_state(actions[state_stack[-1]][nonterminal])
                 continue
             if size:
                 children = value_stack[-size:]
@@ -161,8 +163,8 @@ def _feed(tokens: Any, parser_state: Any) -> None:
                 del value_stack[-size:]
             else:
                 children = []
-            value_stack.append(callback(children))
-            state_stack.append(actions[state_stack[-1]][target][0])
+            push_value(callback(children))
+            push_state(actions[state_stack[-1]][nonterminal])
 
 
 def _PASS(children: list) -> Any:
@@ -178,7 +180,8 @@ def _actions() -> dict:
     callback)}``; a shift is ``(next state, 0, None)``, a reduce ``(the rule's nonterminal,
     its length, its callback)`` (``_PASS`` for a `?rule` of one symbol) and a goto, under a
     nonterminal, ``(next state, 0, None)``. (lark's callbacks are all for rules: the grammar
-    has no terminal callbacks.)"""
+    has no terminal callbacks.) The parse itself runs on `_steps`, the same table in a form
+    quicker to read."""
     from lark.parse_tree_builder import ExpandSingleChild
     from lark.parsers.lalr_analysis import Shift
 
@@ -189,6 +192,8 @@ def _actions() -> dict:
         callback = callbacks[rule]
         if type(callback) is ExpandSingleChild and len(rule.expansion) == 1:
             callback = _PASS  # no child filter in front of it: the one child comes back
+        else:
+            callback = _direct(callback)
         return rule.origin.name, len(rule.expansion), callback
 
     return {
@@ -198,6 +203,100 @@ def _actions() -> dict:
         }
         for state, row in parser.parse_table.states.items()
     }
+
+
+@functools.cache
+def _steps() -> list:
+    """`_actions` as the driver reads it: ``steps[state][symbol]`` is the next state (an int)
+    for a shift, and under a nonterminal for its goto; a reduce is ``(the rule's length, its
+    callback, its nonterminal)`` (a list and ints: a shift is one lookup and a type check)."""
+    actions = _actions()
+    steps: list = [None] * (max(actions) + 1)
+    for state, row in actions.items():
+        steps[state] = {
+            symbol: target if callback is None else (size, callback, target)
+            for symbol, (target, size, callback) in row.items()
+        }
+    return steps
+
+
+def _direct(callback: Any) -> Any:
+    """lark's callback for a rule, with its layers (a child filter, a single child passed
+    through, a Tree for a rule inlined into its parent) done in one function, or the builder's
+    method itself when the rule keeps all its children (most rules): the same values, a
+    fifth of a parse's calls fewer. Layers of any other shape keep lark's callback."""
+    from functools import partial
+
+    from lark import Tree
+    from lark.parse_tree_builder import (
+        ChildFilterLALR,
+        ChildFilterLALR_NoPlaceholders,
+        ExpandSingleChild,
+    )
+
+    include, append_none, expand1, inner = None, 0, False, callback
+    if isinstance(inner, (ChildFilterLALR, ChildFilterLALR_NoPlaceholders)):
+        include = [(entry + (0,))[:3] for entry in inner.to_include]
+        append_none = getattr(inner, "append_none", 0)
+        inner = inner.node_builder
+    if isinstance(inner, ExpandSingleChild):
+        expand1, inner = True, inner.node_builder
+    if isinstance(inner, partial) and inner.func is Tree and not inner.keywords:
+        (data,) = inner.args
+        build = functools.partial(Tree, data)
+    elif getattr(inner, "__self__", None).__class__ is Builder:
+        build = inner
+    else:
+        return callback
+    if include is None:
+        if not expand1:
+            return build
+        return lambda children: children[0] if len(children) == 1 else build(children)
+    if not append_none and all(not expand and not nones for _, expand, nones in include):
+        kept = tuple(index for index, _, _ in include)
+        if expand1:
+            def keep_and_pass_one(children: list) -> Any:
+                filtered = [children[index] for index in kept]
+                return filtered[0] if len(filtered) == 1 else build(filtered)
+            return keep_and_pass_one
+        return lambda children: build([children[index] for index in kept])
+
+    shape = [(index, expand) for index, expand, nones in include if not nones]
+    if not append_none and len(shape) == len(include) == 2 and shape[0][0] == 0:
+        # The commonest two: `x (op x)*` (a value, then a repetition taken in) and a
+        # repetition going on (its list taken over, one more value added).
+        (_, first_expanded), (second, second_expanded) = shape
+        if not first_expanded and second_expanded:
+            def value_then_repetition(children: list) -> Any:
+                result = [children[0], *children[second].children]
+                return result[0] if expand1 and len(result) == 1 else build(result)
+            return value_then_repetition
+        if first_expanded and not second_expanded:
+            def repetition_then_value(children: list) -> Any:
+                result = children[0].children  # left-recursive: taken over, not copied
+                result.append(children[second])
+                return result[0] if expand1 and len(result) == 1 else build(result)
+            return repetition_then_value
+
+    def filtered(children: list) -> Any:  # lark's ChildFilterLALR, step for step
+        result: list = []
+        for index, expand, nones in include:
+            if nones:
+                result += [None] * nones
+            if expand:
+                if result:
+                    result += children[index].children
+                else:  # a left-recursive repetition: its list is taken over, not copied
+                    result = children[index].children
+            else:
+                result.append(children[index])
+        if append_none:
+            result += [None] * append_none
+        if expand1 and len(result) == 1:
+            return result[0]
+        return build(result)
+
+    return filtered
 
 
 @functools.cache

@@ -17,8 +17,15 @@ def _blocks() -> list[str]:
     return re.findall(r"```[a-z]*\n(.*?)```", README, flags=re.DOTALL)
 
 
+def _commands(block: str) -> list[str]:
+    """The shell commands of a block, a line ending in `\\` joined to the next."""
+    return block.replace("\\\n", " ").strip().splitlines()
+
+
 def test_readme_starts_with_the_two_commands():
-    first = _blocks()[0].strip().splitlines()
+    block = _blocks()[0]
+    assert all(len(line) <= 80 for line in block.splitlines()), "the first commands fit in 80 columns"
+    first = _commands(block)
     assert len(first) == 2
     install_and_run, install_and_test = first
     assert "pip install" in install_and_run and "scalarlang examples/" in install_and_run
@@ -27,6 +34,17 @@ def test_readme_starts_with_the_two_commands():
     assert "pip install" in install_and_test and "pytest" in install_and_test
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "pip install --quiet -e '.[test]'" in ci and "python -m pytest" in ci
+
+
+def test_readme_training_program_is_the_example_and_prints_its_output():
+    example = ROOT / "examples" / "fit_line.sad"
+    program = next(block for block in _blocks() if block.startswith("# fit y = 2x + 1"))
+    assert program in example.read_text(encoding="utf-8")
+    shown = next(block for block in _blocks() if block.startswith("step 0 loss"))
+    stream = io.StringIO()
+    status = ScriptOutput(stream, stream, width=100, color="never").run(Source("fit_line.sad", program))
+    assert status == 0
+    assert stream.getvalue() == shown
 
 
 def test_readme_sample_program_prints_what_the_readme_shows():

@@ -1,6 +1,7 @@
 """End to end: the installed `scalarlang` in a real pseudo-terminal (pexpect), for what only a
 terminal shows: the REPL starting on a tty, echoes and tables at the terminal's width, history
-kept across restarts, Ctrl-D leaving with status 0."""
+kept across restarts, a block typed line by line under `...> ` prompts, Ctrl-C stopping a long
+loop and undoing its line, Ctrl-D leaving with status 0."""
 
 from __future__ import annotations
 
@@ -134,3 +135,44 @@ def test_seed_program_errors_history_and_exit(tmp_path):
         assert again.leave() == 0
     finally:
         again.child.close(force=True)
+
+
+def test_a_multi_line_repeat_block_typed_line_by_line(tmp_path):
+    terminal = Terminal(tmp_path)
+    try:
+        terminal.line("let x = var 0.5")
+        terminal.expect(r"^x = 0\.500000000000 \(variable, gradient 0\.000000000000\)")
+        terminal.line("repeat 3 {")
+        for typed in ("  let x = x * 2", '  print "x is {x}"', "}"):
+            terminal.expect(r"\.\.\.> ")  # the continuation prompt: the brace is open
+            terminal.child.send(typed + "\r")
+        for value in ("1", "2", "4"):
+            terminal.expect(rf"^x is {value}\.000000000000$")
+        terminal.line("x")
+        terminal.expect(r"^x = 4\.000000000000 \(mul, gradient 0\.000000000000\)")
+        assert "x = 1.000000000000 (mul" not in terminal.text  # a loop body echoes no binding
+        assert terminal.leave() == 0
+    finally:
+        terminal.child.close(force=True)
+
+
+def test_ctrl_c_in_a_long_loop_undoes_the_line(tmp_path):
+    terminal = Terminal(tmp_path)
+    try:
+        terminal.line("let x = var 0.5")
+        terminal.line("let t = const 7")
+        terminal.expect(r"^t = 7\.000000000000 \(constant, untracked\)")
+        terminal.line("repeat 1000000 { let t = tanh(x) }")
+        time.sleep(0.5)  # the loop is running (10^6 iterations take seconds)
+        terminal.child.sendintr()
+        sent = time.monotonic()
+        terminal.expect(r"interrupted[^\n]*")
+        terminal.expect(r"sad> ")
+        assert time.monotonic() - sent < 5
+        terminal.child.send("t\r")
+        terminal.expect(r"^t = 7\.000000000000 \(constant, untracked\)")  # the binding as before
+        terminal.line("x")
+        terminal.expect(r"^x = 0\.500000000000 \(variable, gradient 0\.000000000000\)")
+        assert terminal.leave() == 0
+    finally:
+        terminal.child.close(force=True)

@@ -42,7 +42,7 @@ def net(x1, x2):
     ).tanh()
 
 
-for step in range(2000):
+for step in range(4000):
     loss = Value(0.0)
     for x1, x2, y in data:
         loss = loss + (net(Value(x1), Value(x2)) - Value(y)) ** 2
@@ -50,7 +50,7 @@ for step in range(2000):
     for p in parameters:
         p.data -= 0.1 * p.grad
         p.grad = 0.0
-    if step % 400 == 0:
+    if step % 800 == 0:
         print(f"step {step} loss {loss.data:.12f}")
 print(f"final loss {loss.data:.12f}")
 for x1, x2, y in data:

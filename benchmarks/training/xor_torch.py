@@ -32,7 +32,7 @@ def net(x1, x2):
     ).tanh()
 
 
-for step in range(2000):
+for step in range(4000):
     loss = constant(0.0)
     for x1, x2, y in data:
         loss = loss + (net(constant(x1), constant(x2)) - constant(y)) ** 2
@@ -41,7 +41,7 @@ for step in range(2000):
         for p in parameters:
             p -= 0.1 * p.grad
             p.grad = None
-    if step % 400 == 0:
+    if step % 800 == 0:
         print(f"step {step} loss {loss.item():.12f}")
 print(f"final loss {loss.item():.12f}")
 for x1, x2, y in data:
