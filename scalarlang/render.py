@@ -205,14 +205,15 @@ class Renderer:
         self.line(Text(_counts(len(nodes), len(edges))))
 
     def drawn(self, drawn: Drawn) -> None:
-        """A picture written to a file is named; one without a file is printed as DOT text,
-        unwrapped whatever the width (it is meant for Graphviz, `dot -Tsvg`)."""
+        """A picture written to a file is named; one without a file is printed as DOT text
+        (for Graphviz, `dot -Tsvg`), whose short lines fit the usual widths; a longer line
+        wraps at a space, which DOT reads as the space it was, outside quoted strings."""
         picture = drawn.picture
         counts = _counts(len(picture.nodes), len(picture.edges))
         if drawn.path is not None:
             self.line(Text.assemble("drew ", (drawn.label, STYLES["label"]), f" to {drawn.path} ({counts})"))
             return
-        self.console.print(Text(drawn.dot.rstrip("\n")), soft_wrap=True)
+        self.line(Text(drawn.dot.rstrip("\n")))
 
     def graph(self, shown: GraphShown) -> None:
         self.line(Text.assemble("graph of ", (shown.label, STYLES["label"])))

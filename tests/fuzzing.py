@@ -3,7 +3,7 @@
 `ProgramGenerator(rng).program()` writes a program as a list of top-level statements (each
 one text, perhaps several lines with nested blocks), mixing every form of the grammar: `let`
 of values and tables, `fn`, `print` with `{EXPR}` holes, value lines, `backward`, `zero_grad`,
-`graph`, `gradcheck`, `assert … within`, `expect KIND:`, `quiet`, `repeat`, `for` over ranges
+`graph`, `draw`, `gradcheck`, `assert … within`, `expect KIND:`, `quiet`, `repeat`, `for` over ranges
 and tables, `if`/`else if`/`else`, `descend`, `%` and `**`, every built-in. It keeps track of
 what is bound (variables, other values, tables and their widths, functions and their arity,
 loop indices), so most statements are meaningful and most programs run far; now and then it
@@ -47,7 +47,7 @@ KINDS = (
 # `{f}` a function (with `{fargs}` one argument too many): each filled from what is bound.
 BROKEN_RUNTIME = (
     "exp({n}, {n})", "max({n})", "sum()", "mean()", "len({t}, {t})", "len({n})", "backward()",
-    "backward({n}, 1, 2)", "gradcheck({n})", "graph()", "value()", "{f}({fargs})", "{f}()",
+    "backward({n}, 1, 2)", "gradcheck({n})", "graph()", "draw()", "draw({n}, {n})", 'draw({n}, "picture.pdf")', "value()", "{f}({fargs})", "{f}()",
     "lose + 1", "let q = {n} * undefined_thing", "print \"{{lost}}\"", "foo({n})", "zero_grad(nope)",
     "{n} ** {v}", "let q = 2 ** {v}", "let q = {n} ** (var 2)",
     "repeat 1.5 {{ print 1 }}", "repeat -1 {{ print 1 }}", "repeat nan {{ print 1 }}", "repeat {v} + 0.25 {{ }}",
@@ -171,8 +171,8 @@ class ProgramGenerator:
         ]
         if depth < 3:
             forms += [(2, self.repeat_stmt), (2, self.for_range), (2, self.for_table), (2, self.if_stmt)]
-        if depth == 0:
-            forms += [(2, self.training_loop), (1, self.comment)]
+        if depth == 0:  # (`draw` prints a picture's DOT text: not in loop bodies, it is long)
+            forms += [(2, self.training_loop), (1, self.comment), (1, self.draw_stmt)]
         makers = [maker for weight, maker in forms for _ in range(weight)]
         return rng.choice(makers)(scope, depth)
 
@@ -256,6 +256,9 @@ class ProgramGenerator:
 
     def graph_stmt(self, scope: Scope, depth: int) -> str:
         return f"graph({self.expr(scope, size=3)})"
+
+    def draw_stmt(self, scope: Scope, depth: int) -> str:
+        return f"draw({self.expr(scope, size=3)})"
 
     def gradcheck_stmt(self, scope: Scope, depth: int) -> str:
         rng = self.rng

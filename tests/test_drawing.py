@@ -46,8 +46,8 @@ def no_dot(monkeypatch, tmp_path):
 
 # ---- DOT, parsed back ----------------------------------------------------------------------
 
-_NODE = re.compile(r"^\s*(n\d+) \[label=<(.*)>(?:, [^\]]*)?\];$")
-_EDGE = re.compile(r"^\s*(n\d+) -> (n\d+) \[label=<(.*)>(?:, [^\]]*)?\];$")
+_NODE = re.compile(r"^\s*(n\d+) \[label=<(.*)>(?:,\s[^\]]*)?\];$", re.S)
+_EDGE = re.compile(r"^\s*(n\d+) -> (n\d+) \[label=<(.*)>(?:,\s[^\]]*)?\];$", re.S)
 
 
 def _cells(label: str) -> list[str]:
@@ -59,7 +59,9 @@ def _cells(label: str) -> list[str]:
 def parse_dot(text: str):
     assert text.startswith("digraph scalarlang {\n") and text.endswith("}\n")
     nodes, edges = {}, []
-    for line in text.splitlines()[1:-1]:
+    # One statement a `;` at a line's end (a statement spans lines, a label's table a row a line).
+    body = "\n".join(text.splitlines()[1:-1])
+    for line in re.split(r"(?<=\];)\n", body):
         edge = _EDGE.match(line)
         if edge:
             edges.append((edge.group(1), edge.group(2), _cells(edge.group(3))))
