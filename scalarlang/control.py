@@ -292,7 +292,12 @@ class Run:
         return if_
 
     def _loop(self, statement, body: tuple, count: int, begin, describe) -> Frame | None:
-        if count == 0 or not body:
+        if count == 0:
+            return None
+        if not body:
+            # Nothing runs, but the names are bound as the iterations would bind them: the last
+            # one's stay (as in Python), and binding only that one is the same.
+            begin(count - 1)
             return None
         if count * len(body) > self.left:
             raise self.compiler.fail(
@@ -322,7 +327,8 @@ class Run:
         if count > MAX_ITERATIONS:
             raise self.compiler.fail(
                 "too-long",
-                f"{what} is {count:,} iterations; a loop may run at most {MAX_ITERATIONS:,}",
+                f"{what} is {format_count(float(count)) if count >= 10**15 else f'{count:,}'} iterations; "
+                f"a loop may run at most {MAX_ITERATIONS:,}",
                 span,
                 {"iterations": count, "limit": MAX_ITERATIONS},
             )

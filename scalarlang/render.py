@@ -269,7 +269,7 @@ def diagnostic_lines(diagnostic: Diagnostic, width: int = DEFAULT_WIDTH) -> list
     line_text = source.line_text(span.line).replace("\t", " ")
     start = span.column - 1
     length = (span.end_column - span.column) if span.end_line == span.line else len(line_text) - start
-    shown, start = _window(line_text, start, max(1, length), max(20, width - len(gutter) - 3))
+    shown, start = _window(line_text, start, max(1, length), max(8, width - len(gutter) - 3))
     length = max(1, min(length, len(shown) - start)) if shown else 1
     lines.append(Text(f"{gutter} |", STYLES["arrow"]))
     lines.append(Text.assemble((f"{span.line} | ", STYLES["arrow"]), _printable(shown)))
