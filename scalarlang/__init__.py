@@ -72,6 +72,12 @@ _EXPORTS = {
     "BackwardEdge": "records",
     "BackwardNode": "records",
     "BackwardPass": "records",
+    # The Python API and the Jupyter extension (they load the interpreter, rich, drawing).
+    "Result": "api",
+    "Session": "api",
+    "run": "api",
+    "load_ipython_extension": "notebook",
+    "unload_ipython_extension": "notebook",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -117,3 +123,5 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     )
     from .numbers import format_exponent, format_number
     from .records import BackwardEdge, BackwardNode, BackwardPass
+    from .api import Result, Session, run
+    from .notebook import load_ipython_extension, unload_ipython_extension

@@ -24,7 +24,9 @@ VALUE_FUNCTIONS: dict[str, int | None] = {
     "node_count": 1, "edge_count": 1, "len": 1,
 }
 # Calls that are statements of their own, with the argument counts they accept.
-STATEMENT_FUNCTIONS: dict[str, tuple[int, ...]] = {"backward": (1, 2), "graph": (1,), "gradcheck": (2, 4)}
+STATEMENT_FUNCTIONS: dict[str, tuple[int, ...]] = {
+    "backward": (1, 2), "graph": (1,), "gradcheck": (2, 4), "draw": (1, 2),
+}
 RESERVED_NAMES = frozenset(VALUE_FUNCTIONS) | frozenset(STATEMENT_FUNCTIONS)
 
 

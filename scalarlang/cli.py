@@ -91,6 +91,10 @@ def build_parser():
         "--history-file", metavar="PATH",
         help="REPL history file (default: $SCALARLANG_HISTORY or the user's state directory)",
     )
+    parser.add_argument(
+        "--draw", metavar="DIR",
+        help="also write an SVG picture of every backward pass into DIR (pass-001-loss.svg, ...)",
+    )
     parser.add_argument("--debug", action="store_true", help="show Python tracebacks of internal errors")
     parser.add_argument(
         "--print-completion", choices=COMPLETION_SHELLS, metavar="SHELL",
@@ -226,6 +230,7 @@ def run_scripts(arguments, out=None, err=None) -> int:
         color=arguments.color,
         debug=arguments.debug,
         quiet=arguments.quiet,
+        draw_dir=arguments.draw,
     )
     if arguments.program is not None:
         sources = iter([text_source("<command line>", arguments.program)])

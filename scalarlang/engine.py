@@ -562,6 +562,12 @@ class Scalar:
             tracked = [node for node in order if node._gradient is not None]
             _write_gradients(tracked, repeat(0.0, len(tracked)))
 
+    def _repr_svg_(self) -> str | None:
+        """Jupyter's picture of this node's graph (the drawing package is imported lazily)."""
+        from .drawing.reprs import scalar_svg
+
+        return scalar_svg(self)
+
 
 def _leaf(value: float, operation: ScalarOperation, gradient: float | None) -> Scalar:
     node = _new(Scalar)

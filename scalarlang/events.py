@@ -15,6 +15,7 @@ from .outcomes import (
     BackwardShown,
     Bound,
     Defined,
+    Drawn,
     Expected,
     Failed,
     GradcheckShown,
@@ -120,6 +121,18 @@ def event_of(outcome: Outcome, file: str | None = None) -> dict[str, Any] | None
             tolerance=check.tolerance,
             scaled_error=check.scaled_error,
             passed=check.passed,
+        )
+    elif isinstance(outcome, Drawn):
+        picture = outcome.picture
+        event.update(
+            event="draw",
+            label=outcome.label,
+            path=outcome.path,
+            format=outcome.format,
+            node_count=len(picture.nodes),
+            edge_count=len(picture.edges),
+            # Without a file the picture itself: its DOT text, for `dot -Tsvg`.
+            dot=outcome.dot if outcome.path is None else None,
         )
     elif isinstance(outcome, Expected):
         event.update(event="expected", kind=outcome.kind, message=outcome.message)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import gc
 import traceback
-from typing import Iterator
+from typing import Callable, Iterator
 
 from . import ast
 from .builtins import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
@@ -52,6 +52,9 @@ class Session:
     def __init__(self) -> None:
         self._names: dict[str, object] = {}
         self._labels = Labels()
+        # Called with (backward pass, output label, topology index -> label) for every pass
+        # before it is committed, shown or not (``--draw DIR``); it may raise DrawingError.
+        self.pass_observer: Callable[..., object] | None = None
 
     # ---- what front ends read -------------------------------------------------------------
 

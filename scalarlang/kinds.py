@@ -33,9 +33,12 @@ LANGUAGE_RUNTIME_KINDS = (
     "not-a-table",
     "table-width",
 )
+# Pictures (`draw`, `--draw`), as in `drawing.errors`. A picture that cannot be written is an
+# io-error, like a program that cannot be read: exit status 2, and `expect` cannot catch it.
+DRAWING_KINDS = ("missing-graphviz", "unknown-picture-format", "graph-too-large", "graphviz-failed")
 # Failures that mean the program never ran or could not be read (exit status 2).
 STATIC_KINDS = ("syntax-error", "too-deep", "io-error")
 # Kinds only a whole program or the command can fail with; `expect` cannot catch them.
 PROGRAM_KINDS = STATIC_KINDS + ("internal-error",)
 
-RUNTIME_KINDS = frozenset(ENGINE_KINDS + GRADCHECK_KINDS + LANGUAGE_RUNTIME_KINDS)
+RUNTIME_KINDS = frozenset(ENGINE_KINDS + GRADCHECK_KINDS + LANGUAGE_RUNTIME_KINDS + DRAWING_KINDS)

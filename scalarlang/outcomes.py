@@ -8,12 +8,15 @@ so a pass over a million nodes does not build a million label strings nobody pri
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .diagnostics import Diagnostic
 from .gradcheck import ScalarGradientCheck
 from .records import BackwardPass
 from .source import Span
+
+if TYPE_CHECKING:
+    from .drawing.picture import Picture
 
 Labeler = Callable[[int], str]  # topology index -> label
 
@@ -122,4 +125,24 @@ class Failed:
     traceback: str | None = None
 
 
-Outcome = ValueShown | Bound | Defined | Printed | BackwardShown | GraphShown | GradcheckShown | Expected | Failed
+@dataclass(frozen=True, slots=True)
+class Drawn:
+    """``draw(EXPR)``: a picture to show (a notebook draws it, a terminal prints its DOT text);
+    ``draw(EXPR, "FILE")``: the picture was written to ``path``."""
+
+    span: Span
+    label: str
+    picture: Picture
+    path: str | None = None
+    format: str | None = None  # of the file: svg, png or dot
+
+    @property
+    def dot(self) -> str:
+        from .drawing.dot import to_dot
+
+        return to_dot(self.picture)
+
+
+Outcome = (
+    ValueShown | Bound | Defined | Printed | BackwardShown | GraphShown | GradcheckShown | Drawn | Expected | Failed
+)

@@ -174,6 +174,12 @@ class BackwardPass:
     def __repr__(self) -> str:
         return f"BackwardPass(seed={self.seed!r}, nodes=<{len(self.topology)}>, edges=<{len(self._edge_before)}>)"
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the pass's tables and picture (imported lazily: rich, drawing)."""
+        from .api import backward_pass_html
+
+        return backward_pass_html(self)
+
 
 def _same_float(left: float, right: float) -> bool:
     return left == right or (left != left and right != right)

@@ -22,6 +22,7 @@ from .outcomes import (
     BackwardShown,
     Bound,
     Defined,
+    Drawn,
     Expected,
     Failed,
     GradcheckShown,
@@ -145,6 +146,8 @@ class Renderer:
             self.graph(outcome)
         elif isinstance(outcome, GradcheckShown):
             self.line(gradcheck_line(outcome))
+        elif isinstance(outcome, Drawn):
+            self.drawn(outcome)
         elif isinstance(outcome, Expected):
             self.line(Text.assemble(("expected ", STYLES["ok"]), (outcome.kind, STYLES["ok"]), f": {outcome.message}"))
         elif isinstance(outcome, Failed):
@@ -200,6 +203,16 @@ class Renderer:
             row.append(adjoint)
         self._table("edges, in reverse order", _EDGE_COLUMNS, rows, len(edges))
         self.line(Text(_counts(len(nodes), len(edges))))
+
+    def drawn(self, drawn: Drawn) -> None:
+        """A picture written to a file is named; one without a file is printed as DOT text,
+        unwrapped whatever the width (it is meant for Graphviz, `dot -Tsvg`)."""
+        picture = drawn.picture
+        counts = _counts(len(picture.nodes), len(picture.edges))
+        if drawn.path is not None:
+            self.line(Text.assemble("drew ", (drawn.label, STYLES["label"]), f" to {drawn.path} ({counts})"))
+            return
+        self.console.print(Text(drawn.dot.rstrip("\n")), soft_wrap=True)
 
     def graph(self, shown: GraphShown) -> None:
         self.line(Text.assemble("graph of ", (shown.label, STYLES["label"])))

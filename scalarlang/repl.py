@@ -36,12 +36,13 @@ from rich.text import Text
 
 from . import __version__
 from .diagnostics import Diagnostic, LanguageError
+from .engine import Scalar
 from .highlight import SadLexer, prompt_toolkit_style_rules
 from .history import history_path, open_history
 from .interpreter import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, Session
 from .kinds import RUNTIME_KINDS
 from .lexicon import KEYWORDS
-from .outcomes import Failed, Outcome
+from .outcomes import Drawn, Failed, Outcome
 from .render import STYLES, Renderer, make_console, value_line
 from .runner import read_source
 from .source import Source, Span
@@ -58,6 +59,7 @@ META_COMMANDS = {
     "help": ("", "this list"),
     "vars": ("", "every binding with its value and gradient"),
     "graph": ("NAME", "the graph of a bound name"),
+    "draw": ("NAME [FILE]", "its picture: DOT text, or FILE (.svg, .png, .dot)"),
     "load": ("FILE", "run a .sad file into this session"),
     "reset": ("", "forget every binding"),
     "quit": ("", "leave (also Ctrl-D)"),
@@ -176,6 +178,8 @@ class ReplCore:
             self.show_vars()
         elif command == "graph":
             self.show_graph(text, match.start(2), argument)
+        elif command == "draw":
+            self.draw(text, match.start(2), argument)
         elif command == "load":
             self.load(argument)
         elif command == "reset":
@@ -190,13 +194,15 @@ class ReplCore:
             ("statements", "let NAME = EXPR · EXPR · print ITEM, ITEM … · zero_grad · zero_grad(EXPR)"),
             ("", "backward(EXPR) · backward(EXPR, SEED) · graph(EXPR) · gradcheck(OUT, X[, STEP, TOLERANCE])"),
             ("", "assert A == B [within TOL] (also != < <= > >=) · expect KIND: STATEMENT · quiet STATEMENT"),
+            ("", 'draw(EXPR) · draw(EXPR, "FILE") (FILE: .svg, .png or .dot)'),
             ("training", "fn NAME(P, …) = EXPR · descend NAME, … by LR · let NAME = [(1, 3), (2, 5), …]"),
             ("", "repeat N { … } · for i in A..B { … } · for x, y in TABLE { … } · if A OP B { … } else { … }"),
             ("expressions", "var EXPR · const EXPR · + - * / % ** · -a · ( … ) · 2.5 · 1e-3 · inf · nan · \"text {EXPR}\""),
             ("functions", functions),
             ("commands", "  ".join(f":{name}" + (f" {arg}" if arg else "") for name, (arg, _) in META_COMMANDS.items())),
         ]
-        rows += [("", f":{name:<6} {arg:<5} {about}") for name, (arg, about) in META_COMMANDS.items()]
+        widest = max(len(arg) for arg, _ in META_COMMANDS.values())
+        rows += [("", f":{name:<6} {arg:<{widest}} {about}") for name, (arg, about) in META_COMMANDS.items()]
         rows += [
             ("error kinds", "for `expect KIND: STATEMENT` (Tab completes them): " + " ".join(sorted(RUNTIME_KINDS))),
             ("keys", "Enter runs the input, or starts a new line while a `(`, `[` or `{` is open (indented in a block)"),
@@ -218,19 +224,51 @@ class ReplCore:
                 self.internal_error("showing the result", error)
 
     def show_graph(self, text: str, start: int, name: str) -> None:
+        node = self._binding(text, start, name, "graph")
+        if node is not None:
+            self.show(self.session.graph_of(node, _span(text, start, start + len(name))))
+
+    def draw(self, text: str, start: int, argument: str) -> None:
+        """``:draw NAME [FILE]``: as the statement ``draw(NAME[, "FILE"])``."""
+        from .drawing import DrawingError, graph_picture, picture_format, write_picture
+
+        name, _, file = argument.partition(" ")
+        node = self._binding(text, start, name, "draw")
+        if node is None:
+            return
+        source = Source(self.source_name(), text)
+        file = file.strip()
+        file_start = text.rfind(file) if file else start
+        span = _span(text, file_start, file_start + len(file)) if file else _span(text, start, start + len(name))
+        path = os.path.expanduser(_unquote(file)) if file else None
+        try:
+            picture = graph_picture(node, self.session.label_of)
+            output_format = None if path is None else picture_format(path)
+            if path is not None:
+                write_picture(picture, path)
+        except DrawingError as error:
+            self.show(Failed(Diagnostic(error.kind, error.message, span, source, dict(error.fields))))
+            return
+        self.show(Drawn(span, self.session.label_of(node), picture, path, output_format))
+
+    def _binding(self, text: str, start: int, name: str, command: str) -> Scalar | None:
+        """The node bound to ``name``, else None once the error is shown."""
         source = Source(self.source_name(), text)
         span = _span(text, start, start + len(name))
         if not _NAME.match(name):
-            self.complain(f"`:graph` takes the name of a binding, not `{_shorten(name)}`", ("for an expression, run `graph(EXPR)`",))
-            return
+            self.complain(
+                f"`:{command}` takes the name of a binding, not `{_shorten(name)}`",
+                (f"for an expression, run `{command}(EXPR)`",),
+            )
+            return None
         node = self.session.lookup(name)
         if node is None:
             close = difflib.get_close_matches(name, list(self.session.bindings), n=1)
             notes = (f"help: did you mean `{close[0]}`?",) if close else ()
             diagnostic = Diagnostic("undefined-name", f"`{name}` is not defined", span, source, {"name": name}, notes)
             self.show(Failed(diagnostic))
-            return
-        self.show(self.session.graph_of(node, span))
+            return None
+        return node
 
     def load(self, argument: str) -> None:
         path = os.path.expanduser(_unquote(argument))
@@ -450,6 +488,13 @@ class SadCompleter(Completer):
         elif command == "load":
             argument = argument.lstrip()
             yield from self._paths.get_completions(Document(argument, len(argument)), complete_event)
+        elif command == "draw":  # :draw NAME [FILE]
+            name, space, file = argument.lstrip().partition(" ")
+            if not space:
+                yield from _completions(name, [(bound, "name") for bound in self.names()])
+            else:
+                file = file.lstrip()
+                yield from self._paths.get_completions(Document(file, len(file)), complete_event)
 
 
 def _completions(word: str, candidates: Iterable[tuple[str, str]]) -> Iterator[Completion]:
@@ -687,6 +732,10 @@ def run_repl(arguments) -> int:
     out = Renderer(make_console(sys.stdout, width=width, color=color), echo_bindings=True)
     errors = Renderer(make_console(sys.stderr, width=width, color=color), echo_bindings=True)
     core = ReplCore(out, errors, debug=debug)
+    if getattr(arguments, "draw", None):  # --draw DIR: every pass of the session is drawn too
+        from .drawing import PassDrawer
+
+        core.session.pass_observer = PassDrawer(arguments.draw)
     core.message(f"scalarlang {__version__}: :help lists the statements and commands, Ctrl-D leaves")
     path = history_path(getattr(arguments, "history_file", None))
     warned = []  # the history's trouble is told once, whenever it shows up

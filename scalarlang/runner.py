@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import IO, Iterable, Iterator
+from typing import IO, Callable, Iterable, Iterator
 
 from .diagnostics import Diagnostic
 from .kinds import STATIC_KINDS
@@ -156,6 +156,7 @@ class ScriptOutput:
         color: str = "auto",
         debug: bool = False,
         quiet: bool = False,
+        draw_dir: str | None = None,
     ):
         self.out = out
         self.quiet = quiet
@@ -163,6 +164,12 @@ class ScriptOutput:
         self.json_lines = json_lines
         self.debug = debug
         self.file: str | None = None  # the name of the source running, for JSON events
+        # --draw DIR: one drawer for the whole command, so passes are numbered across files.
+        self.pass_drawer: Callable[..., object] | None = None
+        if draw_dir is not None:
+            from .drawing import PassDrawer
+
+            self.pass_drawer = PassDrawer(draw_dir)
         if not json_lines:
             from .render import Renderer, make_console
 
@@ -183,7 +190,9 @@ class ScriptOutput:
         self.file = item.name
         self._start()
         status = EXIT_OK
-        for outcome in Session().run(item, quiet=self.quiet):
+        session = Session()
+        session.pass_observer = self.pass_drawer
+        for outcome in session.run(item, quiet=self.quiet):
             self.show(outcome)
             status = max(status, exit_status(outcome))
         return status

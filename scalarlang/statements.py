@@ -22,6 +22,7 @@ from .outcomes import (
     BackwardShown,
     Bound,
     Defined,
+    Drawn,
     NodeState,
     Printed,
     ValueShown,
@@ -215,6 +216,8 @@ def _not_a_variable(compiler, name, node, span):
 
 def compile_expression_statement(run, statement: ast.ExprStatement):
     expr = statement.expr
+    if isinstance(expr, ast.Call) and expr.function == "draw":
+        return _compile_draw(run, statement, expr)
     if isinstance(expr, ast.Call) and expr.function in STATEMENT_FUNCTIONS:
         accepted = STATEMENT_FUNCTIONS[expr.function]
         if len(expr.args) not in accepted or any(isinstance(arg, ast.StringLiteral) for arg in expr.args):
@@ -255,13 +258,24 @@ def _compile_backward(run, statement: ast.ExprStatement, call: ast.Call):
         output = output_of(None)
         seed = seed_of(None)
         journal = run.journal
+        observer = run.session.pass_observer
         try:
-            if journal is None and not show:
+            if journal is None and not show and observer is None:
                 output.backward_with_seed(seed)  # checks everything, then commits: atomic
                 return
             backward_pass = output.reverse_pass(seed)
         except ScalarAutodiffError as error:
             raise pass_failure(compiler, labels, error, output, seed_span, output_span) from None
+        if observer is not None and not run.muted:
+            # --draw: the pass's picture is written before anything is committed, so a
+            # picture that cannot be written leaves the stored gradients as they were.
+            from .drawing.errors import DrawingError
+
+            topology = backward_pass.topology
+            try:
+                observer(backward_pass, labels.label_of(output), lambda index: labels.label_of(topology[index]))
+            except DrawingError as error:
+                raise compiler.fail(error.kind, error.message, span, error.fields) from None
         if journal is not None:
             journal.remember_gradients(backward_pass.topology)
         backward_pass._commit()
@@ -277,6 +291,51 @@ def _compile_backward(run, statement: ast.ExprStatement, call: ast.Call):
             ))
 
     return backward
+
+
+def _compile_draw(run, statement: ast.ExprStatement, call: ast.Call):
+    """``draw(EXPR)``, ``draw(EXPR, "FILE")``: the picture of EXPR's graph as it is now.
+
+    It shows in loop bodies and under ``quiet`` too: a picture is asked for, never an echo."""
+    from .drawing import DrawingError, graph_picture, picture_format, render, write_picture  # on first use
+
+    compiler, labels, args = run.compiler, run.labels, call.args
+    if (
+        len(args) not in (1, 2)
+        or isinstance(args[0], ast.StringLiteral)
+        or (len(args) == 2 and not isinstance(args[1], ast.StringLiteral))
+    ):
+        return _raising(compiler.fail(
+            "wrong-arguments",
+            '`draw` takes an expression and, optionally, a file name in quotes: draw(loss) or '
+            'draw(loss, "loss.svg")',
+            call.span,
+            {"function": "draw", "expected": [1, 2], "got": len(args)},
+        ))
+    target = compiler.expression(args[0])
+    path_of = compiler.text(args[1]) if len(args) == 2 else None
+    target_span, file_span, span = args[0].span, args[-1].span, statement.span
+
+    def draw(show):
+        node = target(None)
+        path = path_of(None) if path_of is not None else None
+        try:
+            output_format = picture_format(path) if path is not None else None
+            picture = graph_picture(node, labels.label_of)
+        except DrawingError as error:
+            where = target_span if error.kind == "graph-too-large" else file_span
+            raise compiler.fail(error.kind, error.message, where, error.fields) from None
+        if path is not None:
+            try:
+                if run.muted:  # `expect` tries the statement: it makes the picture, writes nothing
+                    render(picture, output_format)
+                else:
+                    write_picture(picture, path)
+            except DrawingError as error:
+                raise compiler.fail(error.kind, error.message, file_span, error.fields) from None
+        run.emit(Drawn(span, labels.label_of(node), picture, path, output_format))
+
+    return draw
 
 
 def pass_failure(compiler, labels, error, output, seed_span, output_span) -> LanguageError:

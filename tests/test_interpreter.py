@@ -760,9 +760,14 @@ def test_expect_every_runtime_kind_of_the_errors_example():
         "table-width": "for a, b in [1] { }",
     })
     programs["not-a-value"] = "let y = x + nope_table"  # a table used as a value
-    missing = RUNTIME_KINDS - set(programs) - {"non-finite-gradcheck-input"}
+    programs["unknown-picture-format"] = 'draw(x, "x.pdf")'
+    programs["graph-too-large"] = "draw(long)"
+    # Whether Graphviz is there, and works, depends on the machine (tests/test_drawing_language.py).
+    graphviz = {"missing-graphviz", "graphviz-failed"}
+    missing = RUNTIME_KINDS - set(programs) - {"non-finite-gradcheck-input"} - graphviz
     assert not missing
     lines = ["let x = var 1", "let a = var 1", "let big = a * 1e308", "backward(big)", "let nope_table = [1]"]
+    lines += ["let long = x", "repeat 600 { let long = long + 1 }"]
     lines += [f"expect {kind}: {statement}" for kind, statement in programs.items()]
     _, outcomes = run_ok("\n".join(lines))
     assert [outcome.kind for outcome in shown(outcomes, Expected)] == list(programs)

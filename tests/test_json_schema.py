@@ -28,6 +28,7 @@ loss
 print "loss is {loss}"
 backward(loss)
 graph(loss)
+draw(loss)
 gradcheck(loss, x)
 expect no-gradient: grad(3)
 lose
@@ -57,14 +58,14 @@ def run_json(program: str, name: str = "every.sad") -> list[dict]:
 
 
 def test_the_doc_lists_every_event_type():
-    assert set(EVENTS) == {"start", "value", "print", "backward", "graph", "gradcheck", "expected", "error"}
+    assert set(EVENTS) == {"start", "value", "print", "backward", "graph", "draw", "gradcheck", "expected", "error"}
     assert EVENTS["start"] == {"version"}
 
 
 def test_every_event_has_its_documented_keys():
     events = run_json(EVERY_EVENT)
     assert [event["event"] for event in events] == [
-        "start", "value", "print", "backward", "graph", "gradcheck", "expected", "error"
+        "start", "value", "print", "backward", "graph", "draw", "gradcheck", "expected", "error"
     ]
     for event in events:
         documented = COMMON | EVENTS[event["event"]]

@@ -272,7 +272,7 @@ def test_an_unknown_meta_command_lists_the_known_ones():
     out = run_lines(core, stream, ":grpah loss")
     assert out.splitlines() == [
         "error: unknown command `:grpah`",
-        "  = the commands are :help, :vars, :graph NAME, :load FILE, :reset, :quit",
+        "  = the commands are :help, :vars, :graph NAME, :draw NAME [FILE], :load FILE, :reset, :quit",
         "  = did you mean `:graph`?",
     ]
 

@@ -1,0 +1,200 @@
+"""The public Python API (`scalarlang.run`, `scalarlang.Session`), Jupyter reprs, the IPython
+magics in-process, and `examples/notebook.ipynb` executed in a real kernel."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+import scalarlang
+from scalarlang import Scalar
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = "let x = var 2\nlet square = x * x\nlet loss = square + square\n"
+
+
+# ---- the Python API ------------------------------------------------------------------------
+
+
+def test_import_stays_cheap():
+    code = "import sys, scalarlang; print(sorted(m for m in ('rich', 'lark', 'IPython', 'scalarlang.api') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_every_export_loads_without_ipython():
+    code = (
+        "import sys; sys.modules['IPython'] = None\n"  # as if the notebook extra were not installed
+        "import scalarlang\n"
+        "assert all(getattr(scalarlang, name) is not None for name in scalarlang.__all__)\n"
+        "print(scalarlang.run('print 1').text, end='')"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out == "1.000000000000\n"
+
+
+def test_lazy_exports():
+    from scalarlang import api, notebook
+
+    assert scalarlang.Session is api.Session and scalarlang.run is api.run
+    assert scalarlang.load_ipython_extension is notebook.load_ipython_extension
+    with pytest.raises(AttributeError):
+        scalarlang.no_such_thing  # noqa: B018
+
+
+def test_run_returns_outcomes_text_and_html():
+    result = scalarlang.run(SEED + "print \"loss = {loss}\"\nbackward(loss)\n")
+    assert result.ok and result.error is None
+    assert result.text.startswith("loss = 8.000000000000\nbackward from loss with seed 1.000000000000\n")
+    assert "3 unique nodes, 4 operand edges" in result.text
+    html = result._repr_html_()
+    assert html.startswith('<div class="scalarlang-result"><pre')
+    assert "color:" in html and "backward from" in html
+    assert str(result) == result.text
+
+
+def test_an_error_is_a_result_with_the_rust_style_diagnostic():
+    result = scalarlang.run(SEED + "backward(loss, inf)\n", name="<cell>")
+    assert not result.ok and result.error.kind == "non-finite-seed"
+    assert result.text.splitlines()[:2] == ["error[non-finite-seed]: backward seed inf must be finite", " --> <cell>:4:16"]
+    assert "Traceback" not in result.text
+    assert "error[non-finite-seed]" in result._repr_html_()
+    assert "error[non-finite-seed]" in repr(result)
+
+
+def test_a_session_keeps_names_between_runs():
+    session = scalarlang.Session()
+    assert session.run(SEED).text == ""  # a script's `let` prints nothing
+    assert session.run("backward(loss)").ok
+    assert "loss" in session and "nope" not in session
+    assert session["x"].gradient == 8.0
+    assert list(session.names) == ["x", "square", "loss"]
+    with pytest.raises(KeyError):
+        session["nope"]
+    session.reset()
+    assert session.names == {}
+    assert session.run("x").error.kind == "undefined-name"
+
+
+def test_session_draw_inline_and_to_a_file(tmp_path):
+    session = scalarlang.Session()
+    session.run(SEED)
+    drawn = session.draw("loss")
+    texts = ["".join(t.itertext()) for t in ET.fromstring(drawn._repr_svg_()).iter("{http://www.w3.org/2000/svg}text")]
+    assert "square" in texts and "loss" in texts
+    assert repr(drawn).startswith("digraph scalarlang {")
+    path = session.draw("loss", str(tmp_path / "loss.dot"))
+    assert path.read_text().count(" -> ") == 4
+
+
+def test_backward_pass_html_has_the_tables_and_the_picture():
+    x = Scalar.variable(2)
+    square = x * x
+    loss = square + square
+    html = loss.backward()._repr_html_()
+    assert "backward from #2 with seed 1.000000000000" in html
+    assert "edges, in reverse order" in html
+    assert "<svg" in html and "<?xml" not in html
+    assert "adjoint 8.000000000000" in html
+
+
+# ---- the magics, in-process ----------------------------------------------------------------
+
+
+@pytest.fixture
+def shell():
+    pytest.importorskip("IPython")
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    ip = InteractiveShell.instance()
+    ip.display_formatter.active_types = ["text/plain", "text/html", "image/svg+xml"]
+    ip.run_line_magic("load_ext", "scalarlang")
+
+    def run(kind: str, name: str, line: str = "", cell: str | None = None):
+        with capture_output() as captured:
+            if kind == "cell":
+                ip.run_cell_magic(name, line, cell)
+            else:
+                ip.run_line_magic(name, line)
+        return [output.data for output in captured.outputs]
+
+    yield run
+    ip.run_line_magic("unload_ext", "scalarlang")
+    InteractiveShell.clear_instance()
+
+
+def test_cells_share_one_session(shell):
+    assert shell("cell", "sad", cell="let x = var 2") == []
+    outputs = shell("cell", "sad", cell="let loss = x * x\nbackward(loss)")
+    assert len(outputs) == 1
+    assert "text/html" in outputs[0] and "backward from loss" in outputs[0]["text/plain"]
+    shell("line", "sad_reset")
+    outputs = shell("cell", "sad", cell="x")
+    assert "error[undefined-name]" in outputs[0]["text/plain"]
+    assert "Traceback" not in outputs[0]["text/plain"]
+
+
+def test_sad_draw_inline_file_and_errors(shell, tmp_path):
+    shell("cell", "sad", cell=SEED)
+    outputs = shell("line", "sad_draw", "loss")
+    assert "image/svg+xml" in outputs[0]
+    target = tmp_path / "seed.svg"
+    outputs = shell("line", "sad_draw", f"loss {target}")
+    assert target.read_text().lstrip().startswith("<?xml")
+    assert f"wrote {target}" in outputs[0]["text/plain"]
+    for line, kind in (("nope", "undefined-name"), ("", "wrong-arguments"), ("loss out.pdf", "unknown-picture-format")):
+        outputs = shell("line", "sad_draw", line)
+        assert f"error[{kind}]" in outputs[0]["text/plain"]
+
+
+# ---- the example notebook, in a real kernel ------------------------------------------------
+
+
+@pytest.mark.slow
+def test_example_notebook_executes(tmp_path, monkeypatch):
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    # A kernel of this very interpreter, whatever kernels the machine has installed.
+    spec = tmp_path / "kernels" / "scalarlang-test"
+    spec.mkdir(parents=True)
+    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "test", "language": "python"}))
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
+    notebook = nbformat.read(ROOT / "examples" / "notebook.ipynb", as_version=4)
+    client = nbclient.NotebookClient(
+        notebook, kernel_name="scalarlang-test", timeout=120, resources={"metadata": {"path": str(tmp_path)}}
+    )
+    client.execute()
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    outputs = {cell.source.splitlines()[-1]: cell.outputs for cell in code}
+    for cell in code:
+        for output in cell.outputs:
+            assert output.output_type != "error", output
+            assert "Traceback" not in json.dumps(output)
+
+    def html_of(last_line):
+        return "".join(o.data.get("text/html", "") for o in outputs[last_line] if "data" in o)
+
+    assert "3 unique nodes, 4 operand edges" in html_of("graph(loss)")
+    assert any("image/svg+xml" in o.get("data", {}) for o in outputs["draw(loss)"])
+    assert "backward from" in html_of('assert grad(square) == 2')
+    assert "error[non-finite-seed]" in html_of("backward(loss, inf)")
+    assert "still 0.000000000000" in html_of("print \"x's gradient is still {grad(x)}\"")
+    last = outputs['session["x"].value, session["x"].gradient']
+    assert last[0].data["text/plain"] == "(2.0, 0.0)"
+
+
+def test_draw_in_a_cell_shows_the_picture_between_the_text(shell):
+    outputs = shell("cell", "sad", cell=SEED + 'print "before"\ndraw(loss)\nprint "after"')
+    assert [sorted(data) for data in outputs] == [
+        ["text/html", "text/plain"], ["image/svg+xml", "text/plain"], ["text/html", "text/plain"],
+    ]
+    assert outputs[0]["text/plain"].strip() == "before" and outputs[2]["text/plain"].strip() == "after"
+    assert outputs[1]["text/plain"].startswith("digraph scalarlang {")
