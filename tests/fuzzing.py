@@ -166,7 +166,7 @@ class ProgramGenerator:
         forms = [
             (6, self.let_value), (2, self.let_variable), (1, self.table_let), (2, self.fn_def),
             (3, self.print_stmt), (1, self.value_line), (3, self.backward_stmt), (1, self.zero_grad_stmt),
-            (1, self.graph_stmt), (1, self.gradcheck_stmt), (2, self.assert_stmt), (2, self.expect_stmt),
+            (1, self.graph_stmt), (1, self.draw_stmt), (1, self.gradcheck_stmt), (2, self.assert_stmt), (2, self.expect_stmt),
             (1, self.quiet_stmt), (2, self.descend_stmt), (1, self.semicolons),
         ]
         if depth < 3:
@@ -256,6 +256,12 @@ class ProgramGenerator:
 
     def graph_stmt(self, scope: Scope, depth: int) -> str:
         return f"graph({self.expr(scope, size=3)})"
+
+    def draw_stmt(self, scope: Scope, depth: int) -> str:
+        # No file that would be written: the programs also run in the test process's folder.
+        if self.rng.random() < 0.2:
+            return f'draw({self.expr(scope, size=2)}, "picture.txt")'  # an unknown format
+        return f"draw({self.expr(scope, size=3)})"
 
     def gradcheck_stmt(self, scope: Scope, depth: int) -> str:
         rng = self.rng
