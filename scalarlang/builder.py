@@ -248,6 +248,7 @@ class Builder:
         return ForRange(span, str(name), tok_span(name), start.node, stop.node, body)
 
     def for_table(self, children: list) -> ForTable:
+        names: list[Any] | tuple[str, ...]  # the name tokens, then their texts
         keyword, *names, _in, source, body = children
         if isinstance(source, Part):
             if not isinstance(source.node, Name):
@@ -276,6 +277,7 @@ class Builder:
         return node
 
     def descend_stmt(self, children: list) -> Descend:
+        names: list[Any] | tuple[str, ...]  # the name tokens, then their texts
         keyword, *names, _by, rate = children
         names, spans = _names(names)
         return Descend(join(tok_span(keyword), rate.outer), names, spans, rate.node)

@@ -10,7 +10,7 @@ recursed; outcomes are handed out after each statement that made some, never acc
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import Any, Callable, Generator
 
 from . import ast
 from .diagnostics import Diagnostic, LanguageError
@@ -37,7 +37,8 @@ from .statements import (
 MAX_ITERATIONS = 1_000_000
 MAX_STATEMENTS = 10_000_000
 
-_SIMPLE = {
+# Each compiles one kind of simple statement for a `Run` into its action.
+_SIMPLE: dict[type[ast.Statement], Callable[[Run, Any], Callable]] = {
     ast.Let: compile_let,
     ast.ExprStatement: compile_expression_statement,
     ast.Print: compile_print,
@@ -117,7 +118,7 @@ class Run:
 
     # ---- the driver -------------------------------------------------------------------------
 
-    def steps(self, statements: tuple, show: bool) -> Iterator[list[Outcome]]:
+    def steps(self, statements: tuple, show: bool) -> Generator[list[Outcome], None, None]:
         """Run ``statements``; yield the outcomes of each statement that made some. A failure
         is raised as a LanguageError naming the loop iterations it happened in."""
         stack = [Frame(statements, show)]

@@ -11,7 +11,7 @@ import errno
 import os
 import sys
 from dataclasses import dataclass
-from typing import IO, Mapping
+from typing import IO, Mapping, cast
 
 from rich.console import Console
 from rich.text import Text
@@ -248,7 +248,7 @@ class Renderer:
 
 def value_line(node: NodeState) -> Text:
     """``square = 4.000000000000 (mul, gradient 0.000000000000)``."""
-    detail = f"gradient {format_number(node.gradient)}" if node.tracked else "untracked"
+    detail = f"gradient {format_number(cast(float, node.gradient))}" if node.tracked else "untracked"
     return Text.assemble(
         (_shorten(node.label, 60), STYLES["label"]),
         " = ",
