@@ -302,6 +302,8 @@ class Builder:
         tok = children[-1]
         value = float(tok)
         span = tok_span(tok)
+        if value == 0.0:
+            _check_underflow(tok, span)
         if len(children) == 2:
             value, span = -value, join(tok_span(children[0]), span)
         return _Row((value,), span)
@@ -354,7 +356,10 @@ class Builder:
     def number(self, children: list) -> Part:
         (tok,) = children
         span = tok_span(tok)
-        return Part(_number(span, float(tok)), span, 0)
+        value = float(tok)
+        if value == 0.0:
+            _check_underflow(tok, span)
+        return Part(_number(span, value), span, 0)
 
     def name(self, children: list) -> Part:
         (tok,) = children
@@ -409,3 +414,19 @@ def _not_a_loop_source(source: Part, names: list):
         source.outer,
         notes,
     )
+
+
+_NONZERO_DIGIT = re.compile(r"[1-9]")
+
+
+def _check_underflow(tok: Any, span: Span) -> None:
+    """A literal whose digits are not all zero but whose value is 0 (`1e-400`) was rounded away
+    by the float: say so, rather than run with a 0 the program never wrote."""
+    text = str(tok)
+    mantissa = text.split("e")[0].split("E")[0]
+    if _NONZERO_DIGIT.search(mantissa):
+        raise syntax_error(
+            f"the number `{printable(text[:40])}` is too small for a float: it would be 0"
+            " (the smallest positive float is about 4.9e-324)",
+            span,
+        )
