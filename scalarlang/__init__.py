@@ -12,7 +12,8 @@ paying for the engine.
 # library): Ctrl-C while the modules import ends it with one line and status 130. Written here,
 # with only modules Python has loaded already, because reading any file is a moment in which
 # Ctrl-C would give a traceback. `cli.main` takes over from there (see `interrupts`).
-import _signal  # noqa: E402
+# (typeshed has no stub for `_signal`, the built-in half of `signal`: hence the ignore.)
+import _signal  # type: ignore[import-not-found]  # noqa: E402
 import os as _os  # noqa: E402
 import sys as _sys  # noqa: E402
 

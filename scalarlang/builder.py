@@ -248,6 +248,7 @@ class Builder:
         return ForRange(span, str(name), tok_span(name), start.node, stop.node, body)
 
     def for_table(self, children: list) -> ForTable:
+        names: list[Any] | tuple[str, ...]  # the name tokens, then their texts
         keyword, *names, _in, source, body = children
         if isinstance(source, Part):
             if not isinstance(source.node, Name):
@@ -276,6 +277,7 @@ class Builder:
         return node
 
     def descend_stmt(self, children: list) -> Descend:
+        names: list[Any] | tuple[str, ...]  # the name tokens, then their texts
         keyword, *names, _by, rate = children
         names, spans = _names(names)
         return Descend(join(tok_span(keyword), rate.outer), names, spans, rate.node)
@@ -300,6 +302,8 @@ class Builder:
         tok = children[-1]
         value = float(tok)
         span = tok_span(tok)
+        if value == 0.0:
+            _check_underflow(tok, span)
         if len(children) == 2:
             value, span = -value, join(tok_span(children[0]), span)
         return _Row((value,), span)
@@ -352,7 +356,10 @@ class Builder:
     def number(self, children: list) -> Part:
         (tok,) = children
         span = tok_span(tok)
-        return Part(_number(span, float(tok)), span, 0)
+        value = float(tok)
+        if value == 0.0:
+            _check_underflow(tok, span)
+        return Part(_number(span, value), span, 0)
 
     def name(self, children: list) -> Part:
         (tok,) = children
@@ -407,3 +414,19 @@ def _not_a_loop_source(source: Part, names: list):
         source.outer,
         notes,
     )
+
+
+_NONZERO_DIGIT = re.compile(r"[1-9]")
+
+
+def _check_underflow(tok: Any, span: Span) -> None:
+    """A literal whose digits are not all zero but whose value is 0 (`1e-400`) was rounded away
+    by the float: say so, rather than run with a 0 the program never wrote."""
+    text = str(tok)
+    mantissa = text.split("e")[0].split("E")[0]
+    if _NONZERO_DIGIT.search(mantissa):
+        raise syntax_error(
+            f"the number `{printable(text[:40])}` is too small for a float: it would be 0"
+            " (the smallest positive float is about 4.9e-324)",
+            span,
+        )

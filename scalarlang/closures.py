@@ -8,8 +8,14 @@ inline, one Python call less per node (the arithmetic operators, engine function
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .errors import ScalarAutodiffError
 from .failures import engine_failure
+
+if TYPE_CHECKING:
+    from .engine import Scalar
+    from .expressions import Evaluate
 
 
 def arithmetic(operation, span, origin, entries, source):
@@ -74,10 +80,10 @@ def _many(combine, operands):
     return lambda args: combine(args, *[operand(args) for operand in operands])
 
 
-def stack_runner(items: list):
+def stack_runner(items: list) -> Evaluate:
     plan = tuple((combine, count) for combine, count, _ in items)
 
-    def run(args):
+    def run(args: tuple | None) -> Scalar:
         values: list = []
         push = values.append
         for combine, count in plan:

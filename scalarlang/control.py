@@ -10,7 +10,7 @@ recursed; outcomes are handed out after each statement that made some, never acc
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import Any, Callable, Generator
 
 from . import ast
 from .diagnostics import Diagnostic, LanguageError
@@ -37,7 +37,8 @@ from .statements import (
 MAX_ITERATIONS = 1_000_000
 MAX_STATEMENTS = 10_000_000
 
-_SIMPLE = {
+# Each compiles one kind of simple statement for a `Run` into its action.
+_SIMPLE: dict[type[ast.Statement], Callable[[Run, Any], Callable]] = {
     ast.Let: compile_let,
     ast.ExprStatement: compile_expression_statement,
     ast.Print: compile_print,
@@ -117,7 +118,7 @@ class Run:
 
     # ---- the driver -------------------------------------------------------------------------
 
-    def steps(self, statements: tuple, show: bool) -> Iterator[list[Outcome]]:
+    def steps(self, statements: tuple, show: bool) -> Generator[list[Outcome], None, None]:
         """Run ``statements``; yield the outcomes of each statement that made some. A failure
         is raised as a LanguageError naming the loop iterations it happened in."""
         stack = [Frame(statements, show)]
@@ -292,7 +293,12 @@ class Run:
         return if_
 
     def _loop(self, statement, body: tuple, count: int, begin, describe) -> Frame | None:
-        if count == 0 or not body:
+        if count == 0:
+            return None
+        if not body:
+            # Nothing runs, but the names are bound as the iterations would bind them: the last
+            # one's stay (as in Python), and binding only that one is the same.
+            begin(count - 1)
             return None
         if count * len(body) > self.left:
             raise self.compiler.fail(
@@ -322,7 +328,8 @@ class Run:
         if count > MAX_ITERATIONS:
             raise self.compiler.fail(
                 "too-long",
-                f"{what} is {count:,} iterations; a loop may run at most {MAX_ITERATIONS:,}",
+                f"{what} is {format_count(float(count)) if count >= 10**15 else f'{count:,}'} iterations; "
+                f"a loop may run at most {MAX_ITERATIONS:,}",
                 span,
                 {"iterations": count, "limit": MAX_ITERATIONS},
             )

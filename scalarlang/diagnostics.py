@@ -18,7 +18,7 @@ class Diagnostic:
     message: str
     span: Span | None = None
     source: Source | None = None
-    # The error's own fields (engine errors: as in ENGINE.md), snake_case names.
+    # The error's own fields (engine errors: as in docs/engine.md), snake_case names.
     fields: dict[str, Any] = field(default_factory=dict)
     # Extra lines shown under the source excerpt, e.g. "help: did you mean `loss`?".
     notes: tuple[str, ...] = ()

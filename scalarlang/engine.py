@@ -751,7 +751,7 @@ def _finite_seed(seed: object) -> float:
 
 
 def _compute_pass(output: Scalar, seed: object, commit: bool) -> BackwardPass:
-    """The fresh pass of ENGINE.md: checks in order, nothing written until ``commit``.
+    """The fresh pass of docs/engine.md: checks in order, nothing written until ``commit``.
 
     Stored gradients are only read in the prospective-sum step. The walk allocates no object
     the cyclic garbage collector tracks (floats and ints only), so it triggers no collection.
@@ -843,7 +843,7 @@ def _propagate(order: list[Scalar], seed: float) -> tuple[list[float], list[floa
 
 
 def _propagate_checked(order: list[Scalar], seed: float) -> tuple[list[float], list[float]]:
-    """Step 3 exactly as ENGINE.md states it, each check at its edge, in visiting order."""
+    """Step 3 exactly as docs/engine.md states it, each check at its edge, in visiting order."""
     count = len(order)
     adjoints = [0.0] * count
     adjoints[count - 1] = seed

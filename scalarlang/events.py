@@ -89,11 +89,11 @@ def event_of(outcome: Outcome, file: str | None = None) -> dict[str, Any] | None
             file = diagnostic.source.name
         elif file is None:
             file = diagnostic.fields.get("file")
-        event = {**_head("error", file, diagnostic.span), "kind": diagnostic.kind, "message": diagnostic.message}
+        event: dict[str, Any] = {**_head("error", file, diagnostic.span), "kind": diagnostic.kind, "message": diagnostic.message}
         for key, value in diagnostic.fields.items():
             event.setdefault(key, value)
         return _clean(event)
-    event: dict[str, Any] = _head(None, file, outcome.span)
+    event = _head(None, file, outcome.span)
     if isinstance(outcome, ValueShown):
         event.update(event="value", **_node_fields(outcome.node))
     elif isinstance(outcome, Printed):

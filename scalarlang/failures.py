@@ -18,7 +18,25 @@ def failure(source: Source | None, kind: str, message: str, span: Span | None, f
 def engine_failure(source: Source, error: ScalarAutodiffError, span: Span) -> LanguageError:
     # Operations travel as their names; numbers and indices as they are.
     fields = {name: str(value) if isinstance(value, ScalarOperation) else value for name, value in error.fields.items()}
-    return failure(source, error.kind, readable_message(error), span, fields)
+    return failure(source, error.kind, readable_message(error), span, fields, _overflow_note(source, span))
+
+
+# A number literal as written, possibly after `var`, `const` or a minus: what the span of a
+# failing leaf, seed or operand holds when the number itself is the trouble.
+_LITERAL = re.compile(r"\s*(?:(?:var|const)\s+)?-?\s*((?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)\s*")
+
+
+def _overflow_note(source: Source | None, span: Span | None) -> tuple[str, ...]:
+    """A note when the failing expression is a number literal beyond the float range, which
+    Python reads as inf: the learner wrote a number, not `inf`."""
+    if source is None or span is None or span.end - span.start > 1000:
+        return ()
+    match = _LITERAL.fullmatch(source.slice(span))
+    if match is None or float(match.group(1)) != float("inf"):
+        return ()
+    literal = match.group(1)
+    shown = literal if len(literal) <= 30 else literal[:29] + "…"
+    return (f"note: `{shown}` is beyond the range of a float (about 1.8e308), so it is inf",)
 
 
 def readable_message(error: ScalarAutodiffError) -> str:

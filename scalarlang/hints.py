@@ -72,7 +72,7 @@ def token_hint(tok: Any, expected: set[str], stack: list, text: str) -> tuple[st
     if kind == "_EQUAL" and header == "FN":
         return ("help: a function's parameters are in parentheses, even none: `fn one() = 1`",)
     if kind == "_EQUAL":
-        previous = stack[-1] if stack else None
+        previous: Any = stack[-1] if stack else None  # has a `type` when `op` is not None
         op = getattr(previous, "type", None)
         if op in ("PLUS", "MINUS", "STAR", "SLASH") and previous.end_pos == tok.start_pos:
             name = _WORD_BEFORE.search(before[: len(before) - 1].rstrip())

@@ -63,6 +63,8 @@ class _SafeFileHistory(FileHistory):
     """A FileHistory that, when the file cannot be read or written (or stops being a regular
     file), goes on in memory."""
 
+    filename: str  # FileHistory's is str or bytes; ours is always given as str(path)
+
     def __init__(self, path: Path, warn: Callable[[str], None]):
         super().__init__(str(path))
         self.path = path

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import gc
 import traceback
-from typing import Callable, Iterator
+from typing import Callable, Generator
 
 from . import ast
 from .builtins import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
@@ -115,7 +115,7 @@ class Session:
 
     # ---- running ----------------------------------------------------------------------------
 
-    def run(self, source: Source, *, atomic: bool = False, quiet: bool = False) -> Iterator[Outcome]:
+    def run(self, source: Source, *, atomic: bool = False, quiet: bool = False) -> Generator[Outcome, None, None]:
         """Parse ``source`` whole, then run its statements until the first failure.
 
         Outcomes are yielded as each statement finishes; render each before asking for the
@@ -136,7 +136,7 @@ class Session:
 
     def run_program(
         self, program: ast.Program, source: Source, *, atomic: bool = False, quiet: bool = False
-    ) -> Iterator[Outcome]:
+    ) -> Generator[Outcome, None, None]:
         """Run ``program``'s statements until the first failure (``run`` without the parse).
 
         Python's cyclic garbage collector is paused while a statement runs, and only then:

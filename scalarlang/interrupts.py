@@ -7,8 +7,9 @@ program itself, so what was printed is flushed before the status; and every late
 ignored: a second Ctrl-C while the first is handled, or one at exit, changes nothing.
 """
 
-# Only modules already loaded when Python starts, and `_signal` (built in).
-import _signal as signal
+# Only modules already loaded when Python starts, and `_signal` (built in; typeshed has no
+# stub for it, only for `signal`, which is not loaded yet).
+import _signal as signal  # type: ignore[import-not-found]
 import os
 import sys
 

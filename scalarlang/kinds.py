@@ -24,7 +24,7 @@ LANGUAGE_RUNTIME_KINDS = (
     "assertion-failed",
     "expectation-failed",
     "gradcheck-failed",
-    # Functions, loops, tables and training (LANGUAGE.md, "Functions, loops, data and training").
+    # Functions, loops, tables and training (docs/language.md, "Functions, loops, data and training").
     "reserved-name",
     "not-a-count",
     "too-long",

@@ -20,6 +20,7 @@ from __future__ import annotations
 import difflib
 import re
 import sys
+from typing import cast
 
 from .engine import Scalar, ScalarOperation
 from .numbers import format_count, format_number, format_parameter
@@ -159,7 +160,7 @@ def operation_text(node: Scalar) -> str:
     """The operation as tables show it: ``pow 2`` carries its exponent."""
     operation = node.operation
     if operation is ScalarOperation.POW:
-        return f"pow {format_parameter(node.exponent)}"
+        return f"pow {format_parameter(cast(float, node.exponent))}"  # a pow node has one
     return str(operation)
 
 

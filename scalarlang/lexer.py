@@ -11,7 +11,7 @@ drops the newlines between a block's `}` and an `else` on a later line.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .lexicon import KEYWORDS
 from .syntax_errors import (
@@ -21,6 +21,9 @@ from .syntax_errors import (
     too_deep,
     unexpected_character,
 )
+
+if TYPE_CHECKING:
+    from lark.lexer import PatternStr
 
 _KEYWORD_SET = frozenset(KEYWORDS)
 # After a block's `}`: blank or comment lines, then `else` (not `elsewhere`).
@@ -34,7 +37,7 @@ class Mode:
     comments) skipped as a prefix of the match unless something outranks them (inside a
     string, TEXT.2 does: there they are ordinary alternatives that the lexer drops)."""
 
-    def __init__(self, terminals: list, ignore: set[str]):
+    def __init__(self, terminals: list, ignore: frozenset[str]):
         from lark.lexer import PatternStr
 
         terminals = sorted(
@@ -65,7 +68,7 @@ class Mode:
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
-def _whole_word(terminal: Any, string_pattern: type) -> str:
+def _whole_word(terminal: Any, string_pattern: type[PatternStr]) -> str:
     """A keyword where no name fits only matches as a whole word: `for x indata` is not
     `for x in data` (lark's lexer would take `in` there and go on)."""
     regex = terminal.pattern.to_regexp()
@@ -78,7 +81,7 @@ def _whole_word(terminal: Any, string_pattern: type) -> str:
 _COMMON = ("_NL", "PLUS", "STAR", "RPAR", "_COMMA", "MINUS", "SLASH", "LPAR", "_EQUAL", "_SEMI")
 
 
-def _fast_order(terminals: list, string_pattern: type) -> list:
+def _fast_order(terminals: list, string_pattern: type[PatternStr]) -> list:
     """lark's order of alternatives, except that the plain strings (and the newline) go
     commonest first. Two strings can only both match where one is a prefix of the other, so
     the longer of those is kept ahead: the same token wins as in lark's order."""
@@ -141,6 +144,7 @@ class Lexer:
         previous = None  # the kind of the last token the parser was given
         modes = self.modes
         pos, line, line_start = 0, 1, 0
+        kind: Any  # a terminal's name: `match.lastgroup` is never None, every alternative is a named group
         while True:
             state = state_stack[-1]
             mode = modes.get(state) or self.mode(state, interactive.choices())
@@ -186,13 +190,13 @@ class Lexer:
                     line_start = text.rfind("\n", pos, ahead.end()) + 1
                     pos = ahead.end()
 
-    def unexpected(self, text: str, pos: int) -> Any:
+    def unexpected(self, text: str, pos: int) -> re.Match[str] | None:
         """Nothing the parser takes is at `pos`: the root match of whatever token is there
         (the parser will reject it and say what it expected), None at the end of the text."""
         match = self.root.regex.match(text, pos)
         if match is not None:
             return match
-        bad = self.skip.match(text, pos).end()
+        bad = cast("re.Match[str]", self.skip.match(text, pos)).end()  # `(?:...)*` matches anywhere
         if bad >= len(text):
             return None
         raise unexpected_character(text, bad)
@@ -218,7 +222,7 @@ class Guard:
 
     __slots__ = ("block_closed", "block_levels", "brackets", "level", "open", "parens", "strings")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.open: list[str] = []
         self.parens = self.strings = self.level = 0
         self.block_levels: list[int] = []  # the level inside each open block

@@ -11,7 +11,7 @@ import errno
 import os
 import sys
 from dataclasses import dataclass
-from typing import IO, Mapping
+from typing import IO, Mapping, cast
 
 from rich.console import Console
 from rich.text import Text
@@ -205,15 +205,15 @@ class Renderer:
         self.line(Text(_counts(len(nodes), len(edges))))
 
     def drawn(self, drawn: Drawn) -> None:
-        """A picture written to a file is named; one without a file is printed as DOT text
-        (for Graphviz, `dot -Tsvg`), whose short lines fit the usual widths; a longer line
-        wraps at a space, which DOT reads as the space it was, outside quoted strings."""
+        """A picture written to a file is named; one without a file is printed as DOT text:
+        code to copy into Graphviz (`dot -Tsvg`), so never wrapped; its lines are short, and
+        fit the usual widths."""
         picture = drawn.picture
         counts = _counts(len(picture.nodes), len(picture.edges))
         if drawn.path is not None:
             self.line(Text.assemble("drew ", (drawn.label, STYLES["label"]), f" to {drawn.path} ({counts})"))
             return
-        self.line(Text(drawn.dot.rstrip("\n")))
+        self.console.print(Text(drawn.dot.rstrip("\n")), soft_wrap=True)
 
     def graph(self, shown: GraphShown) -> None:
         self.line(Text.assemble("graph of ", (shown.label, STYLES["label"])))
@@ -249,7 +249,7 @@ class Renderer:
 
 def value_line(node: NodeState) -> Text:
     """``square = 4.000000000000 (mul, gradient 0.000000000000)``."""
-    detail = f"gradient {format_number(node.gradient)}" if node.tracked else "untracked"
+    detail = f"gradient {format_number(cast(float, node.gradient))}" if node.tracked else "untracked"
     return Text.assemble(
         (_shorten(node.label, 60), STYLES["label"]),
         " = ",
@@ -283,7 +283,7 @@ def diagnostic_lines(diagnostic: Diagnostic, width: int = DEFAULT_WIDTH) -> list
     line_text = source.line_text(span.line).replace("\t", " ")
     start = span.column - 1
     length = (span.end_column - span.column) if span.end_line == span.line else len(line_text) - start
-    shown, start = _window(line_text, start, max(1, length), max(20, width - len(gutter) - 3))
+    shown, start = _window(line_text, start, max(1, length), max(8, width - len(gutter) - 3))
     length = max(1, min(length, len(shown) - start)) if shown else 1
     lines.append(Text(f"{gutter} |", STYLES["arrow"]))
     lines.append(Text.assemble((f"{span.line} | ", STYLES["arrow"]), _printable(shown)))

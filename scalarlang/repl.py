@@ -17,7 +17,7 @@ import os
 import re
 import sys
 import traceback
-from typing import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TextIO, cast
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
@@ -47,6 +47,9 @@ from .render import STYLES, Renderer, make_console, value_line
 from .runner import read_source
 from .source import Source, Span
 from .syntax import is_incomplete, parse_program
+
+if TYPE_CHECKING:
+    from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 PROMPT = "sad> "
 CONTINUATION = "...> "
@@ -145,7 +148,7 @@ class ReplCore:
             renderer.outcome(outcome)
         except Exception as error:
             self.internal_error("showing the result", error)
-        if failed and outcome.traceback:
+        if isinstance(outcome, Failed) and outcome.traceback:
             if self.debug:
                 self._write_traceback(outcome.traceback)
             else:
@@ -154,7 +157,7 @@ class ReplCore:
     # ---- meta-commands ----------------------------------------------------------------------
 
     def _meta(self, text: str) -> bool:
-        match = _META.match(text)  # matches any text that starts with `:`
+        match = cast("re.Match[str]", _META.match(text))  # matches any text that starts with `:`
         word, argument = match.group(1), match.group(2)
         command = _command_named(word)
         if command is None:
@@ -307,7 +310,8 @@ class ReplCore:
             if self.debug:
                 self._write_traceback("".join(traceback.format_exception(error)))
         except Exception:  # the console itself fails: last resort
-            sys.__stderr__.write(f"scalarlang: internal error while {where}: {type(error).__name__}\n")
+            # (None only in a process without a console, where no REPL runs.)
+            cast(TextIO, sys.__stderr__).write(f"scalarlang: internal error while {where}: {type(error).__name__}\n")
 
     def background_fault(self, where: str, error: BaseException) -> None:
         """A fault while the prompt is up (completer, lexer): kept, reported after the input."""
@@ -662,7 +666,7 @@ def _ends_in_empty_lines(text: str) -> bool:
     return len(lines) >= 3 and not lines[-1].strip() and not lines[-2].strip()
 
 
-def _continuation(width: int, line_number: int, wrap_count: int) -> list[tuple[str, str]]:
+def _continuation(width: int, line_number: int, wrap_count: int) -> StyleAndTextTuples:
     # `...> ` starts each further line of the input; a line wrapped by the terminal gets blanks.
     return [("class:continuation", " " * width if wrap_count else CONTINUATION.rjust(width))]
 
@@ -738,7 +742,7 @@ def run_repl(arguments) -> int:
         core.session.pass_observer = PassDrawer(arguments.draw)
     core.message(f"scalarlang {__version__}: :help lists the statements and commands, Ctrl-D leaves")
     path = history_path(getattr(arguments, "history_file", None))
-    warned = []  # the history's trouble is told once, whenever it shows up
+    warned: list[str] = []  # the history's trouble is told once, whenever it shows up
 
     def warn(text: str) -> None:
         if not warned:

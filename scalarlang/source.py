@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import FrozenInstanceError, dataclass, field
+from typing import Any, cast
 
 
 class Span:
@@ -24,6 +25,9 @@ class Span:
 
     start: int
     end: int
+    # (line, column, end_line, end_column) or the LineIndex that computes them. Any: it is read
+    # after a `__class__ is tuple` test, which mypy cannot narrow to LineIndex when false.
+    _where: Any
 
     def __init__(self, start: int, end: int, line: int, column: int, end_line: int, end_column: int):
         _store(self, "start", start)
@@ -109,13 +113,14 @@ class LineIndex:
     __slots__ = ("_starts", "_text")
 
     def __init__(self, text: str):
-        self._text = text
+        self._text: str | None = text  # until the line starts are found
         self._starts: list[int] | None = None
 
     def position(self, offset: int) -> tuple[int, int]:
         starts = self._starts
         if starts is None:
-            starts = self._starts = [0, *(m.end() for m in _NEWLINE.finditer(self._text))]
+            text = cast(str, self._text)  # set until the starts are: once per text
+            starts = self._starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
             self._text = None  # only the line starts are needed from now on
         line = bisect_right(starts, offset)
         return line, offset - starts[line - 1] + 1

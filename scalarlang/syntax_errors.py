@@ -91,6 +91,7 @@ def keyword_as_name(tok: Any, previous: str | None, bracket: Any = None) -> Reje
     after `let`, in a list of names, or `var`/`const` as an operand (they take the whole
     expression on their right, so they only start one)."""
     word = str(tok)
+    notes: tuple[str, ...]
     if word == "by" and previous == "DESCEND":
         message = "`descend` names the variables it steps, then `by` the rate"
         notes = ("help: `descend w, b by 0.1`",)

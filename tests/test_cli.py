@@ -132,7 +132,7 @@ def is_number(value) -> bool:
 
 
 def check_event(event: dict) -> None:
-    """One JSON object against LANGUAGE.md's table."""
+    """One JSON object against docs/language.md's table."""
     kind = event["event"]
     assert kind in EVENT_FIELDS, event
     assert {"event", "file", "line", "column"} | EVENT_FIELDS[kind] <= set(event), (kind, set(event))

@@ -1,4 +1,4 @@
-"""Unit tests of the scalar engine against ENGINE.md and the seed chapter (issue #2)."""
+"""Unit tests of the scalar engine against docs/engine.md and the seed chapter (issue #2)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def gradient_bits(nodes) -> list[bytes | None]:
 
 
 def reference_topology(output: Scalar) -> list[Scalar]:
-    """The recursive post-order DFS of ENGINE.md, written independently of the engine."""
+    """The recursive post-order DFS of docs/engine.md, written independently of the engine."""
     order: list[Scalar] = []
     seen: set[int] = set()
 
@@ -428,7 +428,7 @@ def test_operation_names():
     assert str(ScalarOperation.POW) == "pow" and ScalarOperation("sigmoid") is ScalarOperation.SIGMOID
 
 
-# ---- errors: the table of ENGINE.md ---------------------------------------------------------
+# ---- errors: the table of docs/engine.md ---------------------------------------------------------
 
 ERROR_TABLE = [
     (NonFiniteLeaf, (ScalarOperation.VARIABLE, INF), "non-finite-leaf",

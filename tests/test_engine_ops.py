@@ -1,4 +1,4 @@
-"""The operations of ENGINE.md "More operations": pow, sqrt, relu, sigmoid, abs, max, min."""
+"""The operations of docs/engine.md "More operations": pow, sqrt, relu, sigmoid, abs, max, min."""
 
 from __future__ import annotations
 

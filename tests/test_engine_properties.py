@@ -6,7 +6,7 @@ constants, Python numbers and detached nodes all occur). Oracles:
 
 1. sympy: the same expression built symbolically, differentiated, evaluated at the point;
 2. central differences of the rebuilt graph with one variable moved;
-3. a reference reverse pass written here from ENGINE.md, float operation for float
+3. a reference reverse pass written here from docs/engine.md, float operation for float
    operation, which predicts the exact records or the exact error of any pass.
 """
 
@@ -365,7 +365,7 @@ class Outcome(NamedTuple):
 
 
 def reference_pass(output: Scalar, seed: float) -> Outcome:
-    """ENGINE.md's fresh reverse pass, step by step, using the public API only."""
+    """docs/engine.md's fresh reverse pass, step by step, using the public API only."""
     try:
         if not output.tracks_gradient:
             raise UntrackedOutput(output.operation)

@@ -1,4 +1,4 @@
-"""The chapter 13 numerical check and the one number formatter (ENGINE.md)."""
+"""The chapter 13 numerical check and the one number formatter (docs/engine.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The interpreter (`Session`), statement by statement, against LANGUAGE.md (issue #3).
+"""The interpreter (`Session`), statement by statement, against docs/language.md (issue #3).
 
 Programs are run in-process and judged by their outcomes (data, not text); the text and JSON
 front ends have their own tests in ``test_cli.py``.

@@ -5,7 +5,7 @@ The programs are the examples with lines dropped, repeated and swapped and numbe
 (mostly broken). Each is run through the `Session` statement by statement, through the text
 and JSON front ends, and (a seeded batch) through the real command:
 
-- the answer is success or a diagnostic of LANGUAGE.md's kinds, never an internal error;
+- the answer is success or a diagnostic of docs/language.md's kinds, never an internal error;
 - a statement that fails leaves every binding and stored gradient bit for bit as it was;
 - every ``backward`` event of the JSON output agrees bit for bit with the engine called
   directly (``Scalar``, not the interpreter) on the statements that ran.

@@ -54,3 +54,13 @@ def test_readme_sample_program_prints_what_the_readme_shows():
     status = ScriptOutput(stream, stream, width=100, color="never").run(Source("first.sad", program))
     assert status == 1
     assert stream.getvalue() == shown
+
+
+def test_readme_python_examples_run():
+    blocks = re.findall(r"```python\n(.*?)```", README, flags=re.DOTALL)
+    assert len(blocks) >= 2
+    for block in blocks:
+        namespace: dict = {}
+        exec(compile(block, "README.md", "exec"), namespace)  # noqa: S102 - our own README
+        if "session" in namespace:
+            assert namespace["session"]["x"].gradient == 5.0

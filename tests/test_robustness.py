@@ -1,5 +1,5 @@
 """Robustness (issue #5): whatever a user or a generated file feeds the interpreter and the
-engine, the answer is a diagnostic of LANGUAGE.md's kinds with the documented exit status,
+engine, the answer is a diagnostic of docs/language.md's kinds with the documented exit status,
 never a Python traceback; a failed statement changes nothing; large valid work finishes with
 bounded memory; files that cannot be read are ``io-error``s.
 
@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 COMMAND = Path(sys.executable).parent / "scalarlang"
 needs_command = pytest.mark.skipif(not COMMAND.exists(), reason=f"{COMMAND} is not installed")
 
-# Every kind a diagnostic may have (LANGUAGE.md), and the exit status each gives.
+# Every kind a diagnostic may have (docs/language.md), and the exit status each gives.
 SPEC_KINDS = RUNTIME_KINDS | set(PROGRAM_KINDS)
 STATIC_KINDS = {"syntax-error", "too-deep", "io-error"}
 MB = 1_000_000

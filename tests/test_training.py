@@ -1,5 +1,5 @@
 """Functions, loops, tables, `if`, `%`, `**`, `descend`, `quiet` and the new built-ins (issue 9):
-the interpreter's side of LANGUAGE.md "Functions, loops, data and training"."""
+the interpreter's side of docs/language.md "Functions, loops, data and training"."""
 
 from __future__ import annotations
 
