@@ -175,7 +175,7 @@ def test_draw_dir_writes_one_svg_per_pass_numbered_across_files(tmp_path):
     ]
     root = ET.fromstring((pictures / "pass-001-loss.svg").read_bytes())
     texts = ["".join(t.itertext()).strip() for t in root.iter(f"{SVG}text")]
-    for expected in ("adjoint 8.000000000000", "#4 slot 1", "+= 4.000000000000"):
+    for expected in ("adjoint 8.000000000000", "#3 slot 1", "+= 4.000000000000"):
         assert expected in texts
     # the output is the same as without --draw
     assert result.stdout == command(str(ROOT / "examples" / "reused_square.sad"), str(second)).stdout

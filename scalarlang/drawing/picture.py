@@ -121,7 +121,7 @@ def pass_picture(backward_pass: BackwardPass, output_label: str, label_of_index:
                 edge.parent,
                 edge.operand,
                 (
-                    f"#{edge.reverse_index + 1} slot {edge.operand}",
+                    f"#{edge.reverse_index} slot {edge.operand}",  # the # of the edge table
                     f"d {format_number(edge.local_derivative)}",
                     f"+= {contribution}" if edge.parent_tracked else f"{contribution} (untracked)",
                 ),
