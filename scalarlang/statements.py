@@ -146,6 +146,7 @@ def _calls_itself(statement: ast.FunctionDef):
             if node.function == statement.name:
                 return node.function_span
             stack.extend(arg for arg in node.args if not isinstance(arg, ast.StringLiteral))
+            stack.extend(keyword.value for keyword in node.keywords)
         elif isinstance(node, ast.Binary):
             stack.extend((node.left, node.right))
         elif isinstance(node, (ast.Unary, ast.Leaf)):

@@ -243,3 +243,16 @@ def test_the_command_prints_one_line_per_variable(tmp_path):
     events = [json.loads(line) for line in result.stdout.splitlines()]
     gradchecks = [e for e in events if e.get("event") == "gradcheck"]
     assert [(e["variable"], e["tolerance"]) for e in gradchecks] == [("a", 1e-6), ("b", 1e-6)]
+
+
+def test_the_repl_help_shows_the_named_and_several_variable_forms():
+    from scalarlang.render import Renderer, make_console
+    from scalarlang.repl import ReplCore
+
+    stream = io.StringIO()
+    core = ReplCore(Renderer(make_console(stream, width=120, color="never"), echo_bindings=True))
+    assert core.handle(":help") is True
+    out = stream.getvalue()
+    assert "gradcheck(OUT, X, Y, …[, step: S][, tolerance: T])" in out
+    assert "gradcheck(OUT, X, STEP, TOLERANCE)" in out
+    assert "Y, Z are variables if both are tracked, else STEP and TOLERANCE" in out
