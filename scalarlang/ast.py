@@ -51,15 +51,27 @@ class Binary:
 
 
 @dataclass(frozen=True, slots=True)
+class Keyword:
+    """A named argument ``NAME: EXPR`` of a call (``gradcheck(loss, x, tolerance: 1e-6)``)."""
+
+    span: Span
+    name: str
+    name_span: Span
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
 class Call:
-    """``function(arg, ...)``; which names are functions (built-ins or ``fn``s) is the
-    interpreter's business. An argument may be a string literal (``draw(loss, "g.svg")``);
-    only functions that take a file name accept one."""
+    """``function(arg, ..., name: arg, ...)``; which names are functions (built-ins or
+    ``fn``s) is the interpreter's business. An argument may be a string literal
+    (``draw(loss, "g.svg")``); only functions that take a file name accept one. Named
+    arguments follow the positional ones; only ``gradcheck`` accepts any."""
 
     span: Span
     function: str
     function_span: Span
     args: tuple[Expr | StringLiteral, ...]
+    keywords: tuple[Keyword, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

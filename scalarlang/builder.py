@@ -34,6 +34,7 @@ from .ast import (
     ForTable,
     FunctionDef,
     If,
+    Keyword,
     Leaf,
     Let,
     Name,
@@ -163,6 +164,16 @@ class _Row:
     def __init__(self, values: tuple[float, ...], span: Span):
         self.values = values
         self.span = span
+
+
+class _Named:
+    """A named argument while its call is built: the node and its value's nesting depth."""
+
+    __slots__ = ("depth", "keyword")
+
+    def __init__(self, keyword: Keyword, depth: int):
+        self.keyword = keyword
+        self.depth = depth
 
 
 def _plural(count: int) -> str:
@@ -370,9 +381,28 @@ class Builder:
         function, _open, args, close = children
         args = args or []
         span = join(tok_span(function), tok_span(close))
-        nodes = tuple(_value(a)[0] for a in args)
+        keywords: tuple[Keyword, ...] = ()
         depth = max((a.depth for a in args if isinstance(a, Part)), default=0) + 1
-        return _nested(_call(span, intern(str(function)), tok_span(function), nodes), depth, function)
+        if any(isinstance(a, _Named) for a in args):
+            first = next(i for i, a in enumerate(args) if isinstance(a, _Named))
+            late = next((a for a in args[first:] if not isinstance(a, _Named)), None)
+            if late is not None:
+                raise syntax_error(
+                    "a positional argument cannot follow a named one (`NAME: VALUE` comes last)",
+                    _value(late)[1],
+                )
+            keywords = tuple(a.keyword for a in args[first:])
+            depth = max([depth] + [a.depth + 1 for a in args[first:]])
+            args = args[:first]
+        nodes = tuple(_value(a)[0] for a in args)
+        call = _call(span, intern(str(function)), tok_span(function), nodes, keywords)
+        return _nested(call, depth, function)
+
+    def keyword(self, children: list) -> _Named:
+        name, part = children
+        node, outer = _value(part)
+        keyword = Keyword(join(tok_span(name), outer), intern(str(name)), tok_span(name), node)
+        return _Named(keyword, part.depth)
 
     def args(self, parts: list) -> list:
         return parts

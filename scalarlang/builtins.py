@@ -25,8 +25,10 @@ VALUE_FUNCTIONS: dict[str, int | None] = {
 }
 # Calls that are statements of their own, with the argument counts they accept.
 STATEMENT_FUNCTIONS: dict[str, tuple[int, ...]] = {
-    "backward": (1, 2), "graph": (1,), "gradcheck": (2, 4), "draw": (1, 2),
+    "backward": (1, 2), "graph": (1,), "gradcheck": (2,), "draw": (1, 2),
 }
+# `gradcheck` takes 2 arguments or more (an output and its variables, maybe a step and a
+# tolerance); its entry above is the least.
 RESERVED_NAMES = frozenset(VALUE_FUNCTIONS) | frozenset(STATEMENT_FUNCTIONS)
 
 

@@ -347,6 +347,8 @@ class Compiler:
                 call.function_span,
                 {"function": name},
             )
+        if call.keywords:
+            return self.named_argument_problem(call)
         builtin = BUILTINS.get(name)
         if builtin is not None:
             text = next((arg for arg in call.args if isinstance(arg, ast.StringLiteral)), None)
@@ -364,6 +366,17 @@ class Compiler:
         if isinstance(value, Function):
             return arity_problem(self, call, (len(value.params),), name)
         return self.unknown_function(name, value, call.function_span)
+
+    def named_argument_problem(self, call: ast.Call) -> LanguageError:
+        """A named argument (`NAME: VALUE`) given to a function that takes none."""
+        keyword = call.keywords[0]
+        return self.fail(
+            "wrong-arguments",
+            f"`{call.function}` takes no named arguments (`{shorten(keyword.name)}:`);"
+            " only `gradcheck` does (`step:`, `tolerance:`)",
+            keyword.span,
+            {"function": call.function, "name": keyword.name},
+        )
 
     def unknown_function(self, name: str, value: object, span: Span) -> LanguageError:
         if value.__class__ is Scalar or isinstance(value, ast.Table):

@@ -195,7 +195,9 @@ class ReplCore:
         functions = " ".join(VALUE_FUNCTIONS)
         rows = [
             ("statements", "let NAME = EXPR · EXPR · print ITEM, ITEM … · zero_grad · zero_grad(EXPR)"),
-            ("", "backward(EXPR) · backward(EXPR, SEED) · graph(EXPR) · gradcheck(OUT, X[, STEP, TOLERANCE])"),
+            ("", "backward(EXPR) · backward(EXPR, SEED) · graph(EXPR)"),
+            ("", "gradcheck(OUT, X, Y, …[, step: S][, tolerance: T]) · gradcheck(OUT, X, STEP, TOLERANCE)"),
+            ("", "  (with 4 arguments Y, Z are variables if both are tracked, else STEP and TOLERANCE)"),
             ("", "assert A == B [within TOL] (also != < <= > >=) · expect KIND: STATEMENT · quiet STATEMENT"),
             ("", 'draw(EXPR) · draw(EXPR, "FILE") (FILE: .svg, .png or .dot)'),
             ("training", "fn NAME(P, …) = EXPR · descend NAME, … by LR · let NAME = [(1, 3), (2, 5), …]"),

@@ -146,6 +146,7 @@ def _calls_itself(statement: ast.FunctionDef):
             if node.function == statement.name:
                 return node.function_span
             stack.extend(arg for arg in node.args if not isinstance(arg, ast.StringLiteral))
+            stack.extend(keyword.value for keyword in node.keywords)
         elif isinstance(node, ast.Binary):
             stack.extend((node.left, node.right))
         elif isinstance(node, (ast.Unary, ast.Leaf)):
@@ -216,14 +217,21 @@ def _not_a_variable(compiler, name, node, span):
 
 def compile_expression_statement(run, statement: ast.ExprStatement):
     expr = statement.expr
+    if isinstance(expr, ast.Call) and expr.keywords and expr.function in STATEMENT_FUNCTIONS:
+        if expr.function != "gradcheck":
+            return _raising(run.compiler.named_argument_problem(expr))
     if isinstance(expr, ast.Call) and expr.function == "draw":
         return _compile_draw(run, statement, expr)
     if isinstance(expr, ast.Call) and expr.function in STATEMENT_FUNCTIONS:
         accepted = STATEMENT_FUNCTIONS[expr.function]
-        if len(expr.args) not in accepted or any(isinstance(arg, ast.StringLiteral) for arg in expr.args):
+        # `gradcheck(OUT, X, ...)` checks any number of variables: 2 arguments or more.
+        count_ok = len(expr.args) >= 2 if expr.function == "gradcheck" else len(expr.args) in accepted
+        if not count_ok or any(isinstance(arg, ast.StringLiteral) for arg in expr.args):
             return _raising(run.compiler.fail(
                 "wrong-arguments",
-                f"`{expr.function}` takes {arity_text(accepted)}, got {len(expr.args)}",
+                f"`{expr.function}` takes "
+                + ("2 or more arguments" if expr.function == "gradcheck" else arity_text(accepted))
+                + f", got {len(expr.args)}",
                 expr.span,
                 {"function": expr.function, "expected": list(accepted), "got": len(expr.args)},
             ))

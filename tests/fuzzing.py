@@ -64,6 +64,7 @@ BROKEN_RUNTIME = (
     "let exp = 1", "fn grad(a) = a", "fn q(len) = len", "let backward = 2", "fn r(a) = r(a)",
     "assert {n} == {n} + 1", "assert {n} != {n}", "assert 1 == 2 within 0.5",
     "gradcheck({n} * {v}, 2)", "gradcheck(exp({v}), {v}, 1, 1e-12)", "gradcheck({v}, {v}, 0, 1)",
+    "gradcheck({v}, {v}, tol: 1)", "gradcheck({v}, {v}, step: 1, step: 2)", "exp({n}, x: 1)",
     "expect no-gradient: print 1", "expect undefined-name: let q = 1", "expect wrong-arguments: exp(1)",
     "grad(1)", "grad(detach({n}))",
 )
@@ -267,8 +268,14 @@ class ProgramGenerator:
         rng = self.rng
         variable = rng.choice(sorted(scope.variables)) if scope.variables else "x"
         output = f"{self.expr(scope, size=2)} * {variable}" if rng.random() < 0.7 else self.expr(scope, size=3)
-        if rng.random() < 0.3:
+        roll = rng.random()
+        if roll < 0.25:
             return f"gradcheck({output}, {variable}, {rng.choice(('1e-6', '1e-4', '0.5'))}, {rng.choice(('1e-6', '1e-3', '1'))})"
+        if roll < 0.45:  # named, in either order, maybe with several variables
+            named = [f"step: {rng.choice(('1e-6', '1e-4', '0.5'))}", f"tolerance: {rng.choice(('1e-6', '1e-3', '1'))}"]
+            named = rng.sample(named, rng.randint(1, 2))
+            variables = rng.sample(sorted(scope.variables), min(len(scope.variables), rng.randint(1, 3))) or [variable]
+            return f"gradcheck({output}, {', '.join(variables + named)})"
         return f"gradcheck({output}, {variable})"
 
     def assert_stmt(self, scope: Scope, depth: int) -> str:
