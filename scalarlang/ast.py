@@ -7,6 +7,7 @@ walks them uses an explicit stack, never recursion.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .source import Span
@@ -262,4 +263,7 @@ Statement = (
 
 @dataclass(frozen=True, slots=True)
 class Program:
-    statements: tuple[Statement, ...]
+    """A whole program. The parser gives its statements as a ``compact.Statements``: top-level
+    statements are kept compact and made nodes again when read."""
+
+    statements: Sequence[Statement]

@@ -49,8 +49,9 @@ from .ast import (
     Unary,
     ZeroGrad,
 )
-from .frozen import constructor, filler
-from .source import LineIndex, Span
+from .compact import Statements, encode
+from .frozen import constructor
+from .source import LineIndex, Span, indexed_span
 from .syntax_errors import MAX_NESTING, printable, syntax_error, too_deep
 
 # The nodes and spans made for every statement, built without a frozen class's slow
@@ -58,7 +59,6 @@ from .syntax_errors import MAX_NESTING, printable, syntax_error, too_deep
 _binary, _call, _expr_statement, _leaf, _let, _name, _number, _unary = map(
     constructor, (Binary, Call, ExprStatement, Leaf, Let, Name, Number, Unary)
 )
-_indexed_span = filler(Span, Span.__slots__, Span.indexed, (0, 1, LineIndex("ab")))
 
 
 class _Current(threading.local):
@@ -81,18 +81,25 @@ def spans_of(text: str) -> Iterator[None]:
         _current.lines = previous
 
 
+def current_lines() -> LineIndex:
+    """The line index of the text being parsed (inside `spans_of`)."""
+    lines = _current.lines
+    assert lines is not None, "only inside spans_of"
+    return lines
+
+
 def tok_span(tok: Any) -> Span:
     lines = _current.lines
     if lines is None:  # tokens not from `syntax`'s parse (a test's own lark parser)
         return Span(tok.start_pos, tok.end_pos, tok.line, tok.column, tok.end_line, tok.end_column)
-    return _indexed_span(tok.start_pos, tok.end_pos, lines)
+    return indexed_span(tok.start_pos, tok.end_pos, lines)
 
 
 def join(first: Span, last: Span) -> Span:
     lines = _current.lines
     if lines is None:
         return Span(first.start, last.end, first.line, first.column, last.end_line, last.end_column)
-    return _indexed_span(first.start, last.end, lines)
+    return indexed_span(first.start, last.end, lines)
 
 
 class Part:
@@ -187,7 +194,12 @@ class Builder:
     # -- program, blocks and statements
 
     def start(self, statements: list) -> Program:
-        return Program(tuple(statements))
+        # The parser's driver stores each top-level statement compact as it is reduced, but
+        # the last one is reduced here, at the end of the text.
+        lines = _current.lines
+        if statements and lines is not None and statements[-1].__class__ is not bytes:
+            statements[-1] = encode(statements[-1], lines)
+        return Program(Statements(statements, lines))
 
     def block(self, children: list) -> Block:
         open_, *statements, close = children

@@ -10,6 +10,7 @@ recursed; outcomes are handed out after each statement that made some, never acc
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Callable, Generator
 
 from . import ast
@@ -66,7 +67,7 @@ class Loop:
 class Frame:
     __slots__ = ("statements", "index", "show", "loop")
 
-    def __init__(self, statements: tuple, show: bool, loop: Loop | None = None):
+    def __init__(self, statements: Sequence, show: bool, loop: Loop | None = None):
         self.statements = statements
         self.index = 0
         self.show = show
@@ -118,7 +119,7 @@ class Run:
 
     # ---- the driver -------------------------------------------------------------------------
 
-    def steps(self, statements: tuple, show: bool) -> Generator[list[Outcome], None, None]:
+    def steps(self, statements: Sequence, show: bool) -> Generator[list[Outcome], None, None]:
         """Run ``statements``; yield the outcomes of each statement that made some. A failure
         is raised as a LanguageError naming the loop iterations it happened in."""
         stack = [Frame(statements, show)]

@@ -7,6 +7,8 @@ from bisect import bisect_right
 from dataclasses import FrozenInstanceError, dataclass, field
 from typing import Any, cast
 
+from .frozen import filler
+
 
 class Span:
     """A half-open range of characters, with 1-based line and column of both ends.
@@ -127,6 +129,9 @@ class LineIndex:
 
 
 _NEWLINE = re.compile("\n")
+
+# `Span.indexed` without its three `object.__setattr__` calls, for the parser's hot paths.
+indexed_span = filler(Span, Span.__slots__, Span.indexed, (0, 1, LineIndex("ab")))
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,8 @@ import sys
 from typing import Any
 
 from .ast import Expr, ExprStatement, Program
-from .builder import Builder, spans_of
+from .builder import Builder, current_lines, spans_of
+from .compact import encode
 from .diagnostics import Diagnostic, LanguageError
 from .lexer import Lexer
 from .lexicon import GRAMMAR_PATH, KEYWORDS
@@ -133,10 +134,14 @@ def _parse(text: str) -> Program:
 def _feed(tokens: Any, parser_state: Any) -> None:
     """What lark's ``feed_token`` does for each token but the last ($END), on lark's own
     state and value stacks, with the table of `_steps` (a third of the time of a parse
-    went to lark's per-token call layers and to hashing its rules in Python)."""
+    went to lark's per-token call layers and to hashing its rules in Python). Each top-level
+    statement is stored compact as soon as it is reduced (see `compact`), so the parse never
+    holds more than one statement's nodes."""
     from lark.exceptions import UnexpectedToken
 
     actions = _steps()
+    lines, top_level = current_lines(), _top_level()
+    compacted = 0  # how many top-level statements are compact
     state_stack = parser_state.state_stack
     value_stack = parser_state.value_stack
     push_state, push_value = state_stack.append, value_stack.append
@@ -163,8 +168,26 @@ def _feed(tokens: Any, parser_state: Any) -> None:
                 del value_stack[-size:]
             else:
                 children = []
-            push_value(callback(children))
+            value = callback(children)
+            push_value(value)
             push_state(actions[state_stack[-1]][nonterminal])
+            if nonterminal == top_level and len(state_stack) == 2:  # not a block's: the program's
+                statements = value.children
+                if len(statements) > compacted:  # a statement more: store it compact
+                    statements[-1] = encode(statements[-1], lines)
+                    compacted = len(statements)
+
+
+@functools.cache
+def _top_level() -> str | None:
+    """lark's name for the repetition that collects the program's statements (``start``'s
+    first symbol; None if the grammar had none). A block's statements may be collected by the
+    same rule (lark shares identical repetitions): `_feed` tells them apart by the depth of
+    the state stack."""
+    for rule in _parser().rules:
+        if rule.origin.name == "start" and len(rule.expansion) == 2:
+            return rule.expansion[0].name
+    return None
 
 
 def _PASS(children: list) -> Any:

@@ -56,6 +56,7 @@ from fuzzing import (
 )
 
 from scalarlang import ast
+from scalarlang.compact import Statements
 from scalarlang.diagnostics import LanguageError
 from scalarlang.interpreter import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, Session
 from scalarlang.kinds import RUNTIME_KINDS, STATIC_KINDS
@@ -328,7 +329,7 @@ def forms_of(program) -> set[str]:
     forms, stack = set(), [program]
     while stack:
         node = stack.pop()
-        if isinstance(node, tuple):
+        if isinstance(node, (tuple, Statements)):
             stack.extend(node)
             continue
         if not dataclasses.is_dataclass(node):

@@ -24,7 +24,7 @@ import pickle
 from scalarlang import ast, builder, syntax
 from scalarlang.diagnostics import LanguageError
 from scalarlang.frozen import constructor
-from scalarlang.source import LineIndex, Source, Span
+from scalarlang.source import LineIndex, Source, Span, indexed_span
 from scalarlang.syntax_errors import position
 
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.sad"))
@@ -85,7 +85,7 @@ def test_an_indexed_span_is_the_span_of_its_numbers(text, offsets):
     )
     assert pickle.loads(pickle.dumps(indexed)) == numbered
     assert indexed == Span.indexed(start, end, lines) and indexed != Span.indexed(start, end + 1, lines)
-    assert builder._indexed_span(start, end, lines) == indexed
+    assert indexed_span(start, end, lines) == indexed
     for name in ("start", "end", "line", "column", "end_line", "end_column"):
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(indexed, name, 0)
