@@ -50,6 +50,7 @@ from .ast import (
     ZeroGrad,
 )
 from .compact import Statements, encode
+from .shapes import Compacted
 from .frozen import constructor
 from .source import LineIndex, Span, indexed_span
 from .syntax_errors import MAX_NESTING, printable, syntax_error, too_deep
@@ -197,6 +198,8 @@ class Builder:
         # The parser's driver stores each top-level statement compact as it is reduced, but
         # the last one is reduced here, at the end of the text.
         lines = _current.lines
+        if statements and statements[-1].__class__ is Compacted:  # lark reduced it at the end
+            statements[-1] = statements[-1].data
         if statements and lines is not None and statements[-1].__class__ is not bytes:
             statements[-1] = encode(statements[-1], lines)
         return Program(Statements(statements, lines))

@@ -25,6 +25,8 @@ from .syntax_errors import (
 if TYPE_CHECKING:
     from lark.lexer import PatternStr
 
+    from .shapes import Shapes
+
 _KEYWORD_SET = frozenset(KEYWORDS)
 # After a block's `}`: blank or comment lines, then `else` (not `elsewhere`).
 _ELSE_AHEAD = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\r?\n)+[ \t]*(?=else(?![A-Za-z0-9_]))")
@@ -61,7 +63,11 @@ class Mode:
             # Atomic, so that a failed match never backtracks into a comment.
             prefix = "(?>(?:" + "|".join(t.pattern.to_regexp() for t in skipped) + ")*)"
             kept = [t for t in kept if t.name not in ignore]
-        alternatives = "|".join(f"(?P<{t.name}>{_whole_word(t, PatternStr)})" for t in kept)
+        # The alternatives in the order they are tried, and the prefix: `shapes` writes a
+        # regex for a whole statement from them.
+        self.alternatives = tuple((t.name, _whole_word(t, PatternStr)) for t in kept)
+        self.prefix = prefix
+        alternatives = "|".join(f"(?P<{name}>{regex})" for name, regex in self.alternatives)
         self.regex = re.compile(f"{prefix}(?:{alternatives})")
 
 
@@ -130,9 +136,11 @@ class Lexer:
             self.modes[state] = mode
         return mode
 
-    def tokens(self, text: str, interactive: Any):
+    def tokens(self, text: str, interactive: Any, fast: FastPath | None = None):
         """The tokens of `text` for lark's interactive parser, whose state is read before
-        each token; ends at the end of the text."""
+        each token; ends at the end of the text. With `fast`, between two top-level
+        statements a statement of a known shape comes as one `Compacted` (see `shapes`), and
+        the ones parsed in full are learnt from."""
         from lark import Token
 
         # A token's fields set here: lark's Token() checks for a deprecated keyword, then
@@ -145,9 +153,33 @@ class Lexer:
         modes = self.modes
         pos, line, line_start = 0, 1, 0
         kind: Any  # a terminal's name: `match.lastgroup` is never None, every alternative is a named group
+        if fast is not None:
+            shapes, boundaries, boundary_states = fast.shapes, fast.boundaries, fast.states
+            value_stack, lines = interactive.parser_state.value_stack, fast.lines
+        else:
+            boundary_states = frozenset()
+        recording: list | None = None  # the tokens of a top-level statement parsed in full
+        root: Any = None
         while True:
             state = state_stack[-1]
             mode = modes.get(state) or self.mode(state, interactive.choices())
+            if state in boundary_states and (boundary := tuple(state_stack)) in boundaries:
+                if recording:  # the statement before is reduced but for its separator
+                    separator = recording.pop()
+                    where = boundaries[boundary]
+                    if where is not None and separator[0] in _SEPARATOR_KINDS:
+                        shapes.learn(root, recording, separator[4], value_stack[where], lines)
+                root = shapes.root(boundary, mode)
+                found = shapes.match(text, pos, root)
+                if found is not None:
+                    pos, statement = found
+                    previous = statement.separator
+                    if previous == "_NL":  # the only newline of such a statement
+                        line, line_start = line + 1, pos
+                    recording = None
+                    yield statement
+                    continue
+                recording = []
             match = mode.regex.match(text, pos)
             if match is None:
                 mode, match = self.root, self.unexpected(text, pos)
@@ -175,13 +207,17 @@ class Lexer:
             # What the grammar cannot say (the guard, below); most tokens need no look.
             if kind in watched:
                 if not track(kind, token, previous):
+                    recording = None
                     continue  # a newline inside brackets
             elif kind == "NAME":
                 if value in keywords:
                     raise guard.keyword_as_name(token, previous)
             elif kind in ignore:
+                recording = None
                 continue
             previous = kind
+            if recording is not None:
+                recording.append((kind, value, start, end, mode))
             yield token
             if kind == "RBRACE" and guard.block_closed:
                 ahead = _ELSE_AHEAD.match(text, pos)
@@ -201,6 +237,23 @@ class Lexer:
             return None
         raise unexpected_character(text, bad)
 
+
+class FastPath:
+    """What the lexer needs for the fast path of `shapes`: the trie, the parser's stacks
+    between two top-level statements (each with where on the value stack the statement just
+    finished is, None after a bare separator or at the start), their top states (to test
+    cheaply first) and the line index the compact statements' spans refer to."""
+
+    __slots__ = ("boundaries", "lines", "shapes", "states")
+
+    def __init__(self, shapes: Shapes, boundaries: dict[tuple, int | None], lines: Any):
+        self.shapes = shapes
+        self.boundaries = boundaries
+        self.states = frozenset(boundary[-1] for boundary in boundaries)
+        self.lines = lines
+
+
+_SEPARATOR_KINDS = frozenset(("_NL", "_SEMI"))
 
 # What the guard keeps on its stack for each open bracket.
 _PAREN, _BRACKET, _BLOCK, _HOLE, _STRING = "(", "[", "{", "h", '"'

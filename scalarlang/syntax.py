@@ -22,8 +22,9 @@ from typing import Any
 from .ast import Expr, ExprStatement, Program
 from .builder import Builder, current_lines, spans_of
 from .compact import encode
+from .shapes import Compacted, Shapes
 from .diagnostics import Diagnostic, LanguageError
-from .lexer import Lexer
+from .lexer import FastPath, Lexer
 from .lexicon import GRAMMAR_PATH, KEYWORDS
 from .source import Source
 from .syntax_errors import MAX_NESTING, diagnostic, position, span_at, unexpected_token
@@ -119,7 +120,8 @@ def _parse(text: str) -> Program:
     gc.disable()  # see below
     try:
         with spans_of(text):
-            _feed(_lexer().tokens(text, interactive), interactive.parser_state)
+            fast = FastPath(_shapes(), _boundaries(), current_lines()) if _top_level() else None
+            _feed(_lexer().tokens(text, interactive, fast), interactive.parser_state)
             return interactive.feed_token(_end_token(text))
     except UnexpectedToken as exc:
         raise unexpected_token(exc, interactive, text, (_actions(), _end_states())) from None
@@ -150,6 +152,13 @@ def _feed(tokens: Any, parser_state: Any) -> None:
         while True:
             action = actions[state_stack[-1]].get(kind)
             if action.__class__ is int:  # shift
+                if token.__class__ is Compacted:  # a statement and its separator (`shapes`)
+                    after = actions[state_stack[-1]]["statement"]
+                    push_state(after)
+                    push_value(token.data)
+                    push_state(actions[after][token.separator])
+                    push_value(None)  # the separator's token: no reduction keeps it
+                    break
                 push_state(action)
                 push_value(token)
                 break
@@ -174,8 +183,42 @@ def _feed(tokens: Any, parser_state: Any) -> None:
             if nonterminal == top_level and len(state_stack) == 2:  # not a block's: the program's
                 statements = value.children
                 if len(statements) > compacted:  # a statement more: store it compact
-                    statements[-1] = encode(statements[-1], lines)
+                    if statements[-1].__class__ is not bytes:  # (unless the fast path made it)
+                        statements[-1] = encode(statements[-1], lines)
                     compacted = len(statements)
+
+
+@functools.cache
+def _shapes() -> Shapes:
+    """The statement shapes learnt from every parse in this process (see `shapes`)."""
+    return Shapes()
+
+
+@functools.cache
+def _boundaries() -> dict[tuple, int | None]:
+    """The parser's state stacks between two top-level statements, each with where on the
+    value stack the statement just finished is (None at the start and after a bare
+    separator): where `shapes` may take the next statement."""
+    actions = _actions()
+    start = _parser().parser.parser.parser.parse_table.start_states["start"]
+    top_level = _top_level()
+    boundaries: dict[tuple, int | None] = {(start,): None}
+
+    def goto(state: int, symbol: str) -> int | None:
+        target, size, callback = actions[state].get(symbol, (None, 0, None))
+        return target if callback is None else None
+
+    repeated = goto(start, top_level) if top_level else None
+    for base in ((start,), (start, repeated)) if repeated is not None else ((start,),):
+        for separator in ("_NL", "_SEMI"):
+            after = goto(base[-1], separator)
+            if after is not None:
+                boundaries[(*base, after)] = None
+            statement = goto(base[-1], "statement")
+            after = goto(statement, separator) if statement is not None else None
+            if after is not None:
+                boundaries[(*base, statement, after)] = len(base) - 1  # values: one fewer
+    return boundaries
 
 
 @functools.cache

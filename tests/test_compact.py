@@ -21,10 +21,11 @@ from scalarlang.source import LineIndex, Source, Span
 
 
 def plain_parse(text: str) -> tuple:
-    """The statements as the builder makes them, none stored compact."""
+    """The statements as the builder makes them, none stored compact (nor taken by the fast
+    path of `shapes`)."""
     keep = lambda statement, lines: statement  # noqa: E731
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(syntax, "encode", keep)
+        patch.setattr(syntax, "_top_level", lambda: None)  # no compaction, no fast path
         patch.setattr(builder, "encode", keep)
         program = syntax.parse_program(Source("t.sad", text))
     assert program.statements.compact_count() == 0

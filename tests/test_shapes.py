@@ -1,0 +1,125 @@
+"""The parser's fast path (``scalarlang.shapes``): a statement of a shape parsed before gives
+exactly what the full parse gives, nodes and errors, however it differs from the shape."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fuzzing import program_text, programs
+from test_compact import fingerprint, plain_parse
+from scalarlang import syntax
+from scalarlang.diagnostics import LanguageError
+from scalarlang.source import Source
+
+
+def outcome(parse, text: str):
+    """The fingerprint of the statements, or the diagnostic of the error."""
+    try:
+        return fingerprint(parse(text))
+    except LanguageError as error:
+        return error.diagnostic
+
+
+def fast_parse(text: str):
+    return syntax.parse_program(Source("t.sad", text)).statements
+
+
+def fresh_shapes(monkeypatch) -> object:
+    shapes = syntax.Shapes()
+    monkeypatch.setattr(syntax, "_shapes", lambda: shapes)
+    return shapes
+
+
+def teach(line: str) -> str:
+    """Text that teaches the fast path `line`'s shape (seen twice) and then uses it."""
+    return f"{line}\n{line}\n{line}\n"
+
+
+def test_a_repeated_shape_is_taken_by_the_fast_path(monkeypatch):
+    shapes = fresh_shapes(monkeypatch)
+    text = "let a0 = var 1\n" + "".join(f"let a{i} = a{i - 1} * 1.0000001 + {i % 7}\n" for i in range(1, 50))
+    assert outcome(fast_parse, text) == outcome(plain_parse, text)
+    assert shapes.templates >= 1
+    assert any(root.recent for root in shapes.roots.values())  # the whole-statement regex
+
+
+@pytest.mark.parametrize(
+    "taught, then",
+    [
+        ("let b = a * c", "let b = a * a"),  # equal names elsewhere: another shape
+        ("let b = a * a", "let b = a * c"),
+        ("let b = a * c", "let b = a ** c"),  # `**` is not two `*`
+        ("let b = a * c", "let b = let * c"),  # a keyword where a name was
+        ("let b = a * c", "let b = a * var"),
+        ("let b = a + 1e-4", "let b = a + 1e-400"),  # rounded to zero: a syntax error
+        ("let b = a + 1e-4", "let b = a + 0.0"),
+        ("let b = a + 2", "let b = a + 1e999"),
+        ("let b = f(a, 2)", "let b = f(a,\n 2)"),  # a newline inside parentheses
+        ("let b = f(a, 2)", "let b = f(a, 2"),
+        ("let b = a * c", "let b = a * c # a comment"),
+        ("let b = a * c", "let b = a *c;let d = b"),
+        ("let b = a * c", "let   b=a*c\r"),
+        ("let b = a * c", "let b = a * c d"),
+        ("let b = a * c", "let b = a * 'c'"),
+        ("let b = a * c", "let b = a * c }"),
+        ("let b = a * c", "letb = a * c"),
+        ("let b = a * c", "let b = a * c_"),
+        ("print a, b", 'print a, "b"'),
+        ("assert a == b within 1e-6", "assert a == b within"),
+        ("gradcheck(a, b, step: 1e-6)", "gradcheck(a, b, step: 1e-6, step: 2)"),
+        ("zero_grad(a)", "zero_grad(a) + 1"),
+        ("let b = -a ** 2", "let b = -a ** -2"),
+        ("let b = var (a + inf)", "let b = var (a + nan)"),
+    ],
+)
+def test_a_statement_unlike_its_taught_shape_is_parsed_as_in_full(monkeypatch, taught, then):
+    fresh_shapes(monkeypatch)
+    for text in (teach(taught) + then + "\n", teach(taught) + then, teach(taught) + then + "\nlet z = 1\n" + then + "\n"):
+        expected = outcome(plain_parse, text)
+        assert outcome(fast_parse, text) == expected, text
+        assert outcome(fast_parse, text) == expected, text  # with all of it learnt
+
+
+def test_errors_after_fast_statements_point_at_their_lines_and_columns(monkeypatch):
+    fresh_shapes(monkeypatch)
+    body = "".join(f"let a{i} = a{i - 1} * 2 + {i}\r\n" for i in range(1, 40))
+    for tail in ("let x = )\n", "let x = a1 +\n", "print a1,\n", "let x = (a1\n", "let x = let\n"):
+        text = "let a0 = var 1\n" + body + tail
+        expected = outcome(plain_parse, text)
+        assert isinstance(expected, type(outcome(fast_parse, text)))
+        assert outcome(fast_parse, text) == expected
+
+
+def test_blocks_and_other_statements_between_fast_ones(monkeypatch):
+    fresh_shapes(monkeypatch)
+    line = "let b = a * c + 1\n"
+    text = line * 3 + "repeat 2 {\n" + line * 3 + "}\n" + line * 3 + "expect undefined-name: " + line + line * 2
+    assert outcome(fast_parse, text) == outcome(plain_parse, text)
+    assert outcome(fast_parse, text) == outcome(plain_parse, text)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_generated_programs_parse_the_same_with_shapes_learnt(monkeypatch, seed):
+    """Each program twice over, so that its own shapes are learnt, then once more: the fast
+    path's nodes and first error are the full parse's."""
+    fresh_shapes(monkeypatch)
+    for program in programs(seed, 3):
+        text = program_text(program)
+        expected = outcome(plain_parse, text)
+        doubled = text + text
+        assert outcome(fast_parse, doubled) == outcome(plain_parse, doubled)
+        assert outcome(fast_parse, text) == expected
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(
+    taught=st.lists(st.sampled_from(["let b = a * c", "let b = f(a, c: 2)", "print a, -b ** 2", "assert a <= b"]), min_size=1, max_size=3),
+    noise=st.text(st.sampled_from("ab1.e-+*/%(),:=;\n #letvarinf"), max_size=30),
+)
+def test_near_misses_of_taught_shapes_parse_as_in_full(monkeypatch, taught, noise):
+    fresh_shapes(monkeypatch)
+    text = "".join(teach(line) for line in taught) + noise + "\n" + taught[0] + noise + "\n"
+    assert outcome(fast_parse, text) == outcome(plain_parse, text)
