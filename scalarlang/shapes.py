@@ -76,14 +76,14 @@ class Template:
     written) that matches exactly where the lexer's modes would lex these kinds, names not
     keywords, and a separator after."""
 
-    __slots__ = ("fill", "fill_groups", "first", "names", "operations", "pattern", "regex")
+    __slots__ = ("fill", "fill_groups", "first", "operations", "pattern", "regex", "same_names")
 
     def __init__(self, operations: bytes, fill: Any, tokens: list, separator_mode: Any, pattern: tuple):
         self.operations = operations
         self.fill, self.fill_groups = fill
         self.first = tokens[0][0]
         self.pattern = pattern
-        self.names = tuple(index for index, token in enumerate(tokens) if token[0] == "NAME")
+        self.same_names = _names_check(tuple(i for i, t in enumerate(tokens) if t[0] == "NAME"), pattern)
         self.regex = _statement_regex(tokens, separator_mode)
 
     def whole(self, text: str, pos: int) -> tuple[int, Compacted] | None:
@@ -92,10 +92,8 @@ class Template:
         if match is None:
             return None
         groups = match.groups()
-        if self.names:
-            seen: dict[str, int] = {}
-            if tuple(seen.setdefault(groups[i], i) for i in self.names) != self.pattern:
-                return None
+        if not self.same_names(groups):
+            return None
         regs = match.regs
         try:
             values = self.fill_groups(regs, groups)
@@ -103,6 +101,22 @@ class Template:
             return None
         data = marshal.dumps((self.operations, values))
         return regs[0][1], Compacted(self.first, data, match.lastgroup)
+
+
+def _names_check(names: tuple[int, ...], pattern: tuple[int, ...]) -> Any:
+    """A function telling whether a match's names (``groups[i]`` for i in `names`) are equal
+    where the template's were and different elsewhere (its `pattern`)."""
+    firsts = [index for index, first in zip(names, pattern) if index == first]
+    if len(firsts) > 8:  # many names: compare the patterns themselves
+        def same(groups: tuple) -> bool:
+            seen: dict[str, int] = {}
+            return tuple(seen.setdefault(groups[i], i) for i in names) == pattern
+        return same
+    tests = [f"g[{index}] == g[{first}]" for index, first in zip(names, pattern) if index != first]
+    tests += [f"g[{a}] != g[{b}]" for n, a in enumerate(firsts) for b in firsts[n + 1 :]]
+    namespace: dict[str, Any] = {}
+    exec(f"def same(g):\n    return {' and '.join(tests) or 'True'}\n", namespace)  # noqa: S102 - indices only
+    return namespace["same"]
 
 
 def _statement_regex(tokens: list, separator_mode: Any) -> Any:
@@ -324,14 +338,18 @@ def _filler(operations: bytes, values: list, tokens: list) -> Any:
                 if struct.pack("<d", _number(tokens[span_start][1])) != struct.pack("<d", value):
                     raise _Unfit
                 numbers.append(span_start)
-                pieces.append(("n({t})", (span_start,)))
+                # (`n` again only for a zero, which may be a literal rounded away)
+                pieces.append(("(float({t}) or n({t}))", (span_start,)))
             elif value.__class__ is str:
                 if span_start is not None and tokens[span_start][1] == value:
                     index = span_start  # a name, a call's function, `var`: where its span starts
                 else:
                     index = first_by_text.get(value, -1)
-                if index >= 0:
+                if index >= 0 and tokens[index][0] == "NAME":
                     pieces.append(("i({t})", (index,)))
+                elif index >= 0:  # an operator or keyword: its kind has one text
+                    constants.append(intern(value))
+                    pieces.append((f"c[{len(constants) - 1}]", ()))
                 else:
                     constants.append(value)
                     pieces.append((f"c[{len(constants) - 1}]", ()))
@@ -341,8 +359,8 @@ def _filler(operations: bytes, values: list, tokens: list) -> Any:
                 raise _Unfit
     # Two versions: from the trie walk's lists, and from a whole-statement match (its
     # groups' spans and texts; group 0 is the whole match).
-    listed = ", ".join(piece.format(s="s[{}]", e="e[{}]", t="t[{}]").format(*index) for piece, index in pieces)
-    grouped = ", ".join(piece.format(s="r[{}][0]", e="r[{}][1]", t="g[{}]").format(*shifted) for piece, shifted in _shift(pieces))
+    listed = ", ".join(piece.format(s="s[{0}]", e="e[{0}]", t="t[{0}]").format(*index) for piece, index in pieces)
+    grouped = ", ".join(piece.format(s="r[{0}][0]", e="r[{0}][1]", t="g[{0}]").format(*shifted) for piece, shifted in _shift(pieces))
     code = f"def fill(s, e, t):\n    return [{listed}]\ndef fill_groups(r, g):\n    return [{grouped}]\n"
     namespace: dict[str, Any] = {"n": _number, "i": intern, "c": tuple(constants)}
     exec(code, namespace)  # noqa: S102 - generated from operation codes and token indices only
