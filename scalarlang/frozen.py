@@ -15,9 +15,11 @@ is not a dataclass: ``Span.indexed``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any, Callable
 
 
+@functools.cache  # the builder and `compact` ask for the same classes: made once
 def constructor(cls: type) -> Callable[..., Any]:
     """A function ``make(field, ...)`` equivalent to ``cls(field, ...)``, only faster."""
     try:
