@@ -69,12 +69,14 @@ class Compiler:
         self.params = {name: index for index, name in enumerate(params)} if params is not None else None
         self.early = params is not None  # a function body: calls are resolved now
         self.call_depth = 0  # the deepest function a function body calls
-        self._origins: dict[tuple[Span, bool], tuple] = {}
+        # (start, end, count) -> the label entry: keyed by offsets, which stand for the span in
+        # one source, because hashing a span computes its line and column (a bisection).
+        self._origins: dict[tuple[int, int, bool], tuple] = {}
 
     # ---- helpers the built-ins use ---------------------------------------------------------
 
     def origin(self, span: Span, count: bool = False) -> tuple:
-        key = (span, count)
+        key = (span.start, span.end, count)
         entry = self._origins.get(key)
         if entry is None:
             entry = self._origins[key] = (self.source, span, count)
