@@ -77,12 +77,13 @@ class Frame:
 class Run:
     """One run of a source against a session."""
 
-    def __init__(self, session, source, journal: Journal | None):
+    def __init__(self, session, source, journal: Journal | None, echo: bool = True):
         self.session = session
         self.names = session._names
         self.labels = session._labels
         self.compiler = Compiler(self.names, self.labels, source)
         self.journal = journal
+        self.echo = echo  # False: bindings (`let`, `fn`, `descend`) make no outcome at all
         self.pending: list[Outcome] = []
         self.muted = 0  # inside `expect`: the statement's outcomes are not shown
         self.left = MAX_STATEMENTS

@@ -115,14 +115,18 @@ class Session:
 
     # ---- running ----------------------------------------------------------------------------
 
-    def run(self, source: Source, *, atomic: bool = False, quiet: bool = False) -> Generator[Outcome, None, None]:
+    def run(
+        self, source: Source, *, atomic: bool = False, quiet: bool = False, echo: bool = True
+    ) -> Generator[Outcome, None, None]:
         """Parse ``source`` whole, then run its statements until the first failure.
 
         Outcomes are yielded as each statement finishes; render each before asking for the
         next (labels are looked up when shown). With ``atomic``, a failure (or an interrupt,
         or the consumer stopping early) also undoes what the statements before it in
         ``source`` changed. With ``quiet``, the whole program runs as a loop body does:
-        statements that only echo show nothing.
+        statements that only echo show nothing. Without ``echo``, a front end that shows no
+        bindings (a script, as text or JSON) gets no `Bound` or `Defined` outcome for `let`,
+        `fn` and `descend`: not building them is most of what a top-level `let` costs.
         """
         try:
             program = parse_program(source)
@@ -132,10 +136,16 @@ class Session:
         except Exception as error:  # a bug of ours in the parser
             yield _internal_failure(error, source)
             return
-        yield from self.run_program(program, source, atomic=atomic, quiet=quiet)
+        yield from self.run_program(program, source, atomic=atomic, quiet=quiet, echo=echo)
 
     def run_program(
-        self, program: ast.Program, source: Source, *, atomic: bool = False, quiet: bool = False
+        self,
+        program: ast.Program,
+        source: Source,
+        *,
+        atomic: bool = False,
+        quiet: bool = False,
+        echo: bool = True,
     ) -> Generator[Outcome, None, None]:
         """Run ``program``'s statements until the first failure (``run`` without the parse).
 
@@ -147,7 +157,7 @@ class Session:
         and again: of the 19 s that 100,000 statements building 10^6 nodes took to run, it
         took 11.
         """
-        run = Run(self, source, Journal() if atomic else None)
+        run = Run(self, source, Journal() if atomic else None, echo)
         steps = run.steps(program.statements, not quiet)
         collecting = gc.isenabled()
         try:

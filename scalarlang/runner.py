@@ -192,7 +192,8 @@ class ScriptOutput:
         status = EXIT_OK
         session = Session()
         session.pass_observer = self.pass_drawer
-        for outcome in session.run(item, quiet=self.quiet):
+        # Scripts show no bindings, as text or JSON: the session need not build them.
+        for outcome in session.run(item, quiet=self.quiet, echo=False):
             self.show(outcome)
             status = max(status, exit_status(outcome))
         return status

@@ -4,7 +4,8 @@ An action computes everything that can fail first and changes the session only a
 so a failing statement binds no name and changes no stored gradient. ``show`` is False in
 loop bodies, under ``quiet`` and with ``--quiet``: then a statement that only echoes (a
 binding, a value line, a pass's tables, ``descend``) builds no outcome at all; ``print``,
-``graph`` and ``gradcheck`` show either way.
+``graph`` and ``gradcheck`` show either way. Bindings also build none when the front end
+shows none (``run.echo`` False: scripts).
 """
 
 from __future__ import annotations
@@ -67,14 +68,14 @@ def compile_let(run, statement: ast.Let):
     problem = reserved(run.compiler, statement.name, statement.name_span, "bound with `let`")
     if problem is not None:
         return _raising(problem)
-    name, span, bind, labels = statement.name, statement.span, run.bind, run.labels
+    name, span, bind, labels, echo = statement.name, statement.span, run.bind, run.labels, run.echo
     if isinstance(statement.value, ast.Table):
         table = statement.value
         description = f"= a table of {len(table.rows)} row{'' if len(table.rows) == 1 else 's'} of {table.width}"
 
         def let_table(show):
             bind(name, table)
-            if show:
+            if show and echo:
                 run.emit(Defined(span, name, description))
 
         return let_table
@@ -88,7 +89,7 @@ def compile_let(run, statement: ast.Let):
         else:
             bind(name, node)
         label(node, name)
-        if show:
+        if show and echo:
             run.emit(Bound(span, name, node_state(labels, node, name)))
 
     return let
@@ -132,7 +133,7 @@ def compile_function(run, statement: ast.FunctionDef):
             )
         function = Function(name, params, body, body_compiler.origin(statement.body.span), depth, span)
         run.bind(name, function)
-        if show:
+        if show and run.echo:
             run.emit(Defined(span, name, f"is the function {function.signature()}"))
 
     return define
@@ -165,7 +166,7 @@ def compile_descend(run, statement: ast.Descend):
             ))
     targets = tuple(zip(names, spans))
     named = tuple((name, None, False) for name in names)
-    entries, get, bound = labels.entries, run.names.get, run.names
+    entries, get, bound, echo = labels.entries, run.names.get, run.names, run.echo
 
     def descend(show):
         step = rate(None)
@@ -193,7 +194,7 @@ def compile_descend(run, statement: ast.Descend):
                 bound[name] = fresh
             else:
                 run.bind(name, fresh)
-            if show:
+            if show and echo:
                 run.emit(Bound(span, name, node_state(labels, fresh, name)))
 
     return descend
