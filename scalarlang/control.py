@@ -17,6 +17,7 @@ from . import ast
 from .diagnostics import Diagnostic, LanguageError
 from .engine import Scalar
 from .errors import ScalarAutodiffError
+from .direct import OnceCompiler
 from .expressions import Compiler
 from .failures import engine_failure, with_note
 from .journal import Journal
@@ -82,6 +83,7 @@ class Run:
         self.names = session._names
         self.labels = session._labels
         self.compiler = Compiler(self.names, self.labels, source)
+        self.once = OnceCompiler(self.names, self.labels, source)  # for statements run once
         self.journal = journal
         self.echo = echo  # False: bindings (`let`, `fn`, `descend`) make no outcome at all
         self.pending: list[Outcome] = []
@@ -149,11 +151,12 @@ class Run:
                     raise self._too_long_run(statement)
                 action = compiled.get(id(statement))
                 if action is None:
-                    action = self._compile(statement)
-                    # A statement outside any block runs once: keeping its closures would only
-                    # hold memory the cyclic collector rescans (about 30 cells a statement).
                     if len(stack) > 1:
-                        compiled[id(statement)] = action
+                        action = compiled[id(statement)] = self._compile(statement)
+                    else:
+                        # A statement outside any block runs once: its expressions are walked,
+                        # not compiled, and its action is not kept.
+                        action = self._compile_once(statement)
                 pushed = action(frame.show)
                 if pushed is not None:
                     stack.append(pushed)
@@ -174,6 +177,14 @@ class Run:
         # The journal first: a node it alone keeps alive would keep its operands' entries.
         journal.prune(self.labels)
         self.labels.settle((journal.gradients,))
+
+    def _compile_once(self, statement: ast.Statement) -> Callable:
+        compiler = self.compiler
+        self.compiler = self.once
+        try:
+            return self._compile(statement)
+        finally:
+            self.compiler = compiler
 
     def _compile(self, statement: ast.Statement) -> Callable:
         simple = _SIMPLE.get(type(statement))

@@ -45,7 +45,7 @@ MAX_CALL_DEPTH = 400
 SUGGESTION_CANDIDATES = 5_000
 
 _ADD, _SUB, _MUL, _DIV = Scalar.__add__, Scalar.__sub__, Scalar.__mul__, Scalar.__truediv__
-_ARITHMETIC = {"+": _ADD, "-": _SUB, "*": _MUL, "/": _DIV}
+ARITHMETIC = {"+": _ADD, "-": _SUB, "*": _MUL, "/": _DIV}
 
 
 def literal_value(expr: ast.Expr) -> float | None:
@@ -232,7 +232,7 @@ class Compiler:
         """``(combine, operand expressions, fuse)`` of a node that has operands."""
         span, entries, origin, source = node.span, self.entries, self.origin(node.span), self.source
         if isinstance(node, ast.Binary):
-            operation = _ARITHMETIC.get(node.op)
+            operation = ARITHMETIC.get(node.op)
             if operation is not None:
                 return arithmetic(operation, span, origin, entries, source), (node.left, node.right), fused(operation, span, origin, entries, source)
             if node.op == "**":
