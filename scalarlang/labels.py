@@ -135,16 +135,23 @@ def survivors(table: dict, others: tuple[dict, ...] = ()) -> dict:
     # Two flat lists, not a pair per survivor: a session of a million live nodes is pruned too.
     keys: list = []
     values: list = []
-    popitem = table.popitem
-    while table:
-        key, entry = popitem()
-        count = sys.getrefcount(key)
-        for other in others:
-            if key in other:
-                count -= 1
-        if count > baseline:
-            keys.append(key)
-            values.append(entry)
+    popitem, getrefcount, keep_key, keep_value = table.popitem, sys.getrefcount, keys.append, values.append
+    if others:
+        while table:
+            key, entry = popitem()
+            count = getrefcount(key)
+            for other in others:
+                if key in other:
+                    count -= 1
+            if count > baseline:
+                keep_key(key)
+                keep_value(entry)
+    else:  # (the loop without side tables, as most runs settle: it walks every live node)
+        while table:
+            key, entry = popitem()
+            if getrefcount(key) > baseline:
+                keep_key(key)
+                keep_value(entry)
     key = entry = None
     keys.reverse()
     values.reverse()
