@@ -17,8 +17,9 @@ from .errors import ScalarAutodiffError
 from .expressions import ARITHMETIC, Compiler, Evaluate, literal_value
 from .failures import engine_failure
 
-# What waits on the work list for its operands' values: (kind, node, how).
-_ARITHMETIC, _NEGATE, _LEAF, _COMBINE = 0, 1, 2, 3
+# What waits on the work list for its operands' values: (kind, node, how). An arithmetic
+# operation whose right operand is a number or a name reads that operand itself.
+_ARITHMETIC, _ARITHMETIC_LEAF, _NEGATE, _LEAF, _COMBINE = 0, 1, 2, 3, 4
 
 _Number, _Name, _Binary, _Unary, _Leaf = ast.Number, ast.Name, ast.Binary, ast.Unary, ast.Leaf
 _constant, _variable = Scalar.constant, Scalar.variable
@@ -40,8 +41,17 @@ class OnceCompiler(Compiler):
             kind = node.__class__
             if kind is tuple:  # an operation: its operands' values are on `values`
                 step, node, how = node
-                if step == _ARITHMETIC:
-                    right = pop()
+                if step == _ARITHMETIC or step == _ARITHMETIC_LEAF:
+                    if step == _ARITHMETIC:
+                        right = pop()
+                    else:  # the right operand is a leaf, read here (after the left, as ever)
+                        leaf = node.right
+                        if leaf.__class__ is _Name:
+                            right = get(leaf.name)
+                            if right.__class__ is not Scalar:
+                                raise self.name_failure(leaf.name, right, leaf.span)
+                        else:
+                            right = self._made(leaf.value, _constant, leaf.span, args)
                     try:
                         result = how(pop(), right)
                     except ScalarAutodiffError as error:
@@ -67,8 +77,12 @@ class OnceCompiler(Compiler):
                     raise self.name_failure(node.name, value, node.span)
                 push(value)
             elif kind is _Binary and node.op in ARITHMETIC:
-                work.append((_ARITHMETIC, node, ARITHMETIC[node.op]))
-                work.append(node.right)
+                right_kind = node.right.__class__
+                if right_kind is _Name or right_kind is _Number:
+                    work.append((_ARITHMETIC_LEAF, node, ARITHMETIC[node.op]))
+                else:
+                    work.append((_ARITHMETIC, node, ARITHMETIC[node.op]))
+                    work.append(node.right)
                 work.append(node.left)
             elif kind is _Number:
                 push(self._made(node.value, _constant, node.span, args))

@@ -195,6 +195,7 @@ def test_a_walked_expression_makes_what_the_compiled_one_makes(text):
         "f(x) + g(x, y)", "f(x, y)", "f", "1e400 * x", "x ** 2", "x ** y", "x % 0", "n % 2",
         "sum(x, y, z)", "mean(x)", "len(t) * x", "len(x)", "backward(x)", "exp(\"a\")", "exp(a: 1)",
         "grad(n)", "k(1) + h(x)", "log(0 * x)", "exp(1000 * x)", "max(x)", "node_count(z)",
+        "x + nope", "x * 1e400", "x - t", "x / f", "nope + t", "1e400 + nope", "x * 1e300 * 1e300 + 1",
         " + ".join(["x * 2"] * 300),  # deeper than closures go: the compiled path runs a stack
         "(" * 200 + "x" + ")" * 200,
     ],
