@@ -3,7 +3,8 @@
 `Run` holds what one `Session.run` needs (the session's names and labels, the compiler of the
 source, the undo journal, the statement budget). `Run.steps` executes a block: each simple
 statement is compiled once into an action (`statements`) and its action called as often as
-loops ask; a compound statement's action evaluates its head (the count, the range, the
+loops ask (a statement outside any block runs once: its expressions are walked, `direct`, not
+compiled, and its action is not kept); a compound statement's action evaluates its head (the count, the range, the
 condition) and returns the frame of the block to run next. Nesting is iterated, never
 recursed; outcomes are handed out after each statement that made some, never accumulated.
 """
@@ -155,7 +156,8 @@ class Run:
                         action = compiled[id(statement)] = self._compile(statement)
                     else:
                         # A statement outside any block runs once: its expressions are walked,
-                        # not compiled, and its action is not kept.
+                        # not compiled, and its action is not kept (it would only hold memory
+                        # the cyclic collector rescans).
                         action = self._compile_once(statement)
                 pushed = action(frame.show)
                 if pushed is not None:
