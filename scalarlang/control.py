@@ -3,7 +3,7 @@
 `Run` holds what one `Session.run` needs (the session's names and labels, the compiler of the
 source, the undo journal, the statement budget). `Run.steps` executes a block: each simple
 statement is compiled once into an action (`statements`) and its action called as often as
-loops ask (a statement outside any block runs once: its expressions are walked, `direct`, not
+loops ask (a statement outside any loop runs once: its expressions are walked, `direct`, not
 compiled, and its action is not kept); a compound statement's action evaluates its head (the count, the range, the
 condition) and returns the frame of the block to run next. Nesting is iterated, never
 recursed; outcomes are handed out after each statement that made some, never accumulated.
@@ -67,13 +67,15 @@ class Loop:
 
 
 class Frame:
-    __slots__ = ("statements", "index", "show", "loop")
+    __slots__ = ("statements", "index", "show", "loop", "repeats")
 
     def __init__(self, statements: Sequence, show: bool, loop: Loop | None = None):
         self.statements = statements
         self.index = 0
         self.show = show
         self.loop = loop
+        # Its statements may run again: it is a loop's body, or inside one (set by the driver).
+        self.repeats = loop is not None
 
 
 class Run:
@@ -91,6 +93,9 @@ class Run:
         self.muted = 0  # inside `expect`: the statement's outcomes are not shown
         self.left = MAX_STATEMENTS
         self.compiled: dict[int, Callable] = {}  # id of a statement of the program -> action
+        # The statements `compiled` holds actions of, kept alive: a statement read from the
+        # parsed form is made anew each time, so an id could otherwise be reused.
+        self.kept: list[ast.Statement] = []
         self.current: ast.Statement | None = None
 
     # ---- what actions call ----------------------------------------------------------------
@@ -152,15 +157,18 @@ class Run:
                     raise self._too_long_run(statement)
                 action = compiled.get(id(statement))
                 if action is None:
-                    if len(stack) > 1:
+                    if frame.repeats:
                         action = compiled[id(statement)] = self._compile(statement)
+                        self.kept.append(statement)
                     else:
-                        # A statement outside any block runs once: its expressions are walked,
+                        # A statement outside any loop runs once: its expressions are walked,
                         # not compiled, and its action is not kept (it would only hold memory
                         # the cyclic collector rescans).
                         action = self._compile_once(statement)
                 pushed = action(frame.show)
                 if pushed is not None:
+                    if frame.repeats:
+                        pushed.repeats = True
                     stack.append(pushed)
                 if pending:
                     batch = pending[:]

@@ -1,6 +1,6 @@
 """Expressions of statements that run once, evaluated by walking their tree.
 
-A statement outside any block runs once (see `control.Run.steps`): compiling its expressions
+A statement outside any loop runs once (see `control.Run.steps`): compiling its expressions
 into closures first (`expressions`, `closures`) costs more than running them does. The
 `OnceCompiler` gives evaluators that walk the tree when they are called, iteratively (a chain
 of 100,000 terms is no deeper for them than one term), and make the same nodes, label entries

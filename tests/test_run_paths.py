@@ -1,6 +1,6 @@
 """Ways of running the same statements that must not change what a program does (issue 13):
 a session told not to echo bindings (``echo=False``, as scripts run), and statements outside
-any block, whose expressions are walked once (``direct.OnceCompiler``) rather than compiled."""
+any loop, whose expressions are walked once (``direct.OnceCompiler``) rather than compiled."""
 
 from __future__ import annotations
 
@@ -225,3 +225,61 @@ def test_generated_programs_run_the_same_compiled_and_walked(seed):
     finally:
         Run._compile_once = once
     assert walked == compiled
+
+
+# ---- which statements are compiled and kept ----------------------------------------------------
+
+
+def test_a_statement_read_anew_never_runs_the_action_of_one_gone_before():
+    # Top-level statements are made anew from the parsed form when read; the driver keeps the
+    # compiled actions of statements by identity, so an id must never be reused: here the
+    # `quiet` statements' inner ones and the `expect`s' come and go, a few thousand times.
+    lines = ["let x = var 1"]
+    for index in range(2_000):
+        if index % 2:
+            lines.append(f"expect undefined-name: let b{index} = nope{index}")
+        else:
+            lines.append(f"quiet let a{index} = x + {index}")
+    lines.append("assert value(a1998) == 1999")
+    out, err = io.StringIO(), io.StringIO()  # run as the command runs it (where it was seen)
+    status = ScriptOutput(out, err, color="never").run(Source("ids.sad", "\n".join(lines) + "\n"))
+    assert (status, err.getvalue()) == (0, "")
+    assert out.getvalue().count("expected undefined-name") == 1_000
+
+
+def test_only_statements_inside_loops_are_compiled_and_kept():
+    text = """\
+let x = var 1
+quiet let y = x * 2
+if 1 < 2 { let z = x + y }
+repeat 3 { let w = x * 3
+  if 1 < 2 { let v = w + 1 } }
+"""
+    compiled = []
+    original = Run._compile
+
+    def compile_(self, statement):
+        if not isinstance(self.compiler, OnceCompiler):  # (`_compile_once` swaps it in)
+            compiled.append(Source("t", text).slice(statement.span))
+        return original(self, statement)
+
+    Run._compile = compile_
+    try:
+        outcomes = list(Session().run(Source("t.sad", text)))
+    finally:
+        Run._compile = original
+    assert not [outcome for outcome in outcomes if isinstance(outcome, Failed)]
+    assert compiled == ["let w = x * 3", "if 1 < 2 { let v = w + 1 }", "let v = w + 1"]
+
+
+def test_every_kept_action_belongs_to_a_statement_still_alive():
+    text = "let x = var 1\n" + "".join(
+        f"quiet let a{i} = x + {i}\nexpect undefined-name: let b{i} = nope\nrepeat 2 {{ quiet let c = x * {i} }}\n"
+        for i in range(50)
+    )
+    source = Source("kept.sad", text)
+    session = Session()
+    run = Run(session, source, None)
+    for _ in run.steps(parse_program(source).statements, True):
+        pass
+    assert run.compiled and set(run.compiled) == {id(statement) for statement in run.kept}
