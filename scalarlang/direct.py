@@ -51,7 +51,11 @@ class OnceCompiler(Compiler):
                             if right.__class__ is not Scalar:
                                 raise self.name_failure(leaf.name, right, leaf.span)
                         else:
-                            right = self._made(leaf.value, _constant, leaf.span, args)
+                            value = leaf.value
+                            if value - value != 0.0:  # fails as the compiled leaf does
+                                self._made(value, _constant, leaf.span, args)
+                            right = _constant(value)
+                            entries[right] = (source, leaf.span, False)
                     try:
                         result = how(pop(), right)
                     except ScalarAutodiffError as error:
@@ -85,7 +89,12 @@ class OnceCompiler(Compiler):
                     work.append(node.right)
                 work.append(node.left)
             elif kind is _Number:
-                push(self._made(node.value, _constant, node.span, args))
+                value = node.value
+                if value - value != 0.0:  # fails as the compiled leaf does
+                    self._made(value, _constant, node.span, args)
+                result = _constant(value)
+                entries[result] = (source, node.span, False)
+                push(result)
             elif kind is _Unary:
                 work.append((_NEGATE, node, None))
                 work.append(node.operand)
