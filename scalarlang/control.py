@@ -175,18 +175,18 @@ class Run:
                     pending.clear()
                     yield batch
                 if len(entries) > NURSERY_SIZE:
-                    self._settle()
+                    self._settle(not frame.repeats)
         except LanguageError as error:
             raise _in_iterations(error, stack) from None
 
-    def _settle(self) -> None:
+    def _settle(self, lasting: bool) -> None:
         journal = self.journal
         if journal is None:
-            self.labels.settle()
+            self.labels.settle((), lasting)
             return
         # The journal first: a node it alone keeps alive would keep its operands' entries.
         journal.prune(self.labels)
-        self.labels.settle((journal.gradients,))
+        self.labels.settle((journal.gradients,), lasting)
 
     def _compile_once(self, statement: ast.Statement) -> Callable:
         compiler = self.compiler

@@ -35,6 +35,8 @@ PRUNE_MINIMUM = 50_000
 # The nursery is settled once it holds this many entries: more than a training step of a
 # small model makes, so a step's graph is dead by the time it is looked at a second time.
 NURSERY_SIZE = 1_024
+# "Nearly all": live entries times this at least the nursery's size (90%).
+LASTING_SHARE = 10 / 9
 
 Entry = tuple  # made: (Source, Span, count); named: (name, the made entry or None, count)
 
@@ -107,11 +109,22 @@ class Labels:
         self.old.clear()
         self.prune_at = PRUNE_MINIMUM
 
-    def settle(self, others: tuple[dict, ...] = ()) -> None:
+    def settle(self, others: tuple[dict, ...] = (), lasting: bool = False) -> None:
         """Move the nursery's live entries to the middle generation and the middle's to the
-        old table; drop the entries of nodes only side tables (these and ``others``) hold."""
+        old table; drop the entries of nodes only side tables (these and ``others``) hold.
+
+        ``lasting``: the nursery was filled by statements outside any loop. If nearly all of
+        it is live, it goes to the old table at once: what straight-line statements make,
+        they bind, and a second look in the middle generation would find it live again.
+        """
         self.old.update(survivors(self.middle, others))
-        self.middle = survivors(self.entries, others)  # empties the nursery, in place
+        made = len(self.entries)
+        live = survivors(self.entries, others)  # empties the nursery, in place
+        if lasting and len(live) * LASTING_SHARE >= made:
+            self.old.update(live)
+            self.middle = {}
+        else:
+            self.middle = live
         if len(self.old) > self.prune_at:
             self.old = survivors(self.old, others)
             self.prune_at = max(PRUNE_MINIMUM, 2 * len(self.old))

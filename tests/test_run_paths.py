@@ -283,3 +283,55 @@ def test_every_kept_action_belongs_to_a_statement_still_alive():
     for _ in run.steps(parse_program(source).statements, True):
         pass
     assert run.compiled and set(run.compiled) == {id(statement) for statement in run.kept}
+
+
+# ---- label entries of straight-line statements: straight to the old table ----------------------
+
+
+def test_a_live_nursery_filled_outside_loops_goes_to_the_old_table():
+    from scalarlang.engine import Scalar
+    from scalarlang.labels import Labels
+
+    labels = Labels()
+    kept = [Scalar.constant(float(i)) for i in range(100)]
+    for index, node in enumerate(kept):
+        labels.name(node, f"n{index}")
+    labels.settle((), lasting=True)
+    assert not labels.middle and list(labels.old) == kept
+    assert [labels.label_of(node) for node in kept] == [f"n{index}" for index in range(100)]
+    # Mostly dead: to the middle generation, as without `lasting`.
+    for index in range(100):
+        labels.name(Scalar.constant(float(index)), "dead")
+    live = Scalar.constant(1.0)
+    labels.name(live, "live")
+    labels.settle((), lasting=True)
+    assert list(labels.middle) == [live] and len(labels.old) == 100
+    assert labels.label_of(live) == "live"
+
+
+@pytest.mark.parametrize("atomic", [False, True])
+def test_long_straight_line_programs_show_the_same_with_and_without_lasting_entries(atomic, monkeypatch):
+    import scalarlang.labels as labels_module
+
+    lines = ["let a0 = var 1"] + [f"let a{i} = a{i - 1} * 1.0000001 + {i % 7}" for i in range(1, 700)]
+    lines += ["a0 * 2 + 1", "backward(a699)", "print a350, grad(a0)", "repeat 300 { let b = a0 * 2 + a1 }", "backward(b)"]
+    text = "\n".join(lines) + "\n"
+
+    def events():
+        outcomes = Session().run(Source("long.sad", text), atomic=atomic)
+        return [repr(o) if isinstance(o, (Bound, Defined)) else dumps(event_of(o) or {}) for o in outcomes]
+
+    settled = []
+    settle = labels_module.Labels.settle
+
+    def spy(self, others=(), lasting=False):
+        settle(self, others, lasting)
+        settled.append((lasting, not self.middle))
+
+    monkeypatch.setattr(labels_module.Labels, "settle", spy)
+    lasting = events()
+    assert (True, True) in settled and (False, False) in settled  # both ways were taken
+    monkeypatch.setattr(labels_module, "LASTING_SHARE", 0.0)  # never straight to the old table
+    settled.clear()
+    assert lasting == events()
+    assert (True, True) not in settled
