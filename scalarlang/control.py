@@ -12,6 +12,7 @@ recursed; outcomes are handed out after each statement that made some, never acc
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, Callable, Generator
 
 from . import ast
@@ -34,6 +35,7 @@ from .statements import (
     compile_print,
     compile_zero_grad,
     reserved,
+    run_let_once,
 )
 
 # Limits, each a typed error (`too-long`), checked before a loop starts where its count is known.
@@ -189,6 +191,8 @@ class Run:
         self.labels.settle((journal.gradients,), lasting)
 
     def _compile_once(self, statement: ast.Statement) -> Callable:
+        if statement.__class__ is ast.Let:  # the commonest: run without compiling an action
+            return partial(run_let_once, self, statement)
         compiler = self.compiler
         self.compiler = self.once
         try:

@@ -95,6 +95,24 @@ def compile_let(run, statement: ast.Let):
     return let
 
 
+def run_let_once(run, statement: ast.Let, show: bool) -> None:
+    """The action `compile_let` makes, run once without making it (a statement outside any
+    loop: the closure and its cells would be made for one call). The same steps, in order."""
+    name, value = statement.name, statement.value
+    if name in RESERVED_NAMES or isinstance(value, ast.Table):
+        compile_let(run, statement)(show)
+        return
+    node = run.once.evaluate(value, None)
+    if run.journal is None:
+        run.names[name] = node
+    else:
+        run.bind(name, node)
+    labels = run.labels
+    labels.name(node, name)
+    if show and run.echo:
+        run.emit(Bound(statement.span, name, node_state(labels, node, name)))
+
+
 def compile_function(run, statement: ast.FunctionDef):
     compiler = run.compiler
     problem = reserved(compiler, statement.name, statement.name_span, "defined with `fn`")

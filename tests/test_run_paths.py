@@ -335,3 +335,37 @@ def test_long_straight_line_programs_show_the_same_with_and_without_lasting_entr
     settled.clear()
     assert lasting == events()
     assert (True, True) not in settled
+
+
+def _events_compiled(text: str, atomic: bool = False) -> list[str]:
+    once = Run._compile_once
+    Run._compile_once = Run._compile  # every statement compiled, as loop bodies are
+    try:
+        return _events_of(text, atomic)
+    finally:
+        Run._compile_once = once
+
+
+def _events_of(text: str, atomic: bool) -> list[str]:
+    return [
+        repr(outcome) if isinstance(outcome, (Bound, Defined)) else dumps(event_of(outcome) or {})
+        for outcome in Session().run(Source("p.sad", text), atomic=atomic)
+    ]
+
+
+@pytest.mark.parametrize("atomic", [False, True])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "let x = var 2\nlet x = x * 3\nx\n",
+        "let exp = 1\n",
+        "let t = [1, 2]\nlet t = t\n",
+        "let x = var 1\nlet y = x / 0\nlet z = 1\n",
+        "let x = var 1\nlet y = x + nope\n",
+        "let x = var 1\nlet y = x\nlet z = y\nbackward(z * x)\n",
+        "let a = var 1e400\n",
+        "fn f(a) = a * 2\nlet y = f(var 3)\nlet w = f(1, 2)\n",
+    ],
+)
+def test_top_level_lets_run_as_compiled_ones(text, atomic):
+    assert _events_of(text, atomic) == _events_compiled(text, atomic)
