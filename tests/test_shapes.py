@@ -100,7 +100,7 @@ def test_blocks_and_other_statements_between_fast_ones(monkeypatch):
     assert outcome(fast_parse, text) == outcome(plain_parse, text)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**32 - 1))
 def test_generated_programs_parse_the_same_with_shapes_learnt(monkeypatch, seed):
     """Each program twice over, so that its own shapes are learnt, then once more: the fast
