@@ -4,8 +4,8 @@
 source, the undo journal, the statement budget). `Run.steps` executes a block: each simple
 statement is compiled once into an action (`statements`) and its action called as often as
 loops ask (a statement outside any loop runs once: its expressions are walked, `direct`, not
-compiled, and its action is not kept); a compound statement's action evaluates its head (the count, the range, the
-condition) and returns the frame of the block to run next. Nesting is iterated, never
+compiled, and its action is not kept); a compound statement's action evaluates its head (the
+count, the range, the condition) and returns the frame of the block to run next. Nesting is iterated, never
 recursed; outcomes are handed out after each statement that made some, never accumulated.
 """
 
