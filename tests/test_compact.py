@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from fuzzing import program_text, programs
 from scalarlang import ast, builder, compact, syntax
-from scalarlang.compact import Statements, decode, encode
+from scalarlang.compact import Statements, encode
 from scalarlang.diagnostics import LanguageError
 from scalarlang.source import LineIndex, Source, Span
 

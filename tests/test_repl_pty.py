@@ -8,85 +8,17 @@ from __future__ import annotations
 import re
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 pexpect = pytest.importorskip("pexpect")
 
-EXECUTABLE = Path(sys.executable).parent / "scalarlang"
-TIMEOUT = 10.0
-ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
+from pty_session import EXECUTABLE, Terminal  # noqa: E402 - after pexpect is known to be there
 
 pytestmark = [
     pytest.mark.skipif(not EXECUTABLE.exists(), reason=f"no scalarlang next to {sys.executable}"),
     pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX"),
 ]
-
-
-class Terminal:
-    """A spawned REPL and everything it has printed, with ANSI escapes removed."""
-
-    def __init__(self, home: Path):
-        env = {
-            "HOME": str(home),
-            "XDG_STATE_HOME": str(home / "state"),
-            "XDG_CACHE_HOME": str(home / "cache"),
-            "TERM": "xterm",
-            "PATH": "/usr/bin:/bin",
-            "LANG": "C.UTF-8",
-            "LC_ALL": "C.UTF-8",
-        }
-        self.child = pexpect.spawn(
-            str(EXECUTABLE), [], env=env, dimensions=(40, 120), encoding="utf-8", timeout=TIMEOUT
-        )
-        self.raw = ""
-        self.seen = 0  # where in the plain text the next search starts
-
-    @property
-    def text(self) -> str:
-        return ANSI.sub("", self.raw).replace("\r", "")
-
-    def _read(self) -> None:
-        try:
-            chunk = self.child.read_nonblocking(65536, timeout=0.05)
-        except pexpect.TIMEOUT:
-            return
-        # The REPL asks where the cursor is (CPR); answer like a terminal would.
-        if "\x1b[6n" in chunk:
-            self.child.send("\x1b[1;1R")
-        self.raw += chunk
-
-    def expect(self, pattern: str) -> re.Match:
-        """Wait until ``pattern`` (a regex) shows in the plain text after the last match."""
-        regex = re.compile(pattern, re.MULTILINE)
-        deadline = time.monotonic() + TIMEOUT
-        while True:
-            match = regex.search(self.text, self.seen)
-            if match is not None:
-                self.seen = match.end()
-                return match
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{pattern!r} not seen; the terminal shows:\n{self.text[self.seen:]}")
-            self._read()
-
-    def line(self, text: str) -> None:
-        """Type a line at the prompt and press Enter."""
-        self.expect(r"sad> ")
-        self.child.send(text + "\r")
-
-    def leave(self) -> int:
-        """Ctrl-D at an empty prompt; the exit status."""
-        self.expect(r"sad> ")
-        self.child.sendcontrol("d")
-        deadline = time.monotonic() + TIMEOUT
-        while self.child.isalive() and time.monotonic() < deadline:
-            try:
-                self._read()
-            except pexpect.EOF:
-                break
-        self.child.close()
-        return self.child.exitstatus
 
 
 def test_seed_program_errors_history_and_exit(tmp_path):

@@ -7,38 +7,22 @@ from __future__ import annotations
 import os
 import re
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 pexpect = pytest.importorskip("pexpect")
 
-EXECUTABLE = Path(sys.executable).parent / "scalarlang"
+from pty_session import ANSI, EXECUTABLE, TIMEOUT, Terminal, base_env  # noqa: E402 - after pexpect
+
 ROOT = Path(__file__).resolve().parents[1]
-TIMEOUT = 15.0
 SGR = re.compile(r"\x1b\[[0-9;]*m")
-ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
 PROGRAM = "let x = var 2\nlet square = x * x\nlet loss = square + square\nbackward(loss)\nlose"
 
 pytestmark = [
     pytest.mark.skipif(not EXECUTABLE.exists(), reason=f"no scalarlang next to {sys.executable}"),
     pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX"),
 ]
-
-
-def base_env(home: Path, **extra: str) -> dict[str, str]:
-    env = {
-        "HOME": str(home),
-        "XDG_STATE_HOME": str(home / "state"),
-        "XDG_CACHE_HOME": str(home / "cache"),
-        "TERM": "xterm-256color",
-        "PATH": "/usr/bin:/bin",
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-    }
-    env.update(extra)
-    return env
 
 
 def run_on_terminal(args: list[str], env: dict[str, str], columns: int = 80) -> tuple[str, int]:
@@ -121,57 +105,25 @@ def test_an_explicit_width_wins_on_a_terminal(tmp_path):
 # ---- the REPL with a history that is not a regular file (issue 11, item 4) -----------------------------
 
 
-class Repl:
-    def __init__(self, home: Path, history: str):
-        env = base_env(home, TERM="xterm", SCALARLANG_HISTORY=history)
-        self.child = pexpect.spawn(str(EXECUTABLE), [], env=env, dimensions=(40, 120), encoding="utf-8", timeout=TIMEOUT)
-        self.raw = ""
-
-    @property
-    def text(self) -> str:
-        return ANSI.sub("", self.raw).replace("\r", "")
-
-    def expect(self, pattern: str, within: float = TIMEOUT) -> None:
-        deadline = time.monotonic() + within
-        while not re.search(pattern, self.text, re.MULTILINE):
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{pattern!r} not seen within {within} s; the terminal shows:\n{self.text}")
-            try:
-                chunk = self.child.read_nonblocking(65536, timeout=0.05)
-            except pexpect.TIMEOUT:
-                continue
-            if "\x1b[6n" in chunk:
-                self.child.send("\x1b[1;1R")
-            self.raw += chunk
-
-    def close(self) -> int | None:
-        self.child.sendcontrol("d")
-        deadline = time.monotonic() + TIMEOUT
-        while self.child.isalive() and time.monotonic() < deadline:
-            try:
-                self.child.read_nonblocking(65536, timeout=0.05)
-            except (pexpect.TIMEOUT, pexpect.EOF):
-                pass
-        self.child.close(force=True)
-        return self.child.exitstatus
-
-
 def _session_works(home: Path, history: str, reason: str) -> None:
-    repl = Repl(home, history)
+    repl = Terminal(home, SCALARLANG_HISTORY=history)
     try:
-        repl.expect(r"sad> ", within=10)  # the prompt, within seconds: no read of /dev/zero, no wait on a FIFO
+        # The warning (printed before the prompt), then the prompt, within seconds: no read
+        # of /dev/zero, no wait on a FIFO.
+        repl.expect(r"not a regular\s+file", within=10)  # wrapped at the terminal's width
+        repl.expect(r"sad> ", within=10)
         warning = f"history is kept for this session only: {history} is {reason}, not a regular file"
-        repl.expect(r"not a regular\s+file")  # the warning, wrapped at the terminal's width
         assert warning in " ".join(repl.text.split())
         assert repl.text.count("history is kept") == 1
         repl.child.send("let x = var 3\r")
         repl.expect(r"^x = 3\.000000000000", within=10)
         repl.child.send("x * x\r")
         repl.expect(r"^x \* x = 9\.000000000000", within=10)
+        repl.expect(r"sad> ", within=10)
         repl.child.send("\x1b[A")  # Up: the history in memory still works
-        repl.expect(r"sad> x \* x", within=10)
+        repl.expect(r"x \* x", within=10)
         repl.child.send("\x03")  # Ctrl-C drops that line
-        assert repl.close() == 0
+        assert repl.leave() == 0
     finally:
         repl.child.close(force=True)
 

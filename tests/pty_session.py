@@ -1,0 +1,88 @@
+"""The installed `scalarlang` on a pseudo-terminal (pexpect), for the pty tests
+(``test_repl_pty``, ``test_terminal``): the environment of a clean home, and a REPL session
+whose output is searched as plain text."""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from pathlib import Path
+
+import pexpect
+
+EXECUTABLE = Path(sys.executable).parent / "scalarlang"
+TIMEOUT = 15.0
+ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
+
+
+def base_env(home: Path, **extra: str) -> dict[str, str]:
+    """A clean environment under `home` (history and caches there), UTF-8, a colour terminal."""
+    env = {
+        "HOME": str(home),
+        "XDG_STATE_HOME": str(home / "state"),
+        "XDG_CACHE_HOME": str(home / "cache"),
+        "TERM": "xterm-256color",
+        "PATH": "/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+    }
+    env.update(extra)
+    return env
+
+
+class Terminal:
+    """A spawned REPL, 120 columns wide, and everything it has printed, ANSI escapes removed."""
+
+    def __init__(self, home: Path, **env: str):
+        self.child = pexpect.spawn(
+            str(EXECUTABLE), [], env=base_env(home, **{"TERM": "xterm", **env}), dimensions=(40, 120),
+            encoding="utf-8", timeout=TIMEOUT,
+        )
+        self.raw = ""
+        self.seen = 0  # where in the plain text the next search starts
+
+    @property
+    def text(self) -> str:
+        return ANSI.sub("", self.raw).replace("\r", "")
+
+    def _read(self) -> None:
+        try:
+            chunk = self.child.read_nonblocking(65536, timeout=0.05)
+        except pexpect.TIMEOUT:
+            return
+        # The REPL asks where the cursor is (CPR); answer like a terminal would.
+        if "\x1b[6n" in chunk:
+            self.child.send("\x1b[1;1R")
+        self.raw += chunk
+
+    def expect(self, pattern: str, within: float = TIMEOUT) -> re.Match:
+        """Wait until ``pattern`` (a regex) shows in the plain text after the last match."""
+        regex = re.compile(pattern, re.MULTILINE)
+        deadline = time.monotonic() + within
+        while True:
+            match = regex.search(self.text, self.seen)
+            if match is not None:
+                self.seen = match.end()
+                return match
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{pattern!r} not seen within {within} s; the terminal shows:\n{self.text[self.seen:]}")
+            self._read()
+
+    def line(self, text: str) -> None:
+        """Type a line at the prompt and press Enter."""
+        self.expect(r"sad> ")
+        self.child.send(text + "\r")
+
+    def leave(self) -> int | None:
+        """Ctrl-D at an empty prompt; the exit status."""
+        self.expect(r"sad> ")
+        self.child.sendcontrol("d")
+        deadline = time.monotonic() + TIMEOUT
+        while self.child.isalive() and time.monotonic() < deadline:
+            try:
+                self._read()
+            except pexpect.EOF:
+                break
+        self.child.close(force=True)
+        return self.child.exitstatus
