@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from shared import text_of
 from scalarlang.drawing import errors as drawing_errors
 from scalarlang.interpreter import Session
 from scalarlang.kinds import DRAWING_KINDS, PROGRAM_KINDS, RUNTIME_KINDS
@@ -31,12 +32,7 @@ def run(text: str, session: Session | None = None) -> list:
     return list((session or Session()).run(Source("test.sad", text)))
 
 
-def text_of(outcomes) -> str:
-    stream = io.StringIO()
-    renderer = Renderer(make_console(stream, width=100, color="never"))
-    for outcome in outcomes:
-        renderer.outcome(outcome)
-    return stream.getvalue()
+
 
 
 @pytest.fixture

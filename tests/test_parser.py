@@ -14,20 +14,19 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from shared import label, sexp
 from scalarlang.ast import (
     Assert,
     Binary,
     Call,
     Expect,
     ExprStatement,
-    Leaf,
     Let,
     Name,
     Number,
     Print,
     StringLiteral,
     Text,
-    Unary,
     ZeroGrad,
 )
 from scalarlang.diagnostics import LanguageError
@@ -52,27 +51,6 @@ def error(text: str):
     with pytest.raises(LanguageError) as info:
         parse(text)
     return info.value.diagnostic
-
-
-def sexp(node) -> str:
-    """A compact shape of a (small) expression: `(- (- 1 2) 3)`."""
-    if isinstance(node, Number):
-        return repr(node.value) if node.value != int(node.value) else str(int(node.value))
-    if isinstance(node, Name):
-        return node.name
-    if isinstance(node, Unary):
-        return f"(neg {sexp(node.operand)})"
-    if isinstance(node, Binary):
-        return f"({node.op} {sexp(node.left)} {sexp(node.right)})"
-    if isinstance(node, Leaf):
-        return f"({node.kind} {sexp(node.operand)})"
-    if isinstance(node, Call):
-        return f"({node.function}{''.join(' ' + sexp(a) for a in node.args)})"
-    raise AssertionError(node)
-
-
-def label(text: str, node) -> str:
-    return text[node.span.start : node.span.end]
 
 
 # ---- precedence and associativity ---------------------------------------------------------

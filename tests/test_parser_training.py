@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from shared import label, sexp
 from scalarlang import lexicon
 from scalarlang.ast import (
     Binary,
@@ -21,7 +22,6 @@ from scalarlang.ast import (
     If,
     Let,
     Name,
-    Number,
     Print,
     Quiet,
     Repeat,
@@ -54,22 +54,7 @@ def error(text: str):
     return info.value.diagnostic
 
 
-def label(text: str, node) -> str:
-    return text[node.span.start : node.span.end]
 
-
-def sexp(node) -> str:
-    if isinstance(node, Number):
-        return str(int(node.value)) if node.value.is_integer() else repr(node.value)
-    if isinstance(node, Name):
-        return node.name
-    if isinstance(node, Unary):
-        return f"(neg {sexp(node.operand)})"
-    if isinstance(node, Binary):
-        return f"({node.op} {sexp(node.left)} {sexp(node.right)})"
-    if isinstance(node, Call):
-        return f"({node.function}{''.join(' ' + sexp(a) for a in node.args)})"
-    raise AssertionError(node)
 
 
 # ---- `**` and `%` ---------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from hypothesis import given, note
 from hypothesis import strategies as st
 
 from fuzzing import ProgramGenerator
+from shared import text_of
 from scalarlang.control import Run
 from scalarlang.diagnostics import LanguageError
 from scalarlang.direct import OnceCompiler
@@ -20,7 +21,6 @@ from scalarlang.events import dumps, event_of
 from scalarlang.expressions import Compiler
 from scalarlang.interpreter import Session
 from scalarlang.outcomes import Bound, Defined, Failed
-from scalarlang.render import Renderer, make_console
 from scalarlang.runner import ScriptOutput
 from scalarlang.source import Source
 from scalarlang.syntax import parse_program
@@ -41,12 +41,7 @@ w
 """
 
 
-def _text(outcomes) -> str:
-    out = io.StringIO()
-    renderer = Renderer(make_console(out, width=100, color="never"))
-    for outcome in outcomes:
-        renderer.outcome(outcome)
-    return out.getvalue()
+
 
 
 @pytest.mark.parametrize("tail", ["", "let bad = nope + 1\nprint 1\n", "let v = x / 0\n", "fn len(a) = a\n"])
@@ -58,7 +53,7 @@ def test_without_echo_only_the_binding_outcomes_are_missing(tail):
     assert not any(isinstance(outcome, (Bound, Defined)) for outcome in silent)
     kept = [outcome for outcome in echoed if not isinstance(outcome, (Bound, Defined))]
     assert [type(outcome) for outcome in kept] == [type(outcome) for outcome in silent]
-    assert _text(kept) == _text(silent)
+    assert text_of(kept) == text_of(silent)
     failures = [(o.diagnostic.kind, o.diagnostic.message, o.diagnostic.span) for o in silent if isinstance(o, Failed)]
     assert failures == [(o.diagnostic.kind, o.diagnostic.message, o.diagnostic.span) for o in kept if isinstance(o, Failed)]
 

@@ -1,0 +1,40 @@
+"""Small helpers several test modules use: an expression's shape, a node's source text, the
+text a list of outcomes renders to."""
+
+from __future__ import annotations
+
+import io
+
+from scalarlang.ast import Binary, Call, Leaf, Name, Number, Unary
+from scalarlang.render import Renderer, make_console
+
+
+def sexp(node) -> str:
+    """A compact shape of a (small) expression: `(- (- 1 2) 3)`."""
+    if isinstance(node, Number):
+        return str(int(node.value)) if node.value.is_integer() else repr(node.value)
+    if isinstance(node, Name):
+        return node.name
+    if isinstance(node, Unary):
+        return f"(neg {sexp(node.operand)})"
+    if isinstance(node, Binary):
+        return f"({node.op} {sexp(node.left)} {sexp(node.right)})"
+    if isinstance(node, Leaf):
+        return f"({node.kind} {sexp(node.operand)})"
+    if isinstance(node, Call):
+        return f"({node.function}{''.join(' ' + sexp(a) for a in node.args)})"
+    raise AssertionError(node)
+
+
+def label(text: str, node) -> str:
+    """The source text of a node."""
+    return text[node.span.start : node.span.end]
+
+
+def text_of(outcomes) -> str:
+    """What the outcomes print as plain text, 100 columns wide."""
+    stream = io.StringIO()
+    renderer = Renderer(make_console(stream, width=100, color="never"))
+    for outcome in outcomes:
+        renderer.outcome(outcome)
+    return stream.getvalue()
