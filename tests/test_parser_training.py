@@ -622,26 +622,12 @@ def _shape(tree) -> str:
     return f"({tree[1]} {_shape(tree[2])} {_shape(tree[3])})"
 
 
-def _parsed_shape(node) -> str:
-    from scalarlang.ast import Leaf
-
-    if isinstance(node, Leaf):
-        return f"({node.kind} {_parsed_shape(node.operand)})"
-    if isinstance(node, Call):
-        return f"({node.function}{''.join(' ' + _parsed_shape(a) for a in node.args)})"
-    if isinstance(node, Unary):
-        return f"(neg {_parsed_shape(node.operand)})"
-    if isinstance(node, Binary):
-        return f"({node.op} {_parsed_shape(node.left)} {_parsed_shape(node.right)})"
-    return sexp(node)
-
-
 @settings(max_examples=200, deadline=None)
 @given(_trees)
 def test_printed_with_fewest_parentheses_parses_back(tree):
     text, _ = _print(tree)
     node = expr(text)
-    assert _parsed_shape(node) == _shape(tree), text
+    assert sexp(node) == _shape(tree), text
     assert label(text, node) == text
 
 
