@@ -28,7 +28,6 @@ from scalarlang.ast import (
     StringLiteral,
     Table,
     Text,
-    Unary,
 )
 from scalarlang.diagnostics import LanguageError
 from scalarlang.source import Source
