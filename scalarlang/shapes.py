@@ -317,7 +317,6 @@ def _filler(operations: bytes, values: list, tokens: list) -> Any:
         first_by_text.setdefault(token[1], index)
     pieces: list[tuple[str, tuple]] = []  # a piece of code ({s}, {e}, {t}: a token's) and its token
     constants: list = []
-    numbers: list[int] = []
     at = 0
     span_start: int | None = None  # the token the latest span starts at
     for operation, _ in postfix_steps(operations):
@@ -337,7 +336,6 @@ def _filler(operations: bytes, values: list, tokens: list) -> Any:
                     raise _Unfit
                 if struct.pack("<d", _number(tokens[span_start][1])) != struct.pack("<d", value):
                     raise _Unfit
-                numbers.append(span_start)
                 # (`n` again only for a zero, which may be a literal rounded away)
                 pieces.append(("(float({t}) or n({t}))", (span_start,)))
             elif value.__class__ is str:
