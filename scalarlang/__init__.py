@@ -36,8 +36,17 @@ def _started_as_command() -> bool:
 
 
 _interrupted_while_starting.scalarlang_startup = True  # type: ignore[attr-defined]
-if _started_as_command():
-    _signal.signal(_signal.SIGINT, _interrupted_while_starting)
+# Installed before we know whether this is the command, so that no Ctrl-C falls in between;
+# a library import gets its handler back at once. (Outside the main thread signals cannot be
+# set: that is a library import.)
+try:
+    _previous_handler = _signal.signal(_signal.SIGINT, _interrupted_while_starting)
+except ValueError:
+    pass
+else:
+    if not _started_as_command():
+        _signal.signal(_signal.SIGINT, _previous_handler)
+    del _previous_handler
 
 import importlib  # noqa: E402
 from typing import TYPE_CHECKING, Any  # noqa: E402
