@@ -79,10 +79,12 @@ class Terminal:
         self.expect(r"sad> ")
         self.child.sendcontrol("d")
         deadline = time.monotonic() + TIMEOUT
+        # Until the process has exited, not just closed the terminal: closing it earlier
+        # would kill it while it finishes (the status would be None).
         while self.child.isalive() and time.monotonic() < deadline:
             try:
                 self._read()
             except pexpect.EOF:
-                break
-        self.child.close(force=True)
+                time.sleep(0.02)
+        self.child.close(force=True)  # (it has exited: this only collects its status)
         return self.child.exitstatus
