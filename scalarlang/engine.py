@@ -786,7 +786,7 @@ def _compute_pass(output: Scalar, seed: object, commit: bool) -> BackwardPass:
             # node in one step (an untracked one gets the None it has).
             _write_gradients(order, accumulated)
 
-    return BackwardPass._from_walk(seed, order, adjoints, accumulated, edge_before)
+    return BackwardPass._from_walk(seed, order, adjoints, accumulated, edge_before, output._walk)
 
 
 def _propagate(order: list[Scalar], seed: float) -> tuple[list[float], list[float]]:

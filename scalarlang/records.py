@@ -55,6 +55,9 @@ class BackwardPass:
         "_edge_children",
         "_edge_slots",
         "_edge_parents",
+        "_edge_next",
+        "_walk",
+        "_positions",
     )
 
     seed: float
@@ -62,15 +65,18 @@ class BackwardPass:
     _adjoints: array[float]
     _accumulated: list[float | None]
     _edge_before: array[float]
-    _edge_children: array[int] | None
-    _edge_slots: array[int] | None
-    _edge_parents: array[int] | None
+    _edge_children: array[int]
+    _edge_slots: array[int]
+    _edge_parents: array[int]
+    _edge_next: int
+    _walk: object
+    _positions: dict[int, int] | None
 
     def __init__(self) -> None:
         raise TypeError("a BackwardPass is made by Scalar.reverse_pass or Scalar.backward")
 
     @classmethod
-    def _from_walk(cls, seed, order, adjoints, accumulated, edge_before) -> BackwardPass:
+    def _from_walk(cls, seed, order, adjoints, accumulated, edge_before, walk=None) -> BackwardPass:
         # Arrays keep 8 bytes a number instead of a list's 32. ``accumulated`` stays the
         # pass's list (None for untracked nodes): after a commit its floats are the nodes'
         # stored gradients themselves, so it costs 8 bytes a node as well.
@@ -80,9 +86,12 @@ class BackwardPass:
         backward_pass._adjoints = array("d", adjoints)
         backward_pass._accumulated = accumulated
         backward_pass._edge_before = array("d", edge_before)
-        backward_pass._edge_children = None
-        backward_pass._edge_slots = None
-        backward_pass._edge_parents = None
+        backward_pass._edge_children = array("q")
+        backward_pass._edge_slots = array("b")
+        backward_pass._edge_parents = array("q")
+        backward_pass._edge_next = len(order) - 1  # the next child whose edges are indexed
+        backward_pass._walk = walk
+        backward_pass._positions = None
         return backward_pass
 
     @property
@@ -116,36 +125,45 @@ class BackwardPass:
             self._accumulated[index],
         )
 
-    def _edge_positions(self) -> tuple[array, array, array]:
+    def _edge_positions(self, index: int) -> tuple[array, array, array]:
         # The visiting order is fixed by the topology (children last to first, slots in
-        # order), so each edge's child, slot and parent index are rebuilt on first use
-        # instead of being stored by the pass.
+        # order), so each edge's child, slot and parent index are rebuilt when first asked
+        # for, and only as far as asked: a table of a pass's first 200 edges indexes about
+        # 100 nodes, not the million of its graph.
         children, slots, parents = self._edge_children, self._edge_slots, self._edge_parents
-        if children is None or slots is None or parents is None:
-            children = array("q")
-            slots = array("b")
-            parents = array("q")
-            topology = self.topology
-            position = {id(node): index for index, node in enumerate(topology)}
-            for child in range(len(topology) - 1, -1, -1):
+        if index < len(children):
+            return children, slots, parents
+        from .engine import _WALK_LOCK
+
+        topology, position, child = self.topology, self._position, self._edge_next
+        with _WALK_LOCK:  # no walk in another thread re-marks a node between its two reads
+            while len(children) <= index and child >= 0:
                 node = topology[child]
-                if node._left is None:
-                    continue
-                if node._right is None:
-                    children.append(child)
-                    slots.append(0)
-                    parents.append(position[id(node._left)])
-                else:
-                    children.extend((child, child))
-                    slots.extend((0, 1))
-                    parents.extend((position[id(node._left)], position[id(node._right)]))
-            self._edge_children = children
-            self._edge_slots = slots
-            self._edge_parents = parents
+                if node._left is not None:
+                    if node._right is None:
+                        children.append(child)
+                        slots.append(0)
+                        parents.append(position(node._left))
+                    else:
+                        children.extend((child, child))
+                        slots.extend((0, 1))
+                        parents.extend((position(node._left), position(node._right)))
+                child -= 1
+        self._edge_next = child
         return children, slots, parents
 
+    def _position(self, node: Scalar) -> int:
+        """The node's topology index: the one its walk left on it while no later walk has
+        marked it, else from a table of the whole topology, made once."""
+        if node._walk is self._walk and self._walk is not None:
+            return node._index
+        positions = self._positions
+        if positions is None:
+            positions = self._positions = {id(member): at for at, member in enumerate(self.topology)}
+        return positions[id(node)]
+
     def _edge(self, index: int) -> BackwardEdge:
-        children, slots, parents = self._edge_positions()
+        children, slots, parents = self._edge_positions(index)
         child = children[index]
         slot = slots[index]
         parent = parents[index]
