@@ -268,6 +268,10 @@ class Statements(Sequence):
     def __repr__(self) -> str:
         return repr(tuple(self))
 
+    def items_and_lines(self) -> tuple[tuple, LineIndex | None]:
+        """The statements as held (compact ones as bytes) and the lines their spans index."""
+        return self._items, self._lines
+
     def compact_count(self) -> int:
         """How many statements are held compact (for tests and the memory benchmark)."""
         return sum(1 for item in self._items if item.__class__ is bytes)

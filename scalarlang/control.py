@@ -19,6 +19,7 @@ from . import ast
 from .diagnostics import Diagnostic, LanguageError
 from .engine import Scalar
 from .errors import ScalarAutodiffError
+from .compact import Statements
 from .direct import OnceCompiler
 from .expressions import Compiler
 from .failures import engine_failure, with_note
@@ -27,6 +28,7 @@ from .labels import NURSERY_SIZE
 from .numbers import format_count, format_number
 from .outcomes import Outcome
 from .checks import COMPARISONS, compile_assert, compile_expect
+from .straight import run_straight
 from .statements import (
     compile_descend,
     compile_expression_statement,
@@ -69,7 +71,7 @@ class Loop:
 
 
 class Frame:
-    __slots__ = ("statements", "index", "show", "loop", "repeats")
+    __slots__ = ("statements", "index", "show", "loop", "repeats", "items", "lines")
 
     def __init__(self, statements: Sequence, show: bool, loop: Loop | None = None):
         self.statements = statements
@@ -78,10 +80,20 @@ class Frame:
         self.loop = loop
         # Its statements may run again: it is a loop's body, or inside one (set by the driver).
         self.repeats = loop is not None
+        # A program's statements as the parser keeps them (compact ones as bytes, which
+        # `straight` may run without reading them back as nodes), and the lines of its text.
+        self.items: tuple | None = None
+        self.lines = None
+        if statements.__class__ is Statements:
+            self.items, self.lines = statements.items_and_lines()
 
 
 class Run:
     """One run of a source against a session."""
+
+    # Whether compact top-level `let`s may run straight from their values (`straight`);
+    # tests turn it off to compare with the usual way.
+    straight = True
 
     def __init__(self, session, source, journal: Journal | None, echo: bool = True):
         self.session = session
@@ -152,11 +164,24 @@ class Run:
                     stack.pop()
                     continue
                 frame.index = index + 1
-                statement = body[index]
-                self.current = statement
                 self.left -= 1
                 if self.left < 0:
+                    statement = self.current = body[index]
                     raise self._too_long_run(statement)
+                items = frame.items
+                if (
+                    items is not None
+                    and items[index].__class__ is bytes
+                    and not (frame.show and self.echo)  # (a binding to show: the usual way)
+                    and self.straight
+                    and run_straight(self, items[index], frame.lines)
+                ):
+                    self.current = None
+                    if len(entries) > NURSERY_SIZE:
+                        self._settle(True)
+                    continue
+                statement = body[index]
+                self.current = statement
                 action = compiled.get(id(statement))
                 if action is None:
                     if frame.repeats:

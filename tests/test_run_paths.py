@@ -364,3 +364,144 @@ def _events_of(text: str, atomic: bool) -> list[str]:
 )
 def test_top_level_lets_run_as_compiled_ones(text, atomic):
     assert _events_of(text, atomic) == _events_compiled(text, atomic)
+
+
+# ---- top-level `let`s run straight from their compact form (`straight`) ------------------------
+
+STRAIGHT_SETUP = """\
+let x = var 2
+let y = var 0.5
+let n = const 3
+let t = [1, 2, 3]
+fn f(a) = a * x + 1
+"""
+STRAIGHT_LEAVES = ("x", "y", "n", "t", "f", "nope", "exp", "0", "1", "2.5", "1e-3", "1e308", "1e-400", "inf", "nan")
+
+
+def _straight_expressions():
+    leaves = st.sampled_from(STRAIGHT_LEAVES)
+
+    def extend(inner):
+        return st.one_of(
+            st.tuples(inner, st.sampled_from(["+", "-", "*", "/", "*", "+", "%", "**"]), inner).map(
+                lambda p: f"({p[0]} {p[1]} {p[2]})"
+            ),
+            inner.map(lambda e: f"-{e}"),
+            st.tuples(st.sampled_from(["var", "const"]), st.sampled_from(["", "-"]), leaves).map(
+                lambda p: f"({p[0]} {p[1]}{p[2]})"
+            ),
+            inner.map(lambda e: f"exp({e})"),
+        )
+
+    return st.recursive(leaves, extend, max_leaves=6)
+
+
+def _session_state(session: Session, outcomes) -> tuple:
+    """All a run leaves behind, as data: its outcomes, the names' nodes, every label entry in
+    each generation's order (by the nodes' operations, value bits and entries)."""
+    labels = session._labels
+    tables = [
+        [(str(node.operation), _bits(node.value), _entry(entry)) for node, entry in table.items()]
+        for table in (labels.entries, labels.middle, labels.old)
+    ]
+    names = {
+        name: (str(node.operation), _bits(node.value), node.tracks_gradient, labels.label_of(node))
+        if hasattr(node, "operation") else type(node).__name__
+        for name, node in session._names.items()
+    }
+    shown = [
+        repr(outcome) if isinstance(outcome, (Bound, Defined)) else dumps(event_of(outcome) or {})
+        for outcome in outcomes
+    ]
+    return shown, names, tables
+
+
+def _run_both_ways(text: str, monkeypatch, **options) -> tuple[tuple, tuple]:
+    def state(straight: bool) -> tuple:
+        monkeypatch.setattr(Run, "straight", straight)
+        session = Session()
+        list(session.run(Source("setup.sad", STRAIGHT_SETUP)))
+        outcomes = list(session.run(Source("p.sad", text), **options))
+        return _session_state(session, outcomes)
+
+    return state(True), state(False)
+
+
+@given(st.lists(_straight_expressions(), min_size=1, max_size=4), st.integers(0, 2**32 - 1))
+def test_straight_lets_leave_what_the_usual_way_leaves(expressions, seed):
+    import scalarlang.control as control
+
+    # Each expression three times (a shape is written on its second run), under fresh names
+    # and reusing earlier ones, in a random order; then a backward pass shows the graph.
+    rng = random.Random(seed)
+    lines = []
+    for copy in range(3):
+        for index, expression in enumerate(expressions):
+            lines.append(f"let v{index}_{copy} = {expression}")
+            lines.append(f"let w{copy} = v{index}_{copy} * x + {rng.choice(STRAIGHT_LEAVES)}")
+    rng.shuffle(lines)
+    lines.append("let last = x * 1")
+    lines.append("backward(last)")
+    text = "\n".join(lines) + "\n"
+    note(text)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        for options in ({"echo": False}, {"echo": False, "atomic": True}, {"echo": True}, {"quiet": True, "echo": True}):
+            straight, usual = _run_both_ways(text, monkeypatch, **options)
+            assert straight == usual
+    assert control.Run.straight is True
+
+
+def test_straight_lets_are_taken_and_a_failing_one_reports_as_ever(monkeypatch):
+    import scalarlang.straight as straight_module
+
+    ran = []
+    original = straight_module.run_straight
+
+    def spy(run, item, lines):
+        done = original(run, item, lines)
+        ran.append(done)
+        return done
+
+    monkeypatch.setattr("scalarlang.control.run_straight", spy)
+    lines = ["let a0 = var 1"] + [f"let a{i} = a{i - 1} * 1.0000001 + {i % 7}" for i in range(1, 50)]
+    lines += ["let b = a1 * 1e300 + 1", "let c = a1 * 1e308 * 1e308 + 1", "let d = a1 * 1"]
+    text = "\n".join(lines) + "\n"
+    straight, usual = _run_both_ways(text, monkeypatch, echo=False)
+    assert straight == usual
+    assert ran.count(True) >= 45 and ran[-1] is False  # `c` overflowed: run the usual way, failed
+    failure = [event for event in straight[0] if "non-finite" in event]
+    assert len(failure) == 1 and '"line": 52' in failure[0]
+    assert "d" not in straight[1] and "b" in straight[1]
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "let r = x * 2 + 1", "let r = -x / 3 - y", "let r = var 2 * x", "let r = const -1.5 + n",
+        "let r = x ** 2 + 1", "let r = x % 2 * y", "let r = exp(x) + 1", "let r = t", "let r = f(x) * 2",
+        "let exp = x + 1", "let r = (var -inf) + x", "let r = 1e-400 * x", "let r = x / 0",
+        "let r = nope * 2", "let r = t * 2", "let r = (x * 2) * (y + 1)", "let r = --x",
+        "let r = var x * 2", "let r = (const -x) + (var -2)", "let r = var 1e400 * x", "let r = const t",
+    ],
+)
+def test_straight_lets_agree_with_the_usual_way_on_these(statement, monkeypatch):
+    text = "\n".join([statement] * 4 + ["r", "backward(r * x)"]) + "\n"
+    for options in ({"echo": False}, {"echo": False, "atomic": True}):
+        straight, usual = _run_both_ways(text, monkeypatch, **options)
+        assert straight == usual
+
+
+def test_straight_writes_no_function_for_shapes_it_does_not_cover():
+    import marshal
+
+    from scalarlang.straight import write
+
+    def shape(statement: str) -> bytes:
+        item = parse_program(Source("s.sad", statement + "\n")).statements.items_and_lines()[0][0]
+        return marshal.loads(item)[0]
+
+    covered = ("let r = x * 2 + 1", "let r = -x", "let r = var 2", "let r = (const -2) * x", "let r = const -2 * x")
+    for statement in covered:
+        assert write(shape(statement)) is not None, statement
+    for statement in ("let r = exp(x)", "let r = [1, 2]", "print x", "let r = var exp(x)", "x + 1"):
+        assert write(shape(statement)) is None, statement

@@ -1,0 +1,225 @@
+"""Top-level `let`s of a repeated shape, run straight from their compact form.
+
+A long straight-line program is mostly ``let`` statements of a few shapes (``let aN = aN-1 *
+1.0000001 + k``). Each is stored compact (see `compact`); giving it back as AST nodes and
+walking them (`direct`) cost two thirds of running it. For a postfix shape seen twice, this
+module writes a function that runs such a statement from the compact form's values: name
+look-ups, the engine's operations, the label entries, the binding. It covers what the walker
+does itself: numbers, names, the four arithmetic operators, negation and `var`/`const`; the
+shape of anything else (a call, a table) gets none, and an operator outside the four (`**`,
+`%`: the same shape) makes the function hand the statement back.
+
+Nothing is written until every step that can fail has succeeded: a statement that would fail
+(an unknown name, a non-finite result, a literal out of range, a reserved name, an operator
+outside the four) returns False having changed nothing, and the driver runs it the usual way,
+which makes the diagnostic. When it succeeds it has made the same nodes, label entries (in the
+same order) and binding as `statements.run_let_once`; tests/test_run_paths.py checks that.
+"""
+
+from __future__ import annotations
+
+import marshal
+from typing import Any, Callable
+
+from . import ast
+from .builtins import RESERVED_NAMES
+from .compact import _CLASSES, _EMPTY, _LITERAL, _NODE, _SIZES, _SPAN, _TUPLE, _steps
+from .engine import Scalar
+from .expressions import ARITHMETIC
+from .source import indexed_span
+
+# A function is written for a postfix shape the second time it is run, for this many shapes
+# and operations at most (as `compact` bounds its decoders).
+MAX_SHAPES = 2_048
+MAX_OPERATIONS = 400
+
+Straight = Callable[[Any, list, Any], bool]
+
+_runners: dict[bytes, Straight | None] = {}  # None: the shape has no function
+_seen: set[bytes] = set()
+
+
+def run_straight(run: Any, item: bytes, lines: Any) -> bool:
+    """Run the compact statement `item` if its shape has a function and nothing in it fails;
+    False (nothing changed) to run it the usual way."""
+    operations, values = marshal.loads(item)
+    runner = _runners.get(operations)
+    if runner is None:
+        if operations in _runners or not _learn(operations):
+            return False
+        runner = _runners[operations]
+        if runner is None:
+            return False
+    return runner(run, values, lines)
+
+
+def _learn(operations: bytes) -> bool:
+    """Whether the shape has just been given its entry (on its second run)."""
+    if operations not in _seen:
+        if len(_seen) < MAX_SHAPES:
+            _seen.add(operations)
+        return False
+    if len(_runners) >= MAX_SHAPES:
+        return False
+    _runners[operations] = write(operations) if len(operations) <= MAX_OPERATIONS else None
+    return True
+
+
+# ---- the shape as a tree of value positions -------------------------------------------------
+# ("v", i): the value v[i]; ("s", i): the span of v[i], v[i + 1]; ("()", parts): a tuple;
+# (cls, fields): a node.
+
+
+def _tree(operations: bytes) -> tuple:
+    stack: list = []
+    at = 0
+    for operation, size in _steps(operations):
+        if operation == _LITERAL:
+            stack.append(("v", at))
+            at += 1
+        elif operation == _SPAN:
+            stack.append(("s", at))
+            at += 2
+        elif operation == _TUPLE:
+            parts = tuple(stack[len(stack) - size :])
+            del stack[len(stack) - size :]
+            stack.append(("()", parts))
+        elif operation == _EMPTY:
+            stack.append(("()", ()))
+        else:
+            code = operation - _NODE
+            count = _SIZES[code]
+            fields = tuple(stack[len(stack) - count :])
+            del stack[len(stack) - count :]
+            stack.append((_CLASSES[code], fields))
+    (root,) = stack
+    return root
+
+
+class _Unfit(Exception):
+    """The shape has no function (it holds something the walker does not do itself)."""
+
+
+def write(operations: bytes) -> Straight | None:
+    """The function running a `let` of this postfix shape, or None."""
+    try:
+        code = _source(_tree(operations))
+    except _Unfit:
+        return None
+    namespace: dict[str, Any] = {
+        "Scalar": Scalar, "C": Scalar.constant, "V": Scalar.variable, "A": ARITHMETIC,
+        "S": indexed_span, "RESERVED": RESERVED_NAMES,
+    }
+    exec(code, namespace)  # noqa: S102 - generated from operation codes and value positions only
+    return namespace["run"]
+
+
+def _span(piece: tuple) -> str:
+    if piece[0] != "s":
+        raise _Unfit
+    return f"S(v[{piece[1]}], v[{piece[1] + 1}], L)"
+
+
+def _value(piece: tuple) -> str:
+    if piece[0] != "v":
+        raise _Unfit
+    return f"v[{piece[1]}]"
+
+
+def _source(root: tuple) -> str:
+    if root[0] is not ast.Let:
+        raise _Unfit
+    _, name, _, value = root[1]
+    checks = [f"    name = {_value(name)}\n    if name in RESERVED:\n        return False\n"]
+    compute: list[str] = []  # inside the try: every step that can fail
+    commit: list[str] = []  # the label entries, in the order the walker makes the nodes
+    made = 0
+
+    def fresh() -> str:
+        nonlocal made
+        made += 1
+        return f"n{made}"
+
+    # Post-order without recursion: (node, None) is a first visit, (node, True) a node whose
+    # operands are done (their variables on `results`).
+    work: list = [(value, None)]
+    results: list[str] = []
+    while work:
+        node, ready = work.pop()
+        cls, fields = node
+        if cls is ast.Name:
+            result = fresh()
+            compute.append(f"        {result} = get({_value(fields[1])})\n")
+            compute.append(f"        if {result}.__class__ is not Scalar:\n            return False\n")
+            results.append(result)
+        elif cls is ast.Number:
+            results.append(_number(fresh(), _value(fields[1]), fields[0], compute, commit))
+        elif cls is ast.Binary:
+            if ready is None:
+                work += [(node, True), (fields[3], None), (fields[2], None)]
+                continue
+            right, left = results.pop(), results.pop()
+            operator, result = fresh(), fresh()
+            checks.append(f"    {operator} = A.get({_value(fields[1])})\n    if {operator} is None:\n        return False\n")
+            compute.append(f"        {result} = {operator}({left}, {right})\n")
+            commit.append(f"    E[{result}] = (source, {_span(fields[0])}, False)\n")
+            results.append(result)
+        elif cls is ast.Unary:
+            if ready is None:
+                work += [(node, True), (fields[2], None)]
+                continue
+            checks.append(f"    if {_value(fields[1])} != '-':\n        return False\n")
+            result = fresh()
+            compute.append(f"        {result} = {results.pop()}.neg()\n")
+            commit.append(f"    E[{result}] = (source, {_span(fields[0])}, False)\n")
+            results.append(result)
+        elif cls is ast.Leaf:
+            literal = _literal(fields[2])
+            if literal is None and ready is None:  # of a value: the value first
+                work += [(node, True), (fields[2], None)]
+                continue
+            make = fresh()
+            compute.append(f"        {make} = V if {_value(fields[1])} == 'var' else C\n")
+            if literal is not None:  # (the walker makes no node for the literal)
+                sign, number = literal
+                if sign is not None:
+                    checks.append(f"    if {_value(sign)} != '-':\n        return False\n")
+                value = _value(number) if sign is None else "-" + _value(number)
+                results.append(_number(fresh(), value, fields[0], compute, commit, make))
+            else:
+                result = fresh()
+                compute.append(f"        {result} = {make}({results.pop()}.value)\n")
+                commit.append(f"    E[{result}] = (source, {_span(fields[0])}, False)\n")
+                results.append(result)
+        else:
+            raise _Unfit
+    (result,) = results
+    return (
+        "def run(run, v, L):\n"
+        + "".join(checks)
+        + "    names = run.names\n    get = names.get\n    try:\n"
+        + "".join(compute)
+        + "    except Exception:\n        return False\n"
+        + "    source = run.once.source\n    E = run.labels.entries\n"
+        + "".join(commit)
+        + f"    if run.journal is None:\n        names[name] = {result}\n    else:\n        run.bind(name, {result})\n"
+        + f"    run.labels.name({result}, name)\n    return True\n"
+    )
+
+
+def _number(result: str, value: str, span: tuple, compute: list[str], commit: list[str], make: str = "C") -> str:
+    """A number leaf's node (a non-finite literal fails: the usual way reports it)."""
+    compute.append(f"        f = {value}\n        if f - f != 0.0:\n            return False\n")
+    compute.append(f"        {result} = {make}(f)\n")
+    commit.append(f"    E[{result}] = (source, {_span(span)}, False)\n")
+    return result
+
+
+def _literal(operand: tuple) -> tuple | None:
+    """(the sign's value position or None, the number's) of a literal operand of `var`/`const`
+    (``literal_value``: a number, possibly negated), else None."""
+    if operand[0] is ast.Number:
+        return None, operand[1][1]
+    if operand[0] is ast.Unary and operand[1][2][0] is ast.Number:
+        return operand[1][1], operand[1][2][1][1]
+    return None
