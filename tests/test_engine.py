@@ -805,6 +805,29 @@ def test_seed_first_pass_records():
         backward_pass.edges[4]
 
 
+def test_pass_edges_are_indexed_only_as_far_as_asked_and_right_after_later_walks():
+    # A table of a pass's first edges indexes only the nodes those edges come from; parents
+    # are found by the index their walk left on them, or, once a later walk has marked them
+    # again, by a table of the whole topology: the same records either way.
+    x = Scalar.variable(1.0)
+    y = x
+    for index in range(2_000):
+        y = y * 1.5 + index if index % 2 else y * x - 0.5
+    early = y.reverse_pass()
+    assert early.edges[0].child == len(early.topology) - 1
+    assert len(early._edge_children) <= 2  # one node's edges, not 4,000
+    assert early._positions is None
+    expected = list(early.edges)  # indexed before any other walk
+    late = y.reverse_pass()
+    (y * 2).reverse_pass()  # marks every node of y's graph again
+    assert late._positions is None
+    assert list(late.edges) == expected
+    assert late._positions is not None  # found through the table
+    for edge in expected:
+        node = late.topology[edge.child]
+        assert late.topology[edge.parent] is node.parents[edge.operand].parent
+
+
 def test_seed_second_pass_is_fresh():
     x, square, loss = _seed_graph()
     first = loss.backward()
