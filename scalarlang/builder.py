@@ -50,7 +50,7 @@ from .ast import (
     ZeroGrad,
 )
 from .compact import Statements, encode
-from .shapes import Compacted
+from .shapes import Compacted, is_compact, rebuild
 from .frozen import constructor
 from .source import LineIndex, Span, indexed_span
 from .syntax_errors import MAX_NESTING, printable, syntax_error, too_deep
@@ -63,10 +63,11 @@ _binary, _call, _expr_statement, _leaf, _let, _name, _number, _unary = map(
 
 
 class _Current(threading.local):
-    """The line index of the text being parsed (in this thread): the spans the builder
+    """The text being parsed (in this thread) and its line index: the spans the builder
     makes compute their lines and columns from it (see `Span`)."""
 
     lines: LineIndex | None = None
+    text: str | None = None
 
 
 _current = _Current()
@@ -75,11 +76,12 @@ _current = _Current()
 @contextmanager
 def spans_of(text: str) -> Iterator[None]:
     """While the builder builds the AST of `text`: its spans index `text`'s lines."""
-    previous, _current.lines = _current.lines, LineIndex(text)
+    previous = _current.lines, _current.text
+    _current.lines, _current.text = LineIndex(text), text
     try:
         yield
     finally:
-        _current.lines = previous
+        _current.lines, _current.text = previous
 
 
 def current_lines() -> LineIndex:
@@ -200,9 +202,9 @@ class Builder:
         lines = _current.lines
         if statements and statements[-1].__class__ is Compacted:  # lark reduced it at the end
             statements[-1] = statements[-1].data
-        if statements and lines is not None and statements[-1].__class__ is not bytes:
+        if statements and lines is not None and not is_compact(statements[-1]):
             statements[-1] = encode(statements[-1], lines)
-        return Program(Statements(statements, lines))
+        return Program(Statements(statements, lines, _current.text, rebuild))
 
     def block(self, children: list) -> Block:
         open_, *statements, close = children

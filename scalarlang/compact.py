@@ -23,7 +23,7 @@ import dataclasses
 import marshal
 from collections.abc import Iterable, Iterator, Sequence
 from operator import attrgetter
-from typing import Any, overload
+from typing import Any, Callable, overload
 
 from . import ast
 from .frozen import constructor
@@ -129,6 +129,11 @@ def _postfix(statement: ast.Statement, lines: LineIndex) -> tuple[bytearray, lis
 def decode(data: bytes, lines: LineIndex) -> ast.Statement:
     """The statement `encode` made `data` from, its spans indexing `lines` again."""
     operations, values = marshal.loads(data)
+    return decode_values(operations, values, lines)
+
+
+def decode_values(operations: bytes, values: list, lines: LineIndex) -> ast.Statement:
+    """The statement of this postfix shape and these values (what `encode` marshals)."""
     decoder = _decoders.get(operations)
     if decoder is not None:
         return decoder(values, lines)
@@ -222,19 +227,33 @@ def _generate(operations: bytes) -> Any:
 
 
 class Statements(Sequence):
-    """A program's statements, compact ones (bytes) given back as nodes when read. Equal to
+    """A program's statements, compact ones given back as nodes when read: bytes (see
+    `encode`), or ints, which `rebuild` reads again from the program's text (`shapes`: a
+    statement of a shape the parser learnt is kept as where it is and which shape). Equal to
     any sequence of the same statements, a tuple included."""
 
-    __slots__ = ("_items", "_lines")
+    __slots__ = ("_items", "_lines", "_text", "_rebuild")
 
-    def __init__(self, items: Iterable[Any], lines: LineIndex | None = None):
+    def __init__(
+        self,
+        items: Iterable[Any],
+        lines: LineIndex | None = None,
+        text: str | None = None,
+        rebuild: Callable[[int, str, LineIndex], ast.Statement] | None = None,
+    ):
         self._items: tuple = tuple(items)
         self._lines = lines
+        self._text = text
+        self._rebuild = rebuild
 
     def _node(self, item: Any) -> ast.Statement:
-        if item.__class__ is bytes:
+        cls = item.__class__
+        if cls is bytes:
             assert self._lines is not None  # compact items come with their text's lines
             return decode(item, self._lines)
+        if cls is int:
+            assert self._rebuild is not None and self._text is not None and self._lines is not None
+            return self._rebuild(item, self._text, self._lines)
         return item
 
     @overload
@@ -268,13 +287,14 @@ class Statements(Sequence):
     def __repr__(self) -> str:
         return repr(tuple(self))
 
-    def items_and_lines(self) -> tuple[tuple, LineIndex | None]:
-        """The statements as held (compact ones as bytes) and the lines their spans index."""
-        return self._items, self._lines
+    def held(self) -> tuple[tuple, LineIndex | None, str | None]:
+        """The statements as held (compact ones as bytes or ints), the lines their spans
+        index and the text."""
+        return self._items, self._lines, self._text
 
     def compact_count(self) -> int:
         """How many statements are held compact (for tests and the memory benchmark)."""
-        return sum(1 for item in self._items if item.__class__ is bytes)
+        return sum(1 for item in self._items if item.__class__ is bytes or item.__class__ is int)
 
 
-__all__ = ["Statements", "decode", "encode"]
+__all__ = ["Statements", "decode", "decode_values", "encode"]

@@ -71,7 +71,7 @@ class Loop:
 
 
 class Frame:
-    __slots__ = ("statements", "index", "show", "loop", "repeats", "items", "lines")
+    __slots__ = ("statements", "index", "show", "loop", "repeats", "items", "lines", "text")
 
     def __init__(self, statements: Sequence, show: bool, loop: Loop | None = None):
         self.statements = statements
@@ -80,12 +80,12 @@ class Frame:
         self.loop = loop
         # Its statements may run again: it is a loop's body, or inside one (set by the driver).
         self.repeats = loop is not None
-        # A program's statements as the parser keeps them (compact ones as bytes, which
-        # `straight` may run without reading them back as nodes), and the lines of its text.
+        # A program's statements as the parser keeps them (compact ones, bytes or ints, which
+        # `straight` may run without reading them back as nodes), its text and its lines.
         self.items: tuple | None = None
-        self.lines = None
+        self.lines = self.text = None
         if statements.__class__ is Statements:
-            self.items, self.lines = statements.items_and_lines()
+            self.items, self.lines, self.text = statements.held()
 
 
 class Run:
@@ -171,10 +171,10 @@ class Run:
                 items = frame.items
                 if (
                     items is not None
-                    and items[index].__class__ is bytes
+                    and (items[index].__class__ is int or items[index].__class__ is bytes)
                     and not (frame.show and self.echo)  # (a binding to show: the usual way)
                     and self.straight
-                    and run_straight(self, items[index], frame.lines)
+                    and run_straight(self, items[index], frame.lines, frame.text)
                 ):
                     self.current = None
                     if len(entries) > NURSERY_SIZE:

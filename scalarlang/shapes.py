@@ -29,7 +29,7 @@ import struct
 from sys import intern
 from typing import Any
 
-from .compact import _LITERAL, _SPAN, encode
+from .compact import _LITERAL, _SPAN, decode_values, encode
 from .compact import _steps as postfix_steps
 from .lexicon import KEYWORDS
 from .source import LineIndex
@@ -76,31 +76,62 @@ class Template:
     written) that matches exactly where the lexer's modes would lex these kinds, names not
     keywords, and a separator after."""
 
-    __slots__ = ("fill", "fill_groups", "first", "operations", "pattern", "regex", "same_names")
+    __slots__ = (
+        "fill", "fill_groups", "first", "fits", "number", "operations", "pattern", "pieces", "regex",
+        "runner", "same_names",
+    )
 
     def __init__(self, operations: bytes, fill: Any, tokens: list, separator_mode: Any, pattern: tuple):
         self.operations = operations
-        self.fill, self.fill_groups = fill
+        self.fill, self.fill_groups, self.fits, self.pieces = fill
         self.first = tokens[0][0]
         self.pattern = pattern
         self.same_names = _names_check(tuple(i for i, t in enumerate(tokens) if t[0] == "NAME"), pattern)
         self.regex = _statement_regex(tokens, separator_mode)
+        self.runner: Any = None  # `straight`'s function for the statements of this shape
+        self.number: int | None = None  # in `_TEMPLATES`, for the items that name the shape
+        if self.regex is not None and len(_TEMPLATES) < _TEMPLATE_MASK + 1:
+            self.number = len(_TEMPLATES)
+            _TEMPLATES.append(self)
 
     def whole(self, text: str, pos: int) -> tuple[int, Compacted] | None:
-        """The statement at `pos` if it is one of this shape, from one regex match."""
+        """The statement at `pos` if it is one of this shape, from one regex match: as an
+        int naming `pos` and the shape (the text is the compact form: `rebuild` reads it
+        again), or, for a shape not numbered, as bytes."""
         match = self.regex.match(text, pos)
         if match is None:
             return None
         groups = match.groups()
-        if not self.same_names(groups):
+        if not self.same_names(groups) or not self.fits(groups):
             return None
-        regs = match.regs
-        try:
-            values = self.fill_groups(regs, groups)
-        except _Unfit:
-            return None
-        data = marshal.dumps((self.operations, values))
-        return regs[0][1], Compacted(self.first, data, match.lastgroup)
+        if self.number is not None:
+            return match.end(), Compacted(self.first, pos << _TEMPLATE_BITS | self.number, match.lastgroup)
+        data = marshal.dumps((self.operations, self.fill_groups(match.regs, groups)))
+        return match.end(), Compacted(self.first, data, match.lastgroup)
+
+
+# Templates by number, process-wide as the parser's shapes are (see `Template.whole`). An
+# item is ``position << _TEMPLATE_BITS | number``.
+_TEMPLATE_BITS = 16
+_TEMPLATE_MASK = (1 << _TEMPLATE_BITS) - 1
+_TEMPLATES: list[Template] = []
+
+
+def is_compact(item: Any) -> bool:
+    """Whether a program's statement is held compact (bytes, or an int naming a shape)."""
+    return item.__class__ is bytes or item.__class__ is int
+
+
+def template_match(item: int, text: str) -> tuple[Template, Any]:
+    """The shape an int item names and its match in `text` (found when it was parsed)."""
+    template = _TEMPLATES[item & _TEMPLATE_MASK]
+    return template, template.regex.match(text, item >> _TEMPLATE_BITS)
+
+
+def rebuild(item: int, text: str, lines: LineIndex) -> Any:
+    """The statement an int item names, made again from the text it was parsed from."""
+    template, match = template_match(item, text)
+    return decode_values(template.operations, template.fill_groups(match.regs, match.groups()), lines)
 
 
 def _names_check(names: tuple[int, ...], pattern: tuple[int, ...]) -> Any:
@@ -358,11 +389,20 @@ def _filler(operations: bytes, values: list, tokens: list) -> Any:
     # Two versions: from the trie walk's lists, and from a whole-statement match (its
     # groups' spans and texts; group 0 is the whole match).
     listed = ", ".join(piece.format(s="s[{0}]", e="e[{0}]", t="t[{0}]").format(*index) for piece, index in pieces)
-    grouped = ", ".join(piece.format(s="r[{0}][0]", e="r[{0}][1]", t="g[{0}]").format(*shifted) for piece, shifted in _shift(pieces))
-    code = f"def fill(s, e, t):\n    return [{listed}]\ndef fill_groups(r, g):\n    return [{grouped}]\n"
-    namespace: dict[str, Any] = {"n": _number, "i": intern, "c": tuple(constants)}
+    grouped = [piece.format(s="r[{0}][0]", e="r[{0}][1]", t="g[{0}]").format(*shifted) for piece, shifted in _shift(pieces)]
+    # Whether a match's number literals are what the builder takes (none rounded to zero).
+    numbers = sorted({index[0] for piece, index in pieces if piece.startswith("(float(")})
+    checks = "".join(f"        float(g[{index}]) or n(g[{index}])\n" for index in numbers)
+    code = (
+        f"def fill(s, e, t):\n    return [{listed}]\n"
+        f"def fill_groups(r, g):\n    return [{', '.join(grouped)}]\n"
+        f"def fits(g):\n    try:\n{checks}        return True\n    except Unfit:\n        return False\n"
+    )
+    namespace: dict[str, Any] = {"n": _number, "i": intern, "c": tuple(constants), "Unfit": _Unfit}
     exec(code, namespace)  # noqa: S102 - generated from operation codes and token indices only
-    return namespace["fill"], namespace["fill_groups"]
+    # Each value as `fill_groups` reads it (for `straight`, with the names it uses).
+    pieces_read = (tuple(grouped), {"n": _number, "i": intern, "c": tuple(constants)})
+    return namespace["fill"], namespace["fill_groups"], namespace["fits"], pieces_read
 
 
 def _shift(pieces: list) -> list:

@@ -19,6 +19,7 @@ same order) and binding as `statements.run_let_once`; tests/test_run_paths.py ch
 from __future__ import annotations
 
 import marshal
+import re
 from typing import Any, Callable
 
 from . import ast
@@ -26,6 +27,7 @@ from .builtins import RESERVED_NAMES
 from .compact import _CLASSES, _EMPTY, _LITERAL, _NODE, _SIZES, _SPAN, _TUPLE, _steps
 from .engine import Scalar
 from .expressions import ARITHMETIC
+from .shapes import template_match
 from .source import indexed_span
 
 # A function is written for a postfix shape the second time it is run, for this many shapes
@@ -39,9 +41,15 @@ _runners: dict[bytes, Straight | None] = {}  # None: the shape has no function
 _seen: set[bytes] = set()
 
 
-def run_straight(run: Any, item: bytes, lines: Any) -> bool:
+def run_straight(run: Any, item: bytes | int, lines: Any, text: str) -> bool:
     """Run the compact statement `item` if its shape has a function and nothing in it fails;
     False (nothing changed) to run it the usual way."""
+    if item.__class__ is int:  # a statement of a shape the parser learnt: read from the text
+        template, match = template_match(item, text)  # type: ignore[arg-type]
+        runner = template.runner
+        if runner is None:
+            runner = template.runner = write_matched(template) or _NONE
+        return runner(run, match, lines)
     operations, values = marshal.loads(item)
     runner = _runners.get(operations)
     if runner is None:
@@ -100,33 +108,58 @@ class _Unfit(Exception):
     """The shape has no function (it holds something the walker does not do itself)."""
 
 
+def _none(run: Any, values: Any, lines: Any) -> bool:
+    return False
+
+
+_NONE = _none  # the function of a shape that has none: every statement the usual way
+
+
 def write(operations: bytes) -> Straight | None:
-    """The function running a `let` of this postfix shape, or None."""
+    """The function ``run(run, values, lines)`` running a `let` of this postfix shape from
+    its compact form's values, or None."""
+    return _written(operations, lambda index: f"v[{index}]", "def run(run, v, L):\n", {})
+
+
+def write_matched(template: Any) -> Straight | None:
+    """The function ``run(run, match, lines)`` running a `let` of a shape the parser learnt
+    (`shapes.Template`) from its match in the text, or None: the values are read as the
+    template's `fill_groups` reads them, each span's offsets by the match's own methods."""
+    pieces, names = template.pieces
+    read = [_OFFSET.sub(lambda found: f"{'a' if found[2] == '0' else 'b'}({found[1]})", piece) for piece in pieces]
+    header = "def run(run, m, L):\n    g = m.groups()\n    a = m.start\n    b = m.end\n"
+    return _written(template.operations, read.__getitem__, header, names)
+
+
+_OFFSET = re.compile(r"r\[(\d+)\]\[([01])\]")  # a group's start or end in `fill_groups`' code
+
+
+def _written(operations: bytes, value: Callable[[int], str], header: str, names: dict) -> Straight | None:
     try:
-        code = _source(_tree(operations))
+        code = header + _body(_tree(operations), value)
     except _Unfit:
         return None
     namespace: dict[str, Any] = {
         "Scalar": Scalar, "C": Scalar.constant, "V": Scalar.variable, "A": ARITHMETIC,
-        "S": indexed_span, "RESERVED": RESERVED_NAMES,
+        "S": indexed_span, "RESERVED": RESERVED_NAMES, **names,
     }
     exec(code, namespace)  # noqa: S102 - generated from operation codes and value positions only
     return namespace["run"]
 
 
-def _span(piece: tuple) -> str:
-    if piece[0] != "s":
-        raise _Unfit
-    return f"S(v[{piece[1]}], v[{piece[1] + 1}], L)"
+def _body(root: tuple, read: Callable[[int], str]) -> str:
+    """The statements of the function, each value written as ``read(its position)``."""
 
+    def _span(piece: tuple) -> str:
+        if piece[0] != "s":
+            raise _Unfit
+        return f"S({read(piece[1])}, {read(piece[1] + 1)}, L)"
 
-def _value(piece: tuple) -> str:
-    if piece[0] != "v":
-        raise _Unfit
-    return f"v[{piece[1]}]"
+    def _value(piece: tuple) -> str:
+        if piece[0] != "v":
+            raise _Unfit
+        return read(piece[1])
 
-
-def _source(root: tuple) -> str:
     if root[0] is not ast.Let:
         raise _Unfit
     _, name, _, value = root[1]
@@ -153,7 +186,7 @@ def _source(root: tuple) -> str:
             compute.append(f"        if {result}.__class__ is not Scalar:\n            return False\n")
             results.append(result)
         elif cls is ast.Number:
-            results.append(_number(fresh(), _value(fields[1]), fields[0], compute, commit))
+            results.append(_number(fresh(), _value(fields[1]), _span(fields[0]), compute, commit))
         elif cls is ast.Binary:
             if ready is None:
                 work += [(node, True), (fields[3], None), (fields[2], None)]
@@ -185,7 +218,7 @@ def _source(root: tuple) -> str:
                 if sign is not None:
                     checks.append(f"    if {_value(sign)} != '-':\n        return False\n")
                 value = _value(number) if sign is None else "-" + _value(number)
-                results.append(_number(fresh(), value, fields[0], compute, commit, make))
+                results.append(_number(fresh(), value, _span(fields[0]), compute, commit, make))
             else:
                 result = fresh()
                 compute.append(f"        {result} = {make}({results.pop()}.value)\n")
@@ -195,8 +228,7 @@ def _source(root: tuple) -> str:
             raise _Unfit
     (result,) = results
     return (
-        "def run(run, v, L):\n"
-        + "".join(checks)
+        "".join(checks)
         + "    names = run.names\n    get = names.get\n    try:\n"
         + "".join(compute)
         + "    except Exception:\n        return False\n"
@@ -207,11 +239,11 @@ def _source(root: tuple) -> str:
     )
 
 
-def _number(result: str, value: str, span: tuple, compute: list[str], commit: list[str], make: str = "C") -> str:
+def _number(result: str, value: str, span: str, compute: list[str], commit: list[str], make: str = "C") -> str:
     """A number leaf's node (a non-finite literal fails: the usual way reports it)."""
     compute.append(f"        f = {value}\n        if f - f != 0.0:\n            return False\n")
     compute.append(f"        {result} = {make}(f)\n")
-    commit.append(f"    E[{result}] = (source, {_span(span)}, False)\n")
+    commit.append(f"    E[{result}] = (source, {span}, False)\n")
     return result
 
 

@@ -22,7 +22,7 @@ from typing import Any
 from .ast import Expr, ExprStatement, Program
 from .builder import Builder, current_lines, spans_of
 from .compact import encode
-from .shapes import Compacted, Shapes
+from .shapes import Compacted, Shapes, is_compact
 from .diagnostics import Diagnostic, LanguageError
 from .lexer import FastPath, Lexer
 from .lexicon import GRAMMAR_PATH, KEYWORDS
@@ -183,7 +183,7 @@ def _feed(tokens: Any, parser_state: Any) -> None:
             if nonterminal == top_level and len(state_stack) == 2:  # not a block's: the program's
                 statements = value.children
                 if len(statements) > compacted:  # a statement more: store it compact
-                    if statements[-1].__class__ is not bytes:  # (unless the fast path made it)
+                    if not is_compact(statements[-1]):  # (unless the fast path made it)
                         statements[-1] = encode(statements[-1], lines)
                     compacted = len(statements)
 
