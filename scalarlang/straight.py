@@ -25,7 +25,7 @@ from typing import Any, Callable
 from . import ast
 from .builtins import RESERVED_NAMES
 from .compact import _CLASSES, _EMPTY, _LITERAL, _NODE, _SIZES, _SPAN, _TUPLE, _steps
-from .engine import Scalar
+from .engine import Scalar, ScalarOperation, _leaf
 from .expressions import ARITHMETIC
 from .shapes import template_match
 from .source import indexed_span
@@ -118,37 +118,51 @@ _NONE = _none  # the function of a shape that has none: every statement the usua
 def write(operations: bytes) -> Straight | None:
     """The function ``run(run, values, lines)`` running a `let` of this postfix shape from
     its compact form's values, or None."""
-    return _written(operations, lambda index: f"v[{index}]", "def run(run, v, L):\n", {})
+    return _written(operations, lambda index: f"v[{index}]", lambda index: _UNKNOWN, "def run(run, v, L):\n", {})
 
 
 def write_matched(template: Any) -> Straight | None:
     """The function ``run(run, match, lines)`` running a `let` of a shape the parser learnt
     (`shapes.Template`) from its match in the text, or None: the values are read as the
-    template's `fill_groups` reads them, each span's offsets by the match's own methods."""
+    template's `fill_groups` reads them, each span's offsets by the match's own methods, a
+    number by `float` alone (the parse checked that none is rounded to zero), and the ones
+    the shape fixes (operators, `var`/`const`) are known already."""
     pieces, names = template.pieces
-    read = [_OFFSET.sub(lambda found: f"{'a' if found[2] == '0' else 'b'}({found[1]})", piece) for piece in pieces]
+    read = [
+        _NUMBER.sub(r"float(\1)", _OFFSET.sub(lambda found: f"{'a' if found[2] == '0' else 'b'}({found[1]})", piece))
+        for piece in pieces
+    ]
+    fixed = [_UNKNOWN if _FIXED.fullmatch(piece) is None else eval(piece, dict(names)) for piece in pieces]  # noqa: S307 - `c[k]` only
     header = "def run(run, m, L):\n    g = m.groups()\n    a = m.start\n    b = m.end\n"
-    return _written(template.operations, read.__getitem__, header, names)
+    return _written(template.operations, read.__getitem__, fixed.__getitem__, header, names)
 
 
 _OFFSET = re.compile(r"r\[(\d+)\]\[([01])\]")  # a group's start or end in `fill_groups`' code
+_NUMBER = re.compile(r"\(float\((g\[\d+\])\) or n\(\1\)\)")  # a number, zero checked
+_FIXED = re.compile(r"c\[\d+\]")  # a value the shape fixes (an operator, a keyword)
+_UNKNOWN = object()  # a value known only when the statement runs
+_OPERATORS = {"+": "ADD", "-": "SUB", "*": "MUL", "/": "DIV"}
 
 
-def _written(operations: bytes, value: Callable[[int], str], header: str, names: dict) -> Straight | None:
+def _written(
+    operations: bytes, value: Callable[[int], str], fixed: Callable[[int], Any], header: str, names: dict
+) -> Straight | None:
     try:
-        code = header + _body(_tree(operations), value)
+        code = header + _body(_tree(operations), value, fixed)
     except _Unfit:
         return None
     namespace: dict[str, Any] = {
-        "Scalar": Scalar, "C": Scalar.constant, "V": Scalar.variable, "A": ARITHMETIC,
-        "S": indexed_span, "RESERVED": RESERVED_NAMES, **names,
+        "Scalar": Scalar, "LEAF": _leaf, "CONSTANT": ScalarOperation.CONSTANT,
+        "VARIABLE": ScalarOperation.VARIABLE, "A": ARITHMETIC, "S": indexed_span,
+        "RESERVED": RESERVED_NAMES, **{name: ARITHMETIC[op] for op, name in _OPERATORS.items()}, **names,
     }
     exec(code, namespace)  # noqa: S102 - generated from operation codes and value positions only
     return namespace["run"]
 
 
-def _body(root: tuple, read: Callable[[int], str]) -> str:
-    """The statements of the function, each value written as ``read(its position)``."""
+def _body(root: tuple, read: Callable[[int], str], fixed: Callable[[int], Any]) -> str:
+    """The statements of the function, each value written as ``read(its position)``, or
+    known when the shape fixes it (``fixed(its position)``, else `_UNKNOWN`)."""
 
     def _span(piece: tuple) -> str:
         if piece[0] != "s":
@@ -159,6 +173,11 @@ def _body(root: tuple, read: Callable[[int], str]) -> str:
         if piece[0] != "v":
             raise _Unfit
         return read(piece[1])
+
+    def _fixed(piece: tuple) -> Any:
+        if piece[0] != "v":
+            raise _Unfit
+        return fixed(piece[1])
 
     if root[0] is not ast.Let:
         raise _Unfit
@@ -182,7 +201,7 @@ def _body(root: tuple, read: Callable[[int], str]) -> str:
         cls, fields = node
         if cls is ast.Name:
             result = fresh()
-            compute.append(f"        {result} = get({_value(fields[1])})\n")
+            compute.append(f"        {result} = get({_bare(_value(fields[1]))})\n")
             compute.append(f"        if {result}.__class__ is not Scalar:\n            return False\n")
             results.append(result)
         elif cls is ast.Number:
@@ -193,7 +212,13 @@ def _body(root: tuple, read: Callable[[int], str]) -> str:
                 continue
             right, left = results.pop(), results.pop()
             operator, result = fresh(), fresh()
-            checks.append(f"    {operator} = A.get({_value(fields[1])})\n    if {operator} is None:\n        return False\n")
+            known = _fixed(fields[1])
+            if known is _UNKNOWN:
+                checks.append(f"    {operator} = A.get({_value(fields[1])})\n    if {operator} is None:\n        return False\n")
+            elif known in _OPERATORS:
+                operator = _OPERATORS[known]
+            else:  # `**`, `%`: the walker calls the compiler's own function
+                raise _Unfit
             compute.append(f"        {result} = {operator}({left}, {right})\n")
             commit.append(f"    E[{result}] = (source, {_span(fields[0])}, False)\n")
             results.append(result)
@@ -201,7 +226,10 @@ def _body(root: tuple, read: Callable[[int], str]) -> str:
             if ready is None:
                 work += [(node, True), (fields[2], None)]
                 continue
-            checks.append(f"    if {_value(fields[1])} != '-':\n        return False\n")
+            if _fixed(fields[1]) is _UNKNOWN:
+                checks.append(f"    if {_value(fields[1])} != '-':\n        return False\n")
+            elif _fixed(fields[1]) != "-":
+                raise _Unfit
             result = fresh()
             compute.append(f"        {result} = {results.pop()}.neg()\n")
             commit.append(f"    E[{result}] = (source, {_span(fields[0])}, False)\n")
@@ -211,22 +239,35 @@ def _body(root: tuple, read: Callable[[int], str]) -> str:
             if literal is None and ready is None:  # of a value: the value first
                 work += [(node, True), (fields[2], None)]
                 continue
-            make = fresh()
-            compute.append(f"        {make} = V if {_value(fields[1])} == 'var' else C\n")
+            kind = _fixed(fields[1])
+            if kind is _UNKNOWN:
+                make = fresh()
+                compute.append(f"        {make} = VARIABLE if {_value(fields[1])} == 'var' else CONSTANT\n")
+            else:
+                make = "VARIABLE" if kind == "var" else "CONSTANT"
             if literal is not None:  # (the walker makes no node for the literal)
                 sign, number = literal
-                if sign is not None:
+                if sign is not None and _fixed(sign) is _UNKNOWN:
                     checks.append(f"    if {_value(sign)} != '-':\n        return False\n")
+                elif sign is not None and _fixed(sign) != "-":
+                    raise _Unfit
                 value = _value(number) if sign is None else "-" + _value(number)
                 results.append(_number(fresh(), value, _span(fields[0]), compute, commit, make))
             else:
                 result = fresh()
-                compute.append(f"        {result} = {make}({results.pop()}.value)\n")
+                operand = results.pop()
+                compute.append(f"        {result} = LEAF({operand}._value, {make}, {_gradient(make)})\n")
                 commit.append(f"    E[{result}] = (source, {_span(fields[0])}, False)\n")
                 results.append(result)
         else:
             raise _Unfit
     (result,) = results
+    if value[0] is ast.Name:  # a node made before: `Labels.name` looks for its entry
+        label = f"    run.labels.name({result}, name)\n"
+    else:  # made here, its entry the last: named as `Labels.name` names a new node
+        made_entry = commit.pop().split(" = ", 1)[1].rstrip("\n")
+        commit.append(f"    E[{result}] = (name, {made_entry}, False)\n")
+        label = ""
     return (
         "".join(checks)
         + "    names = run.names\n    get = names.get\n    try:\n"
@@ -235,14 +276,28 @@ def _body(root: tuple, read: Callable[[int], str]) -> str:
         + "    source = run.once.source\n    E = run.labels.entries\n"
         + "".join(commit)
         + f"    if run.journal is None:\n        names[name] = {result}\n    else:\n        run.bind(name, {result})\n"
-        + f"    run.labels.name({result}, name)\n    return True\n"
+        + label
+        + "    return True\n"
     )
 
 
-def _number(result: str, value: str, span: str, compute: list[str], commit: list[str], make: str = "C") -> str:
-    """A number leaf's node (a non-finite literal fails: the usual way reports it)."""
+def _gradient(make: str) -> str:
+    """A new leaf's gradient: None for a constant, 0.0 for a variable."""
+    if make in ("CONSTANT", "VARIABLE"):
+        return "None" if make == "CONSTANT" else "0.0"
+    return f"None if {make} is CONSTANT else 0.0"
+
+
+def _bare(read: str) -> str:
+    """A name's text without `intern` (to look a name up, the text itself will do)."""
+    return read[2:-1] if read.startswith("i(") and read.endswith(")") else read
+
+
+def _number(result: str, value: str, span: str, compute: list[str], commit: list[str], make: str = "CONSTANT") -> str:
+    """A number leaf's node (a non-finite literal fails: the usual way reports it). A finite
+    float is what `Scalar.constant` and `Scalar.variable` check for: the leaf is made at once."""
     compute.append(f"        f = {value}\n        if f - f != 0.0:\n            return False\n")
-    compute.append(f"        {result} = {make}(f)\n")
+    compute.append(f"        {result} = LEAF(f, {make}, {_gradient(make)})\n")
     commit.append(f"    E[{result}] = (source, {span}, False)\n")
     return result
 

@@ -147,8 +147,28 @@ def _feed(tokens: Any, parser_state: Any) -> None:
     state_stack = parser_state.state_stack
     value_stack = parser_state.value_stack
     push_state, push_value = state_stack.append, value_stack.append
+    steady = _steady()
     for token in tokens:
         kind = token.type
+        if token.__class__ is Compacted and len(state_stack) == 4:  # after a statement
+            key = (*state_stack, kind, token.separator)
+            callback = steady.get(key, _UNKNOWN)
+            if callback is _UNKNOWN:
+                callback = steady[key] = _steady_step(key, actions, top_level)
+            if callback is not None:
+                # The statement before joins the program's, this one takes its place: the
+                # steps below would do just this, the stack's states ending as they were.
+                children = value_stack[-3:]
+                del value_stack[-3:]
+                value = callback(children)
+                statements = value.children
+                if not is_compact(statements[-1]):
+                    statements[-1] = encode(statements[-1], lines)
+                compacted = len(statements)
+                push_value(value)
+                push_value(token.data)
+                push_value(None)
+                continue
         while True:
             action = actions[state_stack[-1]].get(kind)
             if action.__class__ is int:  # shift
@@ -186,6 +206,32 @@ def _feed(tokens: Any, parser_state: Any) -> None:
                     if not is_compact(statements[-1]):  # (unless the fast path made it)
                         statements[-1] = encode(statements[-1], lines)
                     compacted = len(statements)
+
+
+_UNKNOWN = object()
+
+
+@functools.cache
+def _steady() -> dict[tuple, Any]:
+    """`_steady_step` of each state stack, next kind and separator met (None: not steady)."""
+    return {}
+
+
+def _steady_step(key: tuple, actions: list, top_level: str | None) -> Any:
+    """For a compact statement (its first kind and separator) coming where the state stack
+    is ``key[:4]`` (the program's statements, one more and its separator): the callback of
+    the one reduction `_feed` would make, if after it and the statement's shift the states
+    are those of ``key[:4]`` again; else None."""
+    *states, kind, separator = key
+    action = actions[states[3]].get(kind)
+    if action.__class__ is not tuple or action[0] != 3 or action[2] != top_level or action[1] is _PASS:
+        return None
+    if actions[states[0]].get(top_level) != states[1] or actions[states[1]].get(kind).__class__ is not int:
+        return None
+    after = actions[states[1]].get("statement")
+    if after != states[2] or actions[after].get(separator) != states[3]:
+        return None
+    return action[1]
 
 
 @functools.cache

@@ -123,3 +123,25 @@ def test_near_misses_of_taught_shapes_parse_as_in_full(monkeypatch, taught, nois
     fresh_shapes(monkeypatch)
     text = "".join(teach(line) for line in taught) + noise + "\n" + taught[0] + noise + "\n"
     assert outcome(fast_parse, text) == outcome(plain_parse, text)
+
+
+@pytest.mark.parametrize(
+    "separator, taken",
+    # (A blank line, or a newline after `;`, is an empty statement of its own: no step is
+    # steady then, the steps run as ever.)
+    [("\n", True), ("; ", True), (" # note\n", True), ("\r\n", True), ("\n\n", False), (";\n", False)],
+)
+def test_statements_after_statements_take_the_steady_step_and_parse_the_same(separator, taken, monkeypatch):
+    # Between two top-level statements the driver moves the one before into the program's
+    # list itself (`syntax._steady_step`) when the parser's steps would end where they began;
+    # a statement parsed in full, a block or another separator in between take the steps.
+    fresh_shapes(monkeypatch)
+    steady: dict = {}
+    monkeypatch.setattr(syntax, "_steady", lambda: steady)
+    lines = ["let a0 = var 1"] + [f"let a{i} = a{i - 1} * 1.0000001 + {i % 7}" for i in range(1, 40)]
+    lines[10:10] = ['print "x {a3}"', "repeat 2 { let c = a1 }", "a5", ""]
+    lines[25:25] = ["let d = a20 ** 2", "let e = -a20", "let f = a20 + a1 * 2"]
+    text = separator.join(lines) + "\n"
+    assert outcome(fast_parse, text) == outcome(plain_parse, text)
+    assert any(callback is not None for callback in steady.values()) == taken
+    assert len(fast_parse(text)) == len(plain_parse(text))
