@@ -162,7 +162,8 @@ def main(argv: list[str] | None = None) -> int:
             sys.unraisablehook = interrupts.quiet_unraisable
             _set_sigint(raise_once)
             try:
-                status = _run(argv, out, err)
+                # (No argv: the console script or `python -m scalarlang`, whose process it is.)
+                status = _run(argv, out, err, own_process=argv is None)
             except SystemExit as exiting:  # argparse: --help, --version, a usage error
                 status = _exit_code(exiting)
             if interrupts.interrupted:  # raised where Python could only report it
@@ -193,7 +194,7 @@ def _exit_code(exiting: SystemExit) -> int:
     return exiting.code if isinstance(exiting.code, int) else EXIT_USAGE
 
 
-def _run(argv: list[str] | None, out: GuardedStream, err: GuardedStream) -> int:
+def _run(argv: list[str] | None, out: GuardedStream, err: GuardedStream, own_process: bool = False) -> int:
     arguments = build_parser().parse_args(argv)
     if arguments.print_completion:
         from .completion import completion_script
@@ -215,10 +216,10 @@ def _run(argv: list[str] | None, out: GuardedStream, err: GuardedStream) -> int:
 
         _set_sigint(signal.default_int_handler)  # Ctrl-C while a statement runs drops it
         return run_repl(arguments)
-    return run_scripts(arguments, out, err)
+    return run_scripts(arguments, out, err, own_process)
 
 
-def run_scripts(arguments, out=None, err=None) -> int:
+def run_scripts(arguments, out=None, err=None, own_process: bool = False) -> int:
     """Run each program in a fresh session; the status is the worst of them."""
     from .runner import ScriptOutput, read_sources, text_source
 
@@ -231,6 +232,7 @@ def run_scripts(arguments, out=None, err=None) -> int:
         debug=arguments.debug,
         quiet=arguments.quiet,
         draw_dir=arguments.draw,
+        own_process=own_process,
     )
     if arguments.program is not None:
         sources = iter([text_source("<command line>", arguments.program)])

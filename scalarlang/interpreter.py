@@ -56,6 +56,10 @@ class Session:
         # Called with (backward pass, output label, topology index -> label) for every pass
         # before it is committed, shown or not (``--draw DIR``); it may raise DrawingError.
         self.pass_observer: Callable[..., object] | None = None
+        # Set by a front end whose process ends with the session (the command running
+        # scripts): what statements made is then frozen out of the cyclic collector's reach
+        # when it resumes (see `run_program`).
+        self.lives_to_exit = False
 
     # ---- what front ends read -------------------------------------------------------------
 
@@ -178,6 +182,12 @@ class Session:
                     failure = _internal_failure(error, source, current.span if current is not None else None)
                 finally:
                     if collecting:
+                        if self.lives_to_exit:
+                            # All the paused statements made waits in the youngest generation,
+                            # and the first collection would scan it all (0.25 s after
+                            # 100,000 `let`s). It is kept to the end or freed by reference
+                            # counting (a run makes no cycles): a freeze takes it out at once.
+                            gc.freeze()
                         gc.enable()
                 if failure is not None:
                     self._undo(run)

@@ -157,8 +157,11 @@ class ScriptOutput:
         debug: bool = False,
         quiet: bool = False,
         draw_dir: str | None = None,
+        own_process: bool = False,
     ):
         self.out = out
+        # The command's own process, which ends with its programs (see `Session.lives_to_exit`).
+        self.own_process = own_process
         self.quiet = quiet
         self.err = err
         self.json_lines = json_lines
@@ -192,6 +195,7 @@ class ScriptOutput:
         status = EXIT_OK
         session = Session()
         session.pass_observer = self.pass_drawer
+        session.lives_to_exit = self.own_process
         # Scripts show no bindings, as text or JSON: the session need not build them.
         for outcome in session.run(item, quiet=self.quiet, echo=False):
             self.show(outcome)

@@ -31,6 +31,9 @@ def base_env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+_LAST_EMPTY_PROMPT = re.compile(r"sad> [ ]*\Z")
+
+
 class Terminal:
     """A spawned REPL, 120 columns wide, and everything it has printed, ANSI escapes removed."""
 
@@ -76,7 +79,13 @@ class Terminal:
 
     def leave(self) -> int | None:
         """Ctrl-D at an empty prompt; the exit status."""
+        # The terminal's last line an empty prompt: a prompt seen earlier may be a redraw of
+        # a line still being edited (after Up, before a Ctrl-C is handled), where Ctrl-D
+        # would delete a character instead of leaving.
         self.expect(r"sad> ")
+        deadline = time.monotonic() + TIMEOUT
+        while _LAST_EMPTY_PROMPT.search(self.text) is None and time.monotonic() < deadline:
+            self._read()
         self.child.sendcontrol("d")
         deadline = time.monotonic() + TIMEOUT
         # Until the process has exited, not just closed the terminal: closing it earlier

@@ -721,7 +721,7 @@ def test_a_reader_that_goes_away_gets_no_traceback():
 def test_an_interrupted_script_exits_130_without_a_traceback(monkeypatch, capsys):
     from scalarlang import cli
 
-    def interrupted(arguments, out, err):
+    def interrupted(arguments, out, err, own_process=False):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(cli, "run_scripts", interrupted)

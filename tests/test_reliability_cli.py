@@ -202,7 +202,7 @@ def test_the_handlers_of_an_in_process_main_are_restored(monkeypatch, capsys):
 
 
 def test_a_second_interrupt_while_the_first_is_handled_is_ignored(monkeypatch, capsys):
-    def interrupted(arguments, out, err):
+    def interrupted(arguments, out, err, own_process=False):
         os.kill(os.getpid(), signal.SIGINT)  # the first: raises KeyboardInterrupt here
         raise AssertionError("not reached")
 

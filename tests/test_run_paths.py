@@ -514,3 +514,41 @@ def test_straight_writes_no_function_for_shapes_it_does_not_cover():
         assert None not in written(statement), statement
     for statement in ("let r = exp(x)", "let r = [1, 2]", "print x", "let r = var exp(x)", "x + 1"):
         assert written(statement) == (None, None), statement
+
+
+# ---- the collector after a run, in the command's own process ----------------------------------
+
+
+def test_only_the_command_s_own_process_freezes_what_a_run_made():
+    import gc
+
+    from scalarlang import cli
+
+    text = "let a0 = var 1\n" + "".join(f"let a{i} = a{i - 1} * 2 + 1\n" for i in range(1, 200)) + "backward(a199)\n"
+    gc.unfreeze()
+    try:
+        list(Session().run(Source("lib.sad", text)))  # a library's session: nothing frozen
+        assert gc.get_freeze_count() == 0
+        assert cli.main(["-c", "let x = var 1\nx * 2"]) == 0  # argv given: not its own process
+        assert gc.get_freeze_count() == 0
+        out, err = io.StringIO(), io.StringIO()
+        assert ScriptOutput(out, err, color="never", own_process=True).run(Source("own.sad", text)) == 0
+        assert gc.get_freeze_count() > 200  # the nodes the statements made, at least
+        assert "a199" in out.getvalue() and err.getvalue() == ""
+    finally:
+        gc.unfreeze()
+
+
+def test_the_command_itself_freezes_what_its_run_made(tmp_path):
+    import subprocess
+    import sys
+
+    program = tmp_path / "p.sad"
+    program.write_text("let a = var 1\nlet b = a * 2\nbackward(b)\n")
+    probe = (
+        "import gc, sys; from scalarlang import cli; sys.argv = ['scalarlang', sys.argv[1]]; "
+        "status = cli.main(); print('frozen', gc.get_freeze_count(), file=sys.stderr); sys.exit(status)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, str(program)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stderr.split("frozen ")[1]) > 0
