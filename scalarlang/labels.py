@@ -24,7 +24,7 @@ from typing import cast
 
 from .engine import Scalar, ScalarOperation
 from .numbers import format_count, format_number, format_parameter
-from .source import Source, Span
+from .source import Source, Span, indexed_span
 
 # Labels made from source text are cut to this many characters, whitespace collapsed; so are
 # names longer than that, in labels and messages.
@@ -39,6 +39,8 @@ NURSERY_SIZE = 1_024
 LASTING_SHARE = 10 / 9
 
 Entry = tuple  # made: (Source, Span, count); named: (name, the made entry or None, count)
+# A made entry's span may also be ``(start, end, LineIndex)``, made into a Span when read:
+# `straight` records four nodes a statement, and a Span costs five times a tuple to make.
 
 
 class Labels:
@@ -66,14 +68,14 @@ class Labels:
         if entry[0].__class__ is str:
             name = entry[0]
             return name if len(name) <= LABEL_LIMIT else shorten(name, LABEL_LIMIT)
-        return source_label(entry[0].text, entry[1])
+        return source_label(entry[0].text, span_of(entry[1]))
 
     def made_at(self, node: Scalar) -> tuple[Source, Span] | None:
         """Where the node was made, when the session saw it made."""
         entry = self.entry(node)
         if entry is not None and entry[0].__class__ is str:
             entry = entry[1]
-        return None if entry is None else (entry[0], entry[1])
+        return None if entry is None else (entry[0], span_of(entry[1]))
 
     def is_count(self, node: Scalar) -> bool:
         entry = self.entry(node)
@@ -128,6 +130,11 @@ class Labels:
         if len(self.old) > self.prune_at:
             self.old = survivors(self.old, others)
             self.prune_at = max(PRUNE_MINIMUM, 2 * len(self.old))
+
+
+def span_of(where: Span | tuple) -> Span:
+    """The span of a made entry (see `Entry`)."""
+    return indexed_span(*where) if where.__class__ is tuple else where  # type: ignore[return-value]
 
 
 def survivors(table: dict, others: tuple[dict, ...] = ()) -> dict:

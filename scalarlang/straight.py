@@ -13,11 +13,13 @@ Nothing is written until every step that can fail has succeeded: a statement tha
 (an unknown name, a non-finite result, a literal out of range, a reserved name, an operator
 outside the four) returns False having changed nothing, and the driver runs it the usual way,
 which makes the diagnostic. When it succeeds it has made the same nodes, label entries (in the
-same order) and binding as `statements.run_let_once`; tests/test_run_paths.py checks that.
+same order; their spans as offsets, made Spans when read: see `labels.Entry`) and binding as
+`statements.run_let_once`; tests/test_run_paths.py checks that.
 """
 
 from __future__ import annotations
 
+import functools
 import marshal
 import re
 from typing import Any, Callable
@@ -28,7 +30,6 @@ from .compact import _CLASSES, _EMPTY, _LITERAL, _NODE, _SIZES, _SPAN, _TUPLE, _
 from .engine import Scalar, ScalarOperation, _leaf
 from .expressions import ARITHMETIC
 from .shapes import template_match
-from .source import indexed_span
 
 # A function is written for a postfix shape the second time it is run, for this many shapes
 # and operations at most (as `compact` bounds its decoders).
@@ -128,18 +129,26 @@ def write_matched(template: Any) -> Straight | None:
     number by `float` alone (the parse checked that none is rounded to zero), and the ones
     the shape fixes (operators, `var`/`const`) are known already."""
     pieces, names = template.pieces
+    offset, number, fixed_value = _patterns()
     read = [
-        _NUMBER.sub(r"float(\1)", _OFFSET.sub(lambda found: f"{'a' if found[2] == '0' else 'b'}({found[1]})", piece))
+        number.sub(r"float(\1)", offset.sub(lambda found: f"{'a' if found[2] == '0' else 'b'}({found[1]})", piece))
         for piece in pieces
     ]
-    fixed = [_UNKNOWN if _FIXED.fullmatch(piece) is None else eval(piece, dict(names)) for piece in pieces]  # noqa: S307 - `c[k]` only
+    fixed = [_UNKNOWN if fixed_value.fullmatch(piece) is None else eval(piece, dict(names)) for piece in pieces]  # noqa: S307 - `c[k]` only
     header = "def run(run, m, L):\n    g = m.groups()\n    a = m.start\n    b = m.end\n"
     return _written(template.operations, read.__getitem__, fixed.__getitem__, header, names)
 
 
-_OFFSET = re.compile(r"r\[(\d+)\]\[([01])\]")  # a group's start or end in `fill_groups`' code
-_NUMBER = re.compile(r"\(float\((g\[\d+\])\) or n\(\1\)\)")  # a number, zero checked
-_FIXED = re.compile(r"c\[\d+\]")  # a value the shape fixes (an operator, a keyword)
+@functools.cache  # (compiled when first needed: start-up pays for every regex)
+def _patterns() -> tuple[re.Pattern, re.Pattern, re.Pattern]:
+    """In `fill_groups`' code: a group's start or end, a number (zero checked), a value the
+    shape fixes (an operator, a keyword)."""
+    return (
+        re.compile(r"r\[(\d+)\]\[([01])\]"),
+        re.compile(r"\(float\((g\[\d+\])\) or n\(\1\)\)"),
+        re.compile(r"c\[\d+\]"),
+    )
+
 _UNKNOWN = object()  # a value known only when the statement runs
 _OPERATORS = {"+": "ADD", "-": "SUB", "*": "MUL", "/": "DIV"}
 
@@ -153,7 +162,7 @@ def _written(
         return None
     namespace: dict[str, Any] = {
         "Scalar": Scalar, "LEAF": _leaf, "CONSTANT": ScalarOperation.CONSTANT,
-        "VARIABLE": ScalarOperation.VARIABLE, "A": ARITHMETIC, "S": indexed_span,
+        "VARIABLE": ScalarOperation.VARIABLE, "A": ARITHMETIC,
         "RESERVED": RESERVED_NAMES, **{name: ARITHMETIC[op] for op, name in _OPERATORS.items()}, **names,
     }
     exec(code, namespace)  # noqa: S102 - generated from operation codes and value positions only
@@ -167,7 +176,7 @@ def _body(root: tuple, read: Callable[[int], str], fixed: Callable[[int], Any]) 
     def _span(piece: tuple) -> str:
         if piece[0] != "s":
             raise _Unfit
-        return f"S({read(piece[1])}, {read(piece[1] + 1)}, L)"
+        return f"({read(piece[1])}, {read(piece[1] + 1)}, L)"  # a span when read (`labels`)
 
     def _value(piece: tuple) -> str:
         if piece[0] != "v":

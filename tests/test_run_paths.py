@@ -20,6 +20,7 @@ from scalarlang.direct import OnceCompiler
 from scalarlang.events import dumps, event_of
 from scalarlang.expressions import Compiler
 from scalarlang.interpreter import Session
+from scalarlang.labels import span_of
 from scalarlang.outcomes import Bound, Defined, Failed
 from scalarlang.runner import ScriptOutput
 from scalarlang.source import Source
@@ -143,7 +144,7 @@ def _entry(entry):
     if entry is None:
         return None
     first = entry[0] if entry[0].__class__ is str else entry[0].name
-    second = _entry(entry[1]) if entry[0].__class__ is str else _span(entry[1])
+    second = _entry(entry[1]) if entry[0].__class__ is str else _span(span_of(entry[1]))
     return (first, second, entry[2])
 
 
