@@ -42,11 +42,11 @@ _runners: dict[bytes, Straight | None] = {}  # None: the shape has no function
 _seen: set[bytes] = set()
 
 
-def run_straight(run: Any, item: bytes | int, lines: Any, text: str) -> bool:
+def run_straight(run: Any, item: bytes | int, lines: Any, text: Any) -> bool:
     """Run the compact statement `item` if its shape has a function and nothing in it fails;
     False (nothing changed) to run it the usual way."""
-    if item.__class__ is int:  # a statement of a shape the parser learnt: read from the text
-        template, match = template_match(item, text)  # type: ignore[arg-type]
+    if isinstance(item, int):  # a statement of a shape the parser learnt: read from the text
+        template, match = template_match(item, text)
         runner = template.runner
         if runner is None:
             runner = template.runner = write_matched(template) or _NONE
