@@ -303,7 +303,7 @@ def _graph_memory(peer, build) -> dict:
 def _record_arrays(backward_pass) -> dict:
     return {
         name: sys.getsizeof(getattr(backward_pass, name))
-        for name in ("topology", "_adjoints", "_accumulated", "_edge_parents", "_edge_before")
+        for name in ("topology", "_adjoints", "_accumulated", "_edges", "_edge_before")
         if hasattr(backward_pass, name) and getattr(backward_pass, name) is not None
     }
 

@@ -52,10 +52,7 @@ class BackwardPass:
         "_adjoints",
         "_accumulated",
         "_edge_before",
-        "_edge_children",
-        "_edge_slots",
-        "_edge_parents",
-        "_edge_next",
+        "_edges",
         "_walk",
         "_positions",
     )
@@ -65,10 +62,7 @@ class BackwardPass:
     _adjoints: array[float]
     _accumulated: list[float | None]
     _edge_before: array[float]
-    _edge_children: array[int]
-    _edge_slots: array[int]
-    _edge_parents: array[int]
-    _edge_next: int
+    _edges: array[int]
     _walk: object
     _positions: dict[int, int] | None
 
@@ -86,10 +80,7 @@ class BackwardPass:
         backward_pass._adjoints = array("d", adjoints)
         backward_pass._accumulated = accumulated
         backward_pass._edge_before = array("d", edge_before)
-        backward_pass._edge_children = array("q")
-        backward_pass._edge_slots = array("b")
-        backward_pass._edge_parents = array("q")
-        backward_pass._edge_next = len(order) - 1  # the next child whose edges are indexed
+        backward_pass._edges = array("q")  # (child, slot, parent) of the edges indexed so far
         backward_pass._walk = walk
         backward_pass._positions = None
         return backward_pass
@@ -125,32 +116,31 @@ class BackwardPass:
             self._accumulated[index],
         )
 
-    def _edge_positions(self, index: int) -> tuple[array, array, array]:
-        # The visiting order is fixed by the topology (children last to first, slots in
-        # order), so each edge's child, slot and parent index are rebuilt when first asked
-        # for, and only as far as asked: a table of a pass's first 200 edges indexes about
-        # 100 nodes, not the million of its graph.
-        children, slots, parents = self._edge_children, self._edge_slots, self._edge_parents
-        if index < len(children):
-            return children, slots, parents
+    def _edge_positions(self, index: int) -> array:
+        """``(child, slot, parent)`` of each edge up to ``index`` at least, flat.
+
+        The visiting order is fixed by the topology (children last to first, slots in order),
+        so each edge's child, slot and parent index are rebuilt when first asked for, and
+        only as far as asked: a table of a pass's first 200 edges indexes about 100 nodes,
+        not the million of its graph. A node's edges are added in one step, so an interrupt
+        leaves the index whole; the next node to look at follows from its last edge."""
+        edges = self._edges
+        if 3 * index < len(edges):
+            return edges
         from .engine import _WALK_LOCK
 
-        topology, position, child = self.topology, self._position, self._edge_next
+        topology, position = self.topology, self._position
+        child = edges[-3] - 1 if edges else len(topology) - 1
         with _WALK_LOCK:  # no walk in another thread re-marks a node between its two reads
-            while len(children) <= index and child >= 0:
+            while len(edges) <= 3 * index and child >= 0:
                 node = topology[child]
                 if node._left is not None:
                     if node._right is None:
-                        children.append(child)
-                        slots.append(0)
-                        parents.append(position(node._left))
+                        edges.extend((child, 0, position(node._left)))
                     else:
-                        children.extend((child, child))
-                        slots.extend((0, 1))
-                        parents.extend((position(node._left), position(node._right)))
+                        edges.extend((child, 0, position(node._left), child, 1, position(node._right)))
                 child -= 1
-        self._edge_next = child
-        return children, slots, parents
+        return edges
 
     def _position(self, node: Scalar) -> int:
         """The node's topology index: the one its walk left on it while no later walk has
@@ -163,10 +153,9 @@ class BackwardPass:
         return positions[id(node)]
 
     def _edge(self, index: int) -> BackwardEdge:
-        children, slots, parents = self._edge_positions(index)
-        child = children[index]
-        slot = slots[index]
-        parent = parents[index]
+        edges = self._edge_positions(index)
+        at = 3 * index
+        child, slot, parent = edges[at], edges[at + 1], edges[at + 2]
         node = self.topology[child]
         local = node._dright if slot else node._dleft
         upstream = self._adjoints[child]
