@@ -176,27 +176,25 @@ class Run:
                     and self.straight
                     and run_straight(self, items[index], frame.lines, frame.text)
                 ):
-                    self.current = None
-                    if len(entries) > NURSERY_SIZE:
-                        self._settle(True)
-                    continue
-                statement = body[index]
-                self.current = statement
-                action = compiled.get(id(statement))
-                if action is None:
-                    if frame.repeats:
-                        action = compiled[id(statement)] = self._compile(statement)
-                        self.kept.append(statement)
-                    else:
-                        # A statement outside any loop runs once: its expressions are walked,
-                        # not compiled, and its action is not kept (it would only hold memory
-                        # the cyclic collector rescans).
-                        action = self._compile_once(statement)
-                pushed = action(frame.show)
-                if pushed is not None:
-                    if frame.repeats:
-                        pushed.repeats = True
-                    stack.append(pushed)
+                    self.current = None  # (it made no outcome)
+                else:
+                    statement = body[index]
+                    self.current = statement
+                    action = compiled.get(id(statement))
+                    if action is None:
+                        if frame.repeats:
+                            action = compiled[id(statement)] = self._compile(statement)
+                            self.kept.append(statement)
+                        else:
+                            # A statement outside any loop runs once: its expressions are
+                            # walked, not compiled, and its action is not kept (it would only
+                            # hold memory the cyclic collector rescans).
+                            action = self._compile_once(statement)
+                    pushed = action(frame.show)
+                    if pushed is not None:
+                        if frame.repeats:
+                            pushed.repeats = True
+                        stack.append(pushed)
                 if pending:
                     batch = pending[:]
                     pending.clear()

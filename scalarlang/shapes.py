@@ -400,11 +400,11 @@ def _filler(operations: bytes, values: list, tokens: list) -> Any:
         f"def fill_groups(r, g):\n    return [{', '.join(grouped)}]\n"
         f"def fits(g):\n    try:\n{checks}        return True\n    except Unfit:\n        return False\n"
     )
-    namespace: dict[str, Any] = {"n": _number, "i": intern, "c": tuple(constants), "Unfit": _Unfit}
+    used: dict[str, Any] = {"n": _number, "i": intern, "c": tuple(constants)}  # by the pieces
+    namespace = {**used, "Unfit": _Unfit}
     exec(code, namespace)  # noqa: S102 - generated from operation codes and token indices only
-    # Each value as `fill_groups` reads it (for `straight`, with the names it uses).
-    pieces_read = (tuple(grouped), {"n": _number, "i": intern, "c": tuple(constants)})
-    return namespace["fill"], namespace["fill_groups"], namespace["fits"], pieces_read
+    # Each value as `fill_groups` reads it, for `straight`, with the names it uses.
+    return namespace["fill"], namespace["fill_groups"], namespace["fits"], (tuple(grouped), used)
 
 
 def _shift(pieces: list) -> list:

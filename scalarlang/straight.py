@@ -26,19 +26,20 @@ from typing import Any, Callable
 
 from . import ast
 from .builtins import RESERVED_NAMES
-from .compact import _CLASSES, _EMPTY, _LITERAL, _NODE, _SIZES, _SPAN, _TUPLE, _steps
+from .compact import _decode
 from .engine import Scalar, ScalarOperation, _leaf
 from .expressions import ARITHMETIC
 from .shapes import template_match
+from .source import Span
 
 # A function is written for a postfix shape the second time it is run, for this many shapes
 # and operations at most (as `compact` bounds its decoders).
 MAX_SHAPES = 2_048
 MAX_OPERATIONS = 400
 
-Straight = Callable[[Any, list, Any], bool]
+Straight = Callable[[Any, Any, Any], bool]  # (run, the values or the match, lines)
 
-_runners: dict[bytes, Straight | None] = {}  # None: the shape has no function
+_runners: dict[bytes, Straight] = {}  # `_none` for a shape that has no function
 _seen: set[bytes] = set()
 
 
@@ -49,16 +50,14 @@ def run_straight(run: Any, item: bytes | int, lines: Any, text: Any) -> bool:
         template, match = template_match(item, text)
         runner = template.runner
         if runner is None:
-            runner = template.runner = write_matched(template) or _NONE
+            runner = template.runner = write_matched(template) or _none
         return runner(run, match, lines)
     operations, values = marshal.loads(item)
     runner = _runners.get(operations)
     if runner is None:
-        if operations in _runners or not _learn(operations):
+        if not _learn(operations):
             return False
         runner = _runners[operations]
-        if runner is None:
-            return False
     return runner(run, values, lines)
 
 
@@ -70,39 +69,28 @@ def _learn(operations: bytes) -> bool:
         return False
     if len(_runners) >= MAX_SHAPES:
         return False
-    _runners[operations] = write(operations) if len(operations) <= MAX_OPERATIONS else None
+    _runners[operations] = (write(operations) if len(operations) <= MAX_OPERATIONS else None) or _none
     return True
 
 
-# ---- the shape as a tree of value positions -------------------------------------------------
-# ("v", i): the value v[i]; ("s", i): the span of v[i], v[i + 1]; ("()", parts): a tuple;
-# (cls, fields): a node.
+# ---- the shape as nodes holding value positions ----------------------------------------------
+# `compact`'s own decoder makes the statement, each value given as its position (an `_At`):
+# a name's field, a number's, a span's start and end hold where the value would be.
 
 
-def _tree(operations: bytes) -> tuple:
-    stack: list = []
-    at = 0
-    for operation, size in _steps(operations):
-        if operation == _LITERAL:
-            stack.append(("v", at))
-            at += 1
-        elif operation == _SPAN:
-            stack.append(("s", at))
-            at += 2
-        elif operation == _TUPLE:
-            parts = tuple(stack[len(stack) - size :])
-            del stack[len(stack) - size :]
-            stack.append(("()", parts))
-        elif operation == _EMPTY:
-            stack.append(("()", ()))
-        else:
-            code = operation - _NODE
-            count = _SIZES[code]
-            fields = tuple(stack[len(stack) - count :])
-            del stack[len(stack) - count :]
-            stack.append((_CLASSES[code], fields))
-    (root,) = stack
-    return root
+class _At(int):
+    """The position of a value in the compact form."""
+
+
+class _Positions:
+    """What `compact._decode` reads values from: each position for its value."""
+
+    def __getitem__(self, index: int) -> _At:
+        return _At(index)
+
+
+def _tree(operations: bytes) -> Any:
+    return _decode(operations, _Positions(), None)  # type: ignore[arg-type]
 
 
 class _Unfit(Exception):
@@ -110,10 +98,8 @@ class _Unfit(Exception):
 
 
 def _none(run: Any, values: Any, lines: Any) -> bool:
+    """The function of a shape that has none: every statement the usual way."""
     return False
-
-
-_NONE = _none  # the function of a shape that has none: every statement the usual way
 
 
 def write(operations: bytes) -> Straight | None:
@@ -169,28 +155,28 @@ def _written(
     return namespace["run"]
 
 
-def _body(root: tuple, read: Callable[[int], str], fixed: Callable[[int], Any]) -> str:
+def _body(root: Any, read: Callable[[int], str], fixed: Callable[[int], Any]) -> str:
     """The statements of the function, each value written as ``read(its position)``, or
     known when the shape fixes it (``fixed(its position)``, else `_UNKNOWN`)."""
 
-    def _span(piece: tuple) -> str:
-        if piece[0] != "s":
+    def _span(span: Any) -> str:
+        if span.__class__ is not Span or span.start.__class__ is not _At or span.end.__class__ is not _At:
             raise _Unfit
-        return f"({read(piece[1])}, {read(piece[1] + 1)}, L)"  # a span when read (`labels`)
+        return f"({read(span.start)}, {read(span.end)}, L)"  # a span when read (`labels`)
 
-    def _value(piece: tuple) -> str:
-        if piece[0] != "v":
+    def _value(at: Any) -> str:
+        if at.__class__ is not _At:
             raise _Unfit
-        return read(piece[1])
+        return read(at)
 
-    def _fixed(piece: tuple) -> Any:
-        if piece[0] != "v":
+    def _fixed(at: Any) -> Any:
+        if at.__class__ is not _At:
             raise _Unfit
-        return fixed(piece[1])
+        return fixed(at)
 
-    if root[0] is not ast.Let:
+    if root.__class__ is not ast.Let:
         raise _Unfit
-    _, name, _, value = root[1]
+    name, value = root.name, root.value
     checks = [f"    name = {_value(name)}\n    if name in RESERVED:\n        return False\n"]
     compute: list[str] = []  # inside the try: every step that can fail
     commit: list[str] = []  # the label entries, in the order the walker makes the nodes
@@ -207,51 +193,51 @@ def _body(root: tuple, read: Callable[[int], str], fixed: Callable[[int], Any]) 
     results: list[str] = []
     while work:
         node, ready = work.pop()
-        cls, fields = node
+        cls = node.__class__
         if cls is ast.Name:
             result = fresh()
-            compute.append(f"        {result} = get({_bare(_value(fields[1]))})\n")
+            compute.append(f"        {result} = get({_bare(_value(node.name))})\n")
             compute.append(f"        if {result}.__class__ is not Scalar:\n            return False\n")
             results.append(result)
         elif cls is ast.Number:
-            results.append(_number(fresh(), _value(fields[1]), _span(fields[0]), compute, commit))
+            results.append(_number(fresh(), _value(node.value), _span(node.span), compute, commit))
         elif cls is ast.Binary:
             if ready is None:
-                work += [(node, True), (fields[3], None), (fields[2], None)]
+                work += [(node, True), (node.right, None), (node.left, None)]
                 continue
             right, left = results.pop(), results.pop()
             operator, result = fresh(), fresh()
-            known = _fixed(fields[1])
+            known = _fixed(node.op)
             if known is _UNKNOWN:
-                checks.append(f"    {operator} = A.get({_value(fields[1])})\n    if {operator} is None:\n        return False\n")
+                checks.append(f"    {operator} = A.get({_value(node.op)})\n    if {operator} is None:\n        return False\n")
             elif known in _OPERATORS:
                 operator = _OPERATORS[known]
             else:  # `**`, `%`: the walker calls the compiler's own function
                 raise _Unfit
             compute.append(f"        {result} = {operator}({left}, {right})\n")
-            commit.append(f"    E[{result}] = (source, {_span(fields[0])}, False)\n")
+            commit.append(f"    E[{result}] = (source, {_span(node.span)}, False)\n")
             results.append(result)
         elif cls is ast.Unary:
             if ready is None:
-                work += [(node, True), (fields[2], None)]
+                work += [(node, True), (node.operand, None)]
                 continue
-            if _fixed(fields[1]) is _UNKNOWN:
-                checks.append(f"    if {_value(fields[1])} != '-':\n        return False\n")
-            elif _fixed(fields[1]) != "-":
+            if _fixed(node.op) is _UNKNOWN:
+                checks.append(f"    if {_value(node.op)} != '-':\n        return False\n")
+            elif _fixed(node.op) != "-":
                 raise _Unfit
             result = fresh()
             compute.append(f"        {result} = {results.pop()}.neg()\n")
-            commit.append(f"    E[{result}] = (source, {_span(fields[0])}, False)\n")
+            commit.append(f"    E[{result}] = (source, {_span(node.span)}, False)\n")
             results.append(result)
         elif cls is ast.Leaf:
-            literal = _literal(fields[2])
+            literal = _literal(node.operand)
             if literal is None and ready is None:  # of a value: the value first
-                work += [(node, True), (fields[2], None)]
+                work += [(node, True), (node.operand, None)]
                 continue
-            kind = _fixed(fields[1])
+            kind = _fixed(node.kind)
             if kind is _UNKNOWN:
                 make = fresh()
-                compute.append(f"        {make} = VARIABLE if {_value(fields[1])} == 'var' else CONSTANT\n")
+                compute.append(f"        {make} = VARIABLE if {_value(node.kind)} == 'var' else CONSTANT\n")
             else:
                 make = "VARIABLE" if kind == "var" else "CONSTANT"
             if literal is not None:  # (the walker makes no node for the literal)
@@ -260,18 +246,18 @@ def _body(root: tuple, read: Callable[[int], str], fixed: Callable[[int], Any]) 
                     checks.append(f"    if {_value(sign)} != '-':\n        return False\n")
                 elif sign is not None and _fixed(sign) != "-":
                     raise _Unfit
-                value = _value(number) if sign is None else "-" + _value(number)
-                results.append(_number(fresh(), value, _span(fields[0]), compute, commit, make))
+                number_read = _value(number) if sign is None else "-" + _value(number)
+                results.append(_number(fresh(), number_read, _span(node.span), compute, commit, make))
             else:
                 result = fresh()
                 operand = results.pop()
                 compute.append(f"        {result} = LEAF({operand}._value, {make}, {_gradient(make)})\n")
-                commit.append(f"    E[{result}] = (source, {_span(fields[0])}, False)\n")
+                commit.append(f"    E[{result}] = (source, {_span(node.span)}, False)\n")
                 results.append(result)
         else:
             raise _Unfit
     (result,) = results
-    if value[0] is ast.Name:  # a node made before: `Labels.name` looks for its entry
+    if value.__class__ is ast.Name:  # a node made before: `Labels.name` looks for its entry
         label = f"    run.labels.name({result}, name)\n"
     else:  # made here, its entry the last: named as `Labels.name` names a new node
         made_entry = commit.pop().split(" = ", 1)[1].rstrip("\n")
@@ -311,11 +297,11 @@ def _number(result: str, value: str, span: str, compute: list[str], commit: list
     return result
 
 
-def _literal(operand: tuple) -> tuple | None:
-    """(the sign's value position or None, the number's) of a literal operand of `var`/`const`
+def _literal(operand: Any) -> tuple | None:
+    """(the sign's position or None, the number's) of a literal operand of `var`/`const`
     (``literal_value``: a number, possibly negated), else None."""
-    if operand[0] is ast.Number:
-        return None, operand[1][1]
-    if operand[0] is ast.Unary and operand[1][2][0] is ast.Number:
-        return operand[1][1], operand[1][2][1][1]
+    if operand.__class__ is ast.Number:
+        return None, operand.value
+    if operand.__class__ is ast.Unary and operand.operand.__class__ is ast.Number:
+        return operand.op, operand.operand.value
     return None
