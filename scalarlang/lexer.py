@@ -60,8 +60,7 @@ class Mode:
         skipped = [t for t in kept if t.name in ignore]
         prefix = ""
         if skipped and all(t.priority <= min(s.priority for s in skipped) for t in kept):
-            # Atomic, so that a failed match never backtracks into a comment.
-            prefix = "(?>(?:" + "|".join(t.pattern.to_regexp() for t in skipped) + ")*)"
+            prefix = skip_prefix([t.pattern.to_regexp() for t in skipped])
             kept = [t for t in kept if t.name not in ignore]
         # The alternatives in the order they are tried, and the prefix: `shapes` writes a
         # regex for a whole statement from them.
@@ -72,6 +71,25 @@ class Mode:
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+# This grammar's ignored terminals: a run of blanks (no newline among them), a comment from a
+# character to the end of its line.
+_BLANKS = re.compile(r"\[(?: |\t|\\t)+\]\+")
+_LINE_COMMENT = re.compile(r"[#%;]\[\^(?:\n|\\n)\]\*")
+
+
+def skip_prefix(skipped: list[str]) -> str:
+    """The regex that skips any run of the ignored terminals (`skipped`: their regexes)
+    before a token; atomic, so that a failed match never backtracks into a comment. For
+    blanks and a line comment it is ``blanks, then at most one comment``: the comment ends
+    where the line does, and no blank takes a newline, so nothing follows it in the run. The
+    same text is skipped, at half the cost of a repeated alternation (the regex of a whole
+    statement pays this before every token)."""
+    if len(skipped) == 2:
+        blanks = [regex for regex in skipped if _BLANKS.fullmatch(regex)]
+        comments = [regex for regex in skipped if _LINE_COMMENT.fullmatch(regex)]
+        if len(blanks) == 1 and len(comments) == 1:
+            return f"{blanks[0][:-1]}*+(?:{comments[0]}+)?+"
+    return "(?>(?:" + "|".join(skipped) + ")*)"
 
 
 def _whole_word(terminal: Any, string_pattern: type[PatternStr]) -> str:

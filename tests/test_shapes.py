@@ -145,3 +145,54 @@ def test_statements_after_statements_take_the_steady_step_and_parse_the_same(sep
     assert outcome(fast_parse, text) == outcome(plain_parse, text)
     assert any(callback is not None for callback in steady.values()) == taken
     assert len(fast_parse(text)) == len(plain_parse(text))
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(alphabet=" \t#\n\r;ax1", max_size=40))
+def test_the_short_skip_prefix_skips_what_the_repeated_alternation_does(text):
+    import re
+
+    from scalarlang.lexer import skip_prefix
+
+    ignored = [syntax._lexer().terminals[name].pattern.to_regexp() for name in sorted(syntax._lexer().ignore)]
+    short = re.compile(skip_prefix(ignored))
+    general = re.compile("(?>(?:" + "|".join(ignored) + ")*)")
+    assert short.pattern != general.pattern  # this grammar's blanks and comments: the short form
+    for start in range(len(text) + 1):
+        assert short.match(text, start).end() == general.match(text, start).end()
+        # and after it, a token that fails makes the whole match fail, as in the general form
+        assert (re.match(short.pattern + "x", text[start:]) is None) == (re.match(general.pattern + "x", text[start:]) is None)
+
+
+def test_other_ignored_terminals_keep_the_repeated_alternation():
+    from scalarlang.lexer import skip_prefix
+
+    assert skip_prefix(["[ \t]+"]) == "(?>(?:[ \t]+)*)"
+    assert skip_prefix(["[ \t\n]+", "#[^\n]*"]) == "(?>(?:[ \t\n]+|#[^\n]*)*)"  # blanks take newlines
+    assert skip_prefix(["[ \t]+", "/\\*.*?\\*/"]) == "(?>(?:[ \t]+|/\\*.*?\\*/)*)"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(
+    taught=st.lists(st.sampled_from(["let b = a * c", "let b = a*2 + 1e3", "print a, -b ** 2", "let x=f(a, c: 2)"]), min_size=1, max_size=3),
+    noise=st.lists(st.text(st.sampled_from("ab1.e-+*/%(),:=;\t #letvarinf"), max_size=12), max_size=6),
+)
+def test_the_lean_regex_remakes_the_groups_of_every_statement_the_full_one_took(monkeypatch, taught, noise):
+    # Where the guarded regex matched, the lean one (no lookaheads, `template_match`) takes
+    # the same text in every group and the same separator.
+    from scalarlang.shapes import _TEMPLATE_BITS, _TEMPLATE_MASK, _TEMPLATES
+
+    fresh_shapes(monkeypatch)
+    lines = [line + extra for line in taught for extra in [""] * 6 + noise]
+    text = "\n".join(lines) + "\n"
+    try:
+        items = syntax.parse_program(Source("t.sad", text)).statements._items
+    except LanguageError:
+        return
+    numbered = [item for item in items if item.__class__ is int]
+    assert numbered or noise  # (in six, a shape is learnt at each boundary, then taken)
+    for item in numbered:
+        template, at = _TEMPLATES[item & _TEMPLATE_MASK], item >> _TEMPLATE_BITS
+        full, lean = template.regex.match(text, at), template.lean.match(text, at)
+        assert full is not None and lean is not None
+        assert (lean.regs, lean.lastgroup) == (full.regs, full.lastgroup)
