@@ -13,6 +13,11 @@ once it is full, the entries of nodes nothing else refers to any more are droppe
 of earlier loop iterations), the rest move to a middle generation, and only what survives
 that too moves to the old table, itself pruned whenever it has doubled (see
 `drop_unreferenced`). No table grows with the iteration count of a loop.
+
+Straight-line statements (outside any loop) bind what they make, so their nurseries are
+nearly all live: one that is goes to the old table at once, and so do the next few without a
+look, and the old table, found nearly all live too, is next pruned at four times its size.
+A long straight-line program's entries are then walked about once in all, not three times.
 """
 
 from __future__ import annotations
@@ -37,6 +42,9 @@ PRUNE_MINIMUM = 50_000
 NURSERY_SIZE = 1_024
 # "Nearly all": live entries times this at least the nursery's size (90%).
 LASTING_SHARE = 10 / 9
+# After a nursery filled outside loops was nearly all live, this many more such nurseries
+# go to the old table unlooked; the next is looked at again.
+TRUSTED_NURSERIES = 7
 
 Entry = tuple  # made: (Source, Span, count); named: (name, the made entry or None, count)
 # A made entry's span may also be ``(start, end, LineIndex)``, made into a Span when read:
@@ -44,13 +52,14 @@ Entry = tuple  # made: (Source, Span, count); named: (name, the made entry or No
 
 
 class Labels:
-    __slots__ = ("entries", "middle", "old", "prune_at")
+    __slots__ = ("entries", "middle", "old", "prune_at", "trusted")
 
     def __init__(self) -> None:
         self.entries: dict[Scalar, Entry] = {}  # the nursery: where new nodes are recorded
         self.middle: dict[Scalar, Entry] = {}
         self.old: dict[Scalar, Entry] = {}
         self.prune_at = PRUNE_MINIMUM
+        self.trusted = 0  # lasting nurseries still to go to the old table unlooked
 
     def entry(self, node: Scalar) -> Entry | None:
         entry = self.entries.get(node)
@@ -110,6 +119,7 @@ class Labels:
         self.middle.clear()
         self.old.clear()
         self.prune_at = PRUNE_MINIMUM
+        self.trusted = 0
 
     def settle(self, others: tuple[dict, ...] = (), lasting: bool = False) -> None:
         """Move the nursery's live entries to the middle generation and the middle's to the
@@ -117,19 +127,32 @@ class Labels:
 
         ``lasting``: the nursery was filled by statements outside any loop. If nearly all of
         it is live, it goes to the old table at once: what straight-line statements make,
-        they bind, and a second look in the middle generation would find it live again.
+        they bind, and a second look in the middle generation would find it live again. The
+        next `TRUSTED_NURSERIES` lasting ones then go there without a look: what died among
+        them stays alive until the old table is pruned.
         """
-        self.old.update(survivors(self.middle, others))
-        made = len(self.entries)
-        live = survivors(self.entries, others)  # empties the nursery, in place
-        if lasting and len(live) * LASTING_SHARE >= made:
-            self.old.update(live)
-            self.middle = {}
+        if lasting and self.trusted and not self.middle:
+            self.trusted -= 1
+            self.old.update(self.entries)
+            self.entries.clear()  # (in place: the driver holds the nursery)
         else:
-            self.middle = live
+            self.old.update(survivors(self.middle, others))
+            made = len(self.entries)
+            live = survivors(self.entries, others)  # empties the nursery, in place
+            if lasting and len(live) * LASTING_SHARE >= made:
+                self.old.update(live)
+                self.middle = {}
+                self.trusted = TRUSTED_NURSERIES
+            else:
+                self.middle = live
+                self.trusted = 0
         if len(self.old) > self.prune_at:
+            before = len(self.old)
             self.old = survivors(self.old, others)
-            self.prune_at = max(PRUNE_MINIMUM, 2 * len(self.old))
+            # Nearly all live (a long straight-line program): four times the size before the
+            # next look, or its entries would be walked again at each doubling.
+            growth = 4 if len(self.old) * LASTING_SHARE >= before else 2
+            self.prune_at = max(PRUNE_MINIMUM, growth * len(self.old))
 
 
 def span_of(where: Span | tuple) -> Span:

@@ -286,23 +286,51 @@ def test_every_kept_action_belongs_to_a_statement_still_alive():
 
 def test_a_live_nursery_filled_outside_loops_goes_to_the_old_table():
     from scalarlang.engine import Scalar
-    from scalarlang.labels import Labels
+    from scalarlang.labels import TRUSTED_NURSERIES, Labels
 
     labels = Labels()
     kept = [Scalar.constant(float(i)) for i in range(100)]
     for index, node in enumerate(kept):
         labels.name(node, f"n{index}")
+    nursery = labels.entries
     labels.settle((), lasting=True)
     assert not labels.middle and list(labels.old) == kept
+    assert labels.entries is nursery and not nursery  # emptied in place: the driver holds it
     assert [labels.label_of(node) for node in kept] == [f"n{index}" for index in range(100)]
-    # Mostly dead: to the middle generation, as without `lasting`.
-    for index in range(100):
-        labels.name(Scalar.constant(float(index)), "dead")
-    live = Scalar.constant(1.0)
-    labels.name(live, "live")
-    labels.settle((), lasting=True)
-    assert list(labels.middle) == [live] and len(labels.old) == 100
-    assert labels.label_of(live) == "live"
+    # The next lasting nurseries go there unlooked, dead entries too (until a pruning)...
+    for batch in range(TRUSTED_NURSERIES):
+        labels.name(Scalar.constant(float(batch)), "dead")
+        labels.settle((), lasting=True)
+        assert not labels.middle and len(labels.old) == 101 + batch
+    # ... and the one after them is looked at: mostly dead, to the middle generation, as
+    # without `lasting`, and no more go unlooked.
+    for round in range(2):
+        for index in range(100):
+            labels.name(Scalar.constant(float(index)), "dead")
+        live = Scalar.constant(1.0)
+        labels.name(live, f"live{round}")
+        labels.settle((), lasting=True)
+        assert labels.middle == {live: (f"live{round}", None, False)}
+        assert labels.label_of(live) == f"live{round}" and labels.trusted == 0
+    assert len(labels.old) == 100 + TRUSTED_NURSERIES  # (the first `live` died before its second look)
+
+
+def test_the_old_table_is_pruned_at_twice_its_size_or_four_times_when_nearly_all_live(monkeypatch):
+    import scalarlang.labels as labels_module
+    from scalarlang.engine import Scalar
+
+    monkeypatch.setattr(labels_module, "PRUNE_MINIMUM", 10)
+    labels = labels_module.Labels()
+    labels.prune_at = 10
+    kept = [Scalar.constant(float(i)) for i in range(20)]
+    for node in kept:
+        labels.old[node] = (str(node.value), None, False)
+    labels.settle()
+    assert list(labels.old) == kept and labels.prune_at == 80  # all live: four times
+    for index in range(61):
+        labels.old[Scalar.constant(float(index))] = ("dead", None, False)
+    labels.settle()
+    assert list(labels.old) == kept and labels.prune_at == 40  # a quarter live: twice
 
 
 @pytest.mark.parametrize("atomic", [False, True])
