@@ -173,7 +173,7 @@ class Lexer:
         kind: Any  # a terminal's name: `match.lastgroup` is never None, every alternative is a named group
         if fast is not None:
             shapes, boundaries, boundary_states = fast.shapes, fast.boundaries, fast.states
-            value_stack, lines = interactive.parser_state.value_stack, fast.lines
+            value_stack, lines, steady = interactive.parser_state.value_stack, fast.lines, fast.steady
         else:
             boundary_states = frozenset()
         recording: list | None = None  # the tokens of a top-level statement parsed in full
@@ -195,6 +195,19 @@ class Lexer:
                     if previous == "_NL":  # the only newline of such a statement
                         line, line_start = line + 1, pos
                     recording = None
+                    if steady.get((*boundary, statement.type, previous)) is not None:
+                        # The driver's steps would leave the parser here again: the statements
+                        # after it that start and end alike come with it (`Compacted.more`).
+                        more = []
+                        while (found := shapes.match(text, pos, root)) is not None:
+                            if found[1].type != statement.type or found[1].separator != previous:
+                                break  # (met again at the next boundary)
+                            pos = found[0]
+                            more.append(found[1].data)
+                            if previous == "_NL":
+                                line, line_start = line + 1, pos
+                        if more:
+                            statement.more = more
                     yield statement
                     continue
                 recording = []
@@ -260,15 +273,18 @@ class FastPath:
     """What the lexer needs for the fast path of `shapes`: the trie, the parser's stacks
     between two top-level statements (each with where on the value stack the statement just
     finished is, None after a bare separator or at the start), their top states (to test
-    cheaply first) and the line index the compact statements' spans refer to."""
+    cheaply first), the line index the compact statements' spans refer to, and the driver's
+    steady steps (``syntax._steady``: for a state stack, a statement's first kind and its
+    separator, a callback where the steps for it leave the stack as it was)."""
 
-    __slots__ = ("boundaries", "lines", "shapes", "states")
+    __slots__ = ("boundaries", "lines", "shapes", "states", "steady")
 
-    def __init__(self, shapes: Shapes, boundaries: dict[tuple, int | None], lines: Any):
+    def __init__(self, shapes: Shapes, boundaries: dict[tuple, int | None], lines: Any, steady: dict):
         self.shapes = shapes
         self.boundaries = boundaries
         self.states = frozenset(boundary[-1] for boundary in boundaries)
         self.lines = lines
+        self.steady = steady
 
 
 _SEPARATOR_KINDS = frozenset(("_NL", "_SEMI"))

@@ -62,14 +62,17 @@ class Compacted:
     first token's kind (``type``) calls for are done, ``data`` (the compact statement, bytes or an int:
     nothing on the parser's stack that error messages could take for a token) goes on the
     stack as the nonterminal `statement`, then the separator (a ``separator`` token, whose
-    value no reduction keeps)."""
+    value no reduction keeps). ``more``: None, or the statements right after it, each of
+    the same first kind and separator, where the lexer knows the driver's step for such a
+    statement leaves the parser's stacks as they were."""
 
-    __slots__ = ("data", "separator", "type")
+    __slots__ = ("data", "more", "separator", "type")
 
     def __init__(self, kind: str, data: bytes | int, separator: str):
         self.type = kind
         self.data = data
         self.separator = separator
+        self.more: list | None = None
 
 
 class Template:

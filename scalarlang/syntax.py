@@ -120,7 +120,7 @@ def _parse(text: str) -> Program:
     gc.disable()  # see below
     try:
         with spans_of(text):
-            fast = FastPath(_shapes(), _boundaries(), current_lines()) if _top_level() else None
+            fast = FastPath(_shapes(), _boundaries(), current_lines(), _steady()) if _top_level() else None
             _feed(_lexer().tokens(text, interactive, fast), interactive.parser_state)
             return interactive.feed_token(_end_token(text))
     except UnexpectedToken as exc:
@@ -164,15 +164,21 @@ def _feed(tokens: Any, parser_state: Any) -> None:
                 statements = value.children
                 if not is_compact(statements[-1]):
                     statements[-1] = encode(statements[-1], lines)
+                last, more = token.data, token.more
+                if more is not None:  # the same step for each: all join but the last
+                    statements.append(last)
+                    last = more.pop()
+                    statements += more
                 compacted = len(statements)
                 push_value(value)
-                push_value(token.data)
+                push_value(last)
                 push_value(None)
                 continue
         while True:
             action = actions[state_stack[-1]].get(kind)
             if action.__class__ is int:  # shift
                 if token.__class__ is Compacted:  # a statement and its separator (`shapes`)
+                    assert token.more is None  # (the lexer adds more only where a step is steady)
                     after = actions[state_stack[-1]]["statement"]
                     push_state(after)
                     push_value(token.data)

@@ -138,13 +138,48 @@ def test_statements_after_statements_take_the_steady_step_and_parse_the_same(sep
     fresh_shapes(monkeypatch)
     steady: dict = {}
     monkeypatch.setattr(syntax, "_steady", lambda: steady)
+    batched = spy_on_batches(monkeypatch)
     lines = ["let a0 = var 1"] + [f"let a{i} = a{i - 1} * 1.0000001 + {i % 7}" for i in range(1, 40)]
     lines[10:10] = ['print "x {a3}"', "repeat 2 { let c = a1 }", "a5", ""]
     lines[25:25] = ["let d = a20 ** 2", "let e = -a20", "let f = a20 + a1 * 2"]
     text = separator.join(lines) + "\n"
     assert outcome(fast_parse, text) == outcome(plain_parse, text)
     assert any(callback is not None for callback in steady.values()) == taken
+    # Where the step is steady the lexer hands over the statements after a fast one with it.
+    assert bool(batched) == taken
     assert len(fast_parse(text)) == len(plain_parse(text))
+
+
+def spy_on_batches(monkeypatch) -> list[int]:
+    """The number of statements each fast statement brought with it (`Compacted.more`)."""
+    from scalarlang.lexer import Lexer
+    from scalarlang.shapes import Compacted
+
+    batched: list[int] = []
+    tokens = Lexer.tokens
+
+    def spy(self, *args):
+        for token in tokens(self, *args):
+            if token.__class__ is Compacted and token.more:
+                batched.append(len(token.more))
+            yield token
+
+    monkeypatch.setattr(Lexer, "tokens", spy)
+    return batched
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(separators=st.lists(st.sampled_from(["\n", "; ", ";", " # c\n", "\r\n", "\n\n", ";\n", "\n  "]), min_size=1, max_size=60))
+def test_runs_of_fast_statements_with_any_separators_parse_as_in_full(monkeypatch, separators):
+    fresh_shapes(monkeypatch)
+    batched = spy_on_batches(monkeypatch)
+    lines = ["let a0 = var 1"] + [f"let a{i} = a{i - 1} * 2 + {i % 7}" for i in range(1, 80)]
+    text = "".join(line + separators[i % len(separators)] for i, line in enumerate(lines)) + "let x = )\n"
+    expected = outcome(plain_parse, text)  # the error at the end: its line and column
+    assert outcome(fast_parse, text) == expected
+    assert outcome(fast_parse, text[: -len("let x = )\n")]) == outcome(plain_parse, text[: -len("let x = )\n")])
+    if len(set(separators)) == 1 and separators[0] in ("\n", "; ", ";", "\r\n"):
+        assert batched
 
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
