@@ -28,7 +28,7 @@ from .labels import NURSERY_SIZE
 from .numbers import format_count, format_number
 from .outcomes import Outcome
 from .checks import COMPARISONS, compile_assert, compile_expect
-from .straight import run_straight
+from .straight import run_straight, run_straight_ints
 from .statements import (
     compile_descend,
     compile_expression_statement,
@@ -163,17 +163,27 @@ class Run:
                             continue
                     stack.pop()
                     continue
+                items = frame.items
+                straight = items is not None and self.straight and not (frame.show and self.echo)
+                if straight and items[index].__class__ is int:  # (a binding to show: the usual way)
+                    # The statements of learnt shapes from here, as long as they run straight.
+                    ran = run_straight_ints(
+                        self, items, index, min(len(body), index + self.left), frame.lines, frame.text, not frame.repeats
+                    )
+                    if ran > index:
+                        self.left -= ran - index
+                        frame.index = ran
+                        self.current = None  # (they made no outcome, and settled as below)
+                        continue
+                    straight = False  # the first of them did not: the usual way
                 frame.index = index + 1
                 self.left -= 1
                 if self.left < 0:
                     statement = self.current = body[index]
                     raise self._too_long_run(statement)
-                items = frame.items
                 if (
-                    items is not None
-                    and (items[index].__class__ is int or items[index].__class__ is bytes)
-                    and not (frame.show and self.echo)  # (a binding to show: the usual way)
-                    and self.straight
+                    straight
+                    and items[index].__class__ is bytes
                     and run_straight(self, items[index], frame.lines, frame.text)
                 ):
                     self.current = None  # (it made no outcome)

@@ -29,7 +29,8 @@ from .builtins import RESERVED_NAMES
 from .compact import _decode
 from .engine import Scalar, ScalarOperation, _leaf
 from .expressions import ARITHMETIC
-from .shapes import template_match
+from .labels import NURSERY_SIZE
+from .shapes import _TEMPLATE_BITS, _TEMPLATE_MASK, _TEMPLATES
 from .source import Span
 
 # A function is written for a postfix shape the second time it is run, for this many shapes
@@ -43,15 +44,10 @@ _runners: dict[bytes, Straight] = {}  # `_none` for a shape that has no function
 _seen: set[bytes] = set()
 
 
-def run_straight(run: Any, item: bytes | int, lines: Any, text: Any) -> bool:
-    """Run the compact statement `item` if its shape has a function and nothing in it fails;
-    False (nothing changed) to run it the usual way."""
-    if isinstance(item, int):  # a statement of a shape the parser learnt: read from the text
-        template, match = template_match(item, text)
-        runner = template.runner
-        if runner is None:
-            runner = template.runner = write_matched(template) or _none
-        return runner(run, match, lines)
+def run_straight(run: Any, item: bytes, lines: Any, text: Any) -> bool:
+    """Run the compact statement `item` (bytes: a shape the parser had not learnt) if its
+    shape has a function and nothing in it fails; False (nothing changed) to run it the
+    usual way. (Ints: `run_straight_ints`.)"""
     operations, values = marshal.loads(item)
     runner = _runners.get(operations)
     if runner is None:
@@ -59,6 +55,27 @@ def run_straight(run: Any, item: bytes | int, lines: Any, text: Any) -> bool:
             return False
         runner = _runners[operations]
     return runner(run, values, lines)
+
+
+def run_straight_ints(run: Any, items: Any, index: int, stop: int, lines: Any, text: str, lasting: bool) -> int:
+    """Run the items from `index` on, before `stop`, while each is an int (a statement of a
+    shape the parser learnt) whose shape has a function and runs; the index of the first not
+    run. Between two statements the nursery is settled as the driver does it (`Run.steps`)."""
+    templates, entries, settle = _TEMPLATES, run.labels.entries, run._settle
+    while index < stop:
+        item = items[index]
+        if item.__class__ is not int:
+            break
+        template = templates[item & _TEMPLATE_MASK]
+        runner = template.runner
+        if runner is None:
+            runner = template.runner = write_matched(template) or _none
+        if not runner(run, template.lean.match(text, item >> _TEMPLATE_BITS), lines):
+            break
+        index += 1
+        if len(entries) > NURSERY_SIZE:
+            settle(lasting)
+    return index
 
 
 def _learn(operations: bytes) -> bool:

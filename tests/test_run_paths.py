@@ -483,24 +483,46 @@ def test_straight_lets_leave_what_the_usual_way_leaves(expressions, seed):
 def test_straight_lets_are_taken_and_a_failing_one_reports_as_ever(monkeypatch):
     import scalarlang.straight as straight_module
 
-    ran = []
-    original = straight_module.run_straight
+    ran: list[bool] = []  # for each statement tried straight, whether it ran so
+    by_bytes, by_ints = straight_module.run_straight, straight_module.run_straight_ints
 
-    def spy(run, item, lines, text):
-        done = original(run, item, lines, text)
+    def spy_bytes(run, item, lines, text):
+        done = by_bytes(run, item, lines, text)
         ran.append(done)
         return done
 
-    monkeypatch.setattr("scalarlang.control.run_straight", spy)
+    def spy_ints(run, items, index, stop, *rest):
+        end = by_ints(run, items, index, stop, *rest)
+        ran.extend([True] * (end - index) + [False] * (end < stop and items[end].__class__ is int))
+        return end
+
+    monkeypatch.setattr("scalarlang.control.run_straight", spy_bytes)
+    monkeypatch.setattr("scalarlang.control.run_straight_ints", spy_ints)
     lines = ["let a0 = var 1"] + [f"let a{i} = a{i - 1} * 1.0000001 + {i % 7}" for i in range(1, 50)]
-    lines += ["let b = a1 * 1e300 + 1", "let c = a1 * 1e308 * 1e308 + 1", "let d = a1 * 1"]
+    # `e`, of the same shape, overflows: it ends the run of straight statements, runs the
+    # usual way and fails there.
+    lines += ["let b = a1 * 1e300 + 1", "let e = a1 * 1e308 + 1", "let d = a1 * 1"]
     text = "\n".join(lines) + "\n"
     straight, usual = _run_both_ways(text, monkeypatch, echo=False)
     assert straight == usual
-    assert ran.count(True) >= 45 and ran[-1] is False  # `c` overflowed: run the usual way, failed
+    assert ran.count(True) >= 45 and ran[-1] is False
     failure = [event for event in straight[0] if "non-finite" in event]
     assert len(failure) == 1 and '"line": 52' in failure[0]
-    assert "d" not in straight[1] and "b" in straight[1]
+    assert "d" not in straight[1] and "e" not in straight[1] and "b" in straight[1]
+
+
+@pytest.mark.parametrize("budget", [0, 1, 7, 30])
+def test_the_statement_budget_counts_statements_run_straight(budget, monkeypatch):
+    from scalarlang import control
+
+    monkeypatch.setattr(control, "MAX_STATEMENTS", budget)
+    lines = ["let a0 = var 1"] + [f"let a{i} = a{i - 1} * 1.0000001 + {i % 7}" for i in range(1, 50)]
+    straight, usual = _run_both_ways("\n".join(lines) + "\n", monkeypatch, echo=False)
+    assert straight == usual
+    failure = [event for event in straight[0] if "too-long" in event]
+    assert len(failure) == 1 and f'"line": {budget + 1},' in failure[0]
+    assert f"a{budget - 1}" in straight[1] or budget == 0
+    assert f"a{budget}" not in straight[1]
 
 
 @pytest.mark.parametrize(
