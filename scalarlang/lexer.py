@@ -58,14 +58,17 @@ class Mode:
                         embedded.add(term.name)
         kept = _fast_order([t for t in terminals if t.name not in embedded], PatternStr)
         skipped = [t for t in kept if t.name in ignore]
-        prefix = ""
+        prefix, blanks = "", None
         if skipped and all(t.priority <= min(s.priority for s in skipped) for t in kept):
-            prefix = skip_prefix([t.pattern.to_regexp() for t in skipped])
+            prefix, blanks = skip_prefix([t.pattern.to_regexp() for t in skipped]), _blanks_of(skipped)
             kept = [t for t in kept if t.name not in ignore]
         # The alternatives in the order they are tried, and the prefix: `shapes` writes a
         # regex for a whole statement from them.
         self.alternatives = tuple((t.name, _whole_word(t, PatternStr)) for t in kept)
         self.prefix = prefix
+        # The blanks part of the prefix alone (None where the prefix is not blanks and a
+        # comment): before a token that cannot start where a line ends, a comment cannot be.
+        self.blanks = blanks
         alternatives = "|".join(f"(?P<{name}>{regex})" for name, regex in self.alternatives)
         self.regex = re.compile(f"{prefix}(?:{alternatives})")
 
@@ -75,6 +78,13 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 # character to the end of its line.
 _BLANKS = re.compile(r"\[(?: |\t|\\t)+\]\+")
 _LINE_COMMENT = re.compile(r"[#%;]\[\^(?:\n|\\n)\]\*")
+
+
+def _blanks_of(skipped: list) -> str | None:
+    regexes = [t.pattern.to_regexp() for t in skipped]
+    if skip_prefix(regexes).startswith("(?>"):
+        return None
+    return next(regex for regex in regexes if _BLANKS.fullmatch(regex))[:-1] + "*+"
 
 
 def skip_prefix(skipped: list[str]) -> str:

@@ -173,8 +173,12 @@ def _statement_regexes(tokens: list, separator_mode: Any) -> tuple[Any, Any]:
         if piece is None:
             return None, None
         guard, not_keyword, pattern = piece
-        pieces.append(f"{mode.prefix}{guard}((?>{not_keyword}{pattern}))")
-        lean.append(f"{mode.prefix}((?>{pattern}))")
+        # Before a token that cannot start at a line's end, a comment (which runs to the
+        # line's end) cannot come: only blanks are skipped, and a `#` there fails at once,
+        # as the whole match would.
+        lone = mode.blanks is not None and _starts_no_line_end(pattern)
+        pieces.append(f"{mode.blanks}(?!#){guard}((?>{not_keyword}{pattern}))" if lone else f"{mode.prefix}{guard}((?>{not_keyword}{pattern}))")
+        lean.append(f"{mode.blanks if lone else mode.prefix}((?>{pattern}))")
     separators, lean_separators = [], []
     for kind in sorted(_SEPARATORS):  # a group named by its kind: the match's `lastgroup`
         piece = _position(separator_mode, kind, "")
@@ -192,6 +196,20 @@ def _statement_regexes(tokens: list, separator_mode: Any) -> tuple[Any, Any]:
 
 
 _NAME_END = "(?![A-Za-z0-9_])"
+# What may let a regex match a newline (or an empty text: the end of the text).
+_MAY_TAKE_NEWLINE = ("\n", "\\n", "\\s", "\\W", "\\D", "\\Z", "[^", "(?s", "$", "\\x0", "\\u", "\\N", "\\0", "\\1")
+
+
+def _starts_no_line_end(pattern: str) -> bool:
+    """Whether a token's regex cannot match at a newline or at the end of the text: it
+    names nothing that takes a newline, and matches no empty text. (Conservative: a
+    pattern that might is treated as if it did.)"""
+    if any(piece in pattern for piece in _MAY_TAKE_NEWLINE):
+        return False
+    try:
+        return re.fullmatch(pattern, "") is None
+    except re.error:
+        return False
 
 
 def _position(mode: Any, kind: str, text: str) -> tuple[str, str, str] | None:

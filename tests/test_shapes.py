@@ -53,6 +53,10 @@ def test_a_repeated_shape_is_taken_by_the_fast_path(monkeypatch):
         ("let b = a * c", "let b = a ** c"),  # `**` is not two `*`
         ("let b = a * c", "let b = let * c"),  # a keyword where a name was
         ("let b = a * c", "let b = a * var"),
+        ("let b = a * c", "let b = # a * c"),  # a comment inside the statement: to the line's end
+        ("let b = a * c", "let b = a *# c"),
+        ("let b = a * c", "#let b = a * c"),
+        ("let b = a * c", "let b = a * c# c"),
         ("let b = a + 1e-4", "let b = a + 1e-400"),  # rounded to zero: a syntax error
         ("let b = a + 1e-4", "let b = a + 0.0"),
         ("let b = a + 2", "let b = a + 1e999"),
@@ -231,3 +235,12 @@ def test_the_lean_regex_remakes_the_groups_of_every_statement_the_full_one_took(
         full, lean = template.regex.match(text, at), template.lean.match(text, at)
         assert full is not None and lean is not None
         assert (lean.regs, lean.lastgroup) == (full.regs, full.lastgroup)
+
+
+def test_only_tokens_that_cannot_start_at_a_line_end_skip_blanks_alone():
+    from scalarlang.shapes import _starts_no_line_end
+
+    for pattern in ("[A-Za-z_][A-Za-z0-9_]*", r"\*", r"let(?![A-Za-z0-9_])", r"(?:[0-9]+|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"):
+        assert _starts_no_line_end(pattern), pattern
+    for pattern in (r"\r?\n", "[^a]", "a*", r"\s+", "(?s).", r"\x0a", "x?", "$", "("):
+        assert not _starts_no_line_end(pattern), pattern
