@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from typing import NoReturn
 
 from . import __version__
 from . import interrupts
@@ -148,6 +149,20 @@ class GuardedStream:
 
     def __getattr__(self, name: str):
         return getattr(self._stream, name)
+
+
+def command() -> NoReturn:
+    """The console script and ``python -m scalarlang``: `main`, then an exit that leaves the
+    program's memory to the operating system. Freeing a long program's graph node by node
+    (as Python's own exit would) took 0.2 s after 100,000 `let`s; `main` has flushed what
+    was printed, and the command registers nothing to run at exit."""
+    status = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass  # (`main` reported a failing stream, and its status says so)
+    os._exit(status)
 
 
 def main(argv: list[str] | None = None) -> int:

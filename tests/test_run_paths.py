@@ -603,3 +603,51 @@ def test_the_command_itself_freezes_what_its_run_made(tmp_path):
     done = subprocess.run([sys.executable, "-c", probe, str(program)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert int(done.stderr.split("frozen ")[1]) > 0
+
+
+# ---- the command's exit leaves the last program's graph to the operating system ----------------
+
+
+def test_the_command_s_own_process_keeps_only_the_last_program_s_session_for_the_exit():
+    import weakref
+
+    from scalarlang import runner
+
+    out, err = io.StringIO(), io.StringIO()
+    output = ScriptOutput(out, err, color="never", own_process=True)
+    try:
+        assert output.run(Source("first.sad", "let a = var 1\nlet b = a * 2\n")) == 0
+        (first,) = runner._left_for_exit
+        first_gone = weakref.ref(first)
+        del first
+        assert output.run(Source("second.sad", "let c = var 3\n")) == 0
+        assert first_gone() is None  # (freed as the second started)
+        (second,) = runner._left_for_exit
+        assert second.lookup("c").value == 3.0
+        # A library's or a test's ScriptOutput keeps nothing.
+        runner._left_for_exit.clear()
+        assert ScriptOutput(out, err, color="never").run(Source("lib.sad", "let d = var 1\n")) == 0
+        assert runner._left_for_exit == []
+    finally:
+        runner._left_for_exit.clear()
+
+
+@pytest.mark.parametrize("entry", ["script", "module"])
+def test_the_command_exits_with_its_status_and_all_its_output_printed(entry, tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(sys.executable).parent / "scalarlang"
+    if entry == "script" and not script.exists():
+        pytest.skip(f"{script} is not installed")
+    argv = [str(script)] if entry == "script" else [sys.executable, "-m", "scalarlang"]
+    program = tmp_path / "many.sad"
+    program.write_text("let x = var 1\n" + "print x * 2\n" * 5_000 + "let y = nope\n")
+    with open(tmp_path / "out.txt", "wb") as into:  # a file: block-buffered to the end
+        done = subprocess.run([*argv, str(program)], stdout=into, stderr=subprocess.PIPE, timeout=120)
+    assert done.returncode == 1 and b"undefined-name" in done.stderr
+    printed = (tmp_path / "out.txt").read_text().splitlines()
+    assert len(printed) == 5_000 and set(printed) == {printed[0]}
+    done = subprocess.run([*argv, "-c", "let z = var 2\nz"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() and done.stderr == ""
