@@ -154,12 +154,27 @@ class Renderer:
             self.diagnostic(outcome.diagnostic)
 
     def line(self, text: Text) -> None:
-        # Prose wraps at the console's width (at spaces; a word longer than a line is folded),
-        # so no line of output is wider than --width.
-        pieces = text.wrap(self.console, self.console.width, overflow="fold")
-        for piece in pieces:
-            piece.rstrip()
-        if pieces:  # printed at once: a call a line made printing 10 MB take three times longer
+        self.lines([text])
+
+    def lines(self, texts: list[Text]) -> None:
+        """Prose wraps at the console's width (at spaces; a word longer than a line is
+        folded), so no line of output is wider than --width; trailing blanks go. All is
+        printed at once: a call a line made printing 10 MB take three times longer, and a
+        pass's tables print 400 lines. A line that fits (a table's) is taken as it is: the
+        wrap would give it back unchanged, at a tenth of a table's time."""
+        width = self.console.width
+        pieces: list[Text] = []
+        for text in texts:
+            plain = text.plain
+            if len(plain) <= width and "\n" not in plain and "\t" not in plain and text.cell_len <= width:
+                text.rstrip()
+                pieces.append(text)
+                continue
+            wrapped = text.wrap(self.console, width, overflow="fold")
+            for piece in wrapped:
+                piece.rstrip()
+            pieces.extend(wrapped)
+        if pieces:
             self.console.print(Text("\n").join(pieces), soft_wrap=True)
 
     # ---- passes and graphs ------------------------------------------------------------------
@@ -233,12 +248,11 @@ class Renderer:
         self.line(Text(_counts(len(shown.nodes), shown.edge_count)))
 
     def _table(self, title: str | None, columns: list[_Column], rows: list[list[str]], total: int) -> None:
-        if title is not None:
-            self.line(Text(title, STYLES["dim"]))
-        for text in _table_lines(columns, rows, self.console.width):
-            self.line(text)
+        texts = [] if title is None else [Text(title, STYLES["dim"])]
+        texts += _table_lines(columns, rows, self.console.width)
         if total > len(rows):
-            self.line(Text(f"... {total - len(rows)} more rows not shown (--json lists them all)", STYLES["dim"]))
+            texts.append(Text(f"... {total - len(rows)} more rows not shown (--json lists them all)", STYLES["dim"]))
+        self.lines(texts)
 
     # ---- diagnostics -------------------------------------------------------------------------
 

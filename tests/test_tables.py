@@ -85,3 +85,32 @@ def test_any_labels_up_to_twelve_characters_are_never_cut_at_100_columns(chosen,
 def test_narrow_tables_still_fit(chosen, width):
     output = run(program_with(chosen, True), width=width)
     assert max(map(len, output.splitlines())) <= width
+
+
+@given(
+    st.lists(st.text(st.sampled_from("ab  é中\u0301-"), max_size=30), min_size=1, max_size=6),
+    st.integers(4, 40),
+    st.booleans(),
+)
+def test_lines_printed_at_once_are_the_lines_wrapped_one_by_one(texts, width, color):
+    # `Renderer.lines` takes a line that fits as it is: the same output as wrapping each
+    # line on its own (rich's wrap), with and without colour.
+    from rich.text import Text
+
+    from scalarlang.render import Renderer, make_console
+
+    def printed(one_by_one: bool) -> str:
+        stream = io.StringIO()
+        renderer = Renderer(make_console(stream, width=width, color="always" if color else "never"))
+        lines = [Text(text, "bold" if index % 2 else "") for index, text in enumerate(texts)]
+        if one_by_one:
+            for line in lines:
+                pieces = line.wrap(renderer.console, width, overflow="fold")
+                for piece in pieces:
+                    piece.rstrip()
+                renderer.console.print(Text("\n").join(pieces), soft_wrap=True)
+        else:
+            renderer.lines(lines)
+        return stream.getvalue()
+
+    assert printed(False) == printed(True)
