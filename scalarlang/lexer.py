@@ -208,16 +208,11 @@ class Lexer:
                     if steady.get((*boundary, statement.type, previous)) is not None:
                         # The driver's steps would leave the parser here again: the statements
                         # after it that start and end alike come with it (`Compacted.more`).
-                        more = []
-                        while (found := shapes.match(text, pos, root)) is not None:
-                            if found[1].type != statement.type or found[1].separator != previous:
-                                break  # (met again at the next boundary)
-                            pos = found[0]
-                            more.append(found[1].data)
-                            if previous == "_NL":
-                                line, line_start = line + 1, pos
+                        pos, more = shapes.run_of(text, pos, root, statement.type, previous)
                         if more:
                             statement.more = more
+                            if previous == "_NL":
+                                line, line_start = line + len(more), pos
                     yield statement
                     continue
                 recording = []

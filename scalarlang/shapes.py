@@ -100,9 +100,18 @@ class Template:
             _TEMPLATES.append(self)
 
     def whole(self, text: str, pos: int) -> tuple[int, Compacted] | None:
-        """The statement at `pos` if it is one of this shape, from one regex match: as an
-        int naming `pos` and the shape (the text is the compact form: `rebuild` reads it
-        again), or, for a shape not numbered, as bytes."""
+        """The statement at `pos` if it is one of this shape, from one regex match: (where
+        its separator ends, the statement as a `Compacted`)."""
+        found = self.item(text, pos)
+        if found is None:
+            return None
+        end, item, separator = found
+        return end, Compacted(self.first, item, separator)
+
+    def item(self, text: str, pos: int) -> tuple[int, bytes | int, str] | None:
+        """The statement at `pos` if it is one of this shape: (where its separator ends, the
+        statement as an int naming `pos` and the shape (the text is the compact form:
+        `rebuild` reads it again) or, for a shape not numbered, as bytes, the separator)."""
         match = self.regex.match(text, pos)
         if match is None:
             return None
@@ -110,9 +119,9 @@ class Template:
         if not self.same_names(groups) or not self.fits(groups):
             return None
         if self.number is not None:
-            return match.end(), Compacted(self.first, pos << _TEMPLATE_BITS | self.number, match.lastgroup)
+            return match.end(), pos << _TEMPLATE_BITS | self.number, match.lastgroup  # type: ignore[return-value]
         data = marshal.dumps((self.operations, self.fill_groups(match.regs, groups)))
-        return match.end(), Compacted(self.first, data, match.lastgroup)
+        return match.end(), data, match.lastgroup  # type: ignore[return-value]
 
 
 # Templates by number, process-wide as the parser's shapes are (see `Template.whole`). An
@@ -279,6 +288,24 @@ class Shapes:
                 del recent[RECENT:]
             return end, statement
         return None
+
+    def run_of(self, text: str, pos: int, root: _Node, kind: str, separator: str) -> tuple[int, list]:
+        """The statements from `pos` on that the shapes met last at `root` take whole, as
+        long as each starts with a token of `kind` and ends with `separator`: (where the
+        last one's separator ends, their compact forms)."""
+        items: list = []
+        recent = root.recent
+        while True:
+            for template in recent:
+                found = template.item(text, pos)
+                if found is not None:
+                    break
+            else:
+                return pos, items
+            if template.first != kind or found[2] != separator:
+                return pos, items  # (met again at the next boundary)
+            pos = found[0]
+            items.append(found[1])
 
     def _walk(self, text: str, pos: int, root: _Node) -> tuple[int, Compacted, Template] | None:
         """`match` token by token along the trie."""
