@@ -163,9 +163,9 @@ class Run:
                             continue
                     stack.pop()
                     continue
-                items = frame.items
-                straight = items is not None and self.straight and not (frame.show and self.echo)
-                if straight and items[index].__class__ is int:  # (a binding to show: the usual way)
+                # (A binding to show goes the usual way.)
+                items = frame.items if self.straight and not (frame.show and self.echo) else None
+                if items is not None and items[index].__class__ is int:
                     # The statements of learnt shapes from here, as long as they run straight.
                     ran = run_straight_ints(
                         self, items, index, min(len(body), index + self.left), frame.lines, frame.text, not frame.repeats
@@ -175,14 +175,14 @@ class Run:
                         frame.index = ran
                         self.current = None  # (they made no outcome, and settled as below)
                         continue
-                    straight = False  # the first of them did not: the usual way
+                    items = None  # the first of them did not: the usual way
                 frame.index = index + 1
                 self.left -= 1
                 if self.left < 0:
                     statement = self.current = body[index]
                     raise self._too_long_run(statement)
                 if (
-                    straight
+                    items is not None
                     and items[index].__class__ is bytes
                     and run_straight(self, items[index], frame.lines, frame.text)
                 ):

@@ -57,7 +57,7 @@ def run_straight(run: Any, item: bytes, lines: Any, text: Any) -> bool:
     return runner(run, values, lines)
 
 
-def run_straight_ints(run: Any, items: Any, index: int, stop: int, lines: Any, text: str, lasting: bool) -> int:
+def run_straight_ints(run: Any, items: Any, index: int, stop: int, lines: Any, text: Any, lasting: bool) -> int:
     """Run the items from `index` on, before `stop`, while each is an int (a statement of a
     shape the parser learnt) whose shape has a function and runs; the index of the first not
     run. Between two statements the nursery is settled as the driver does it (`Run.steps`)."""
