@@ -15,9 +15,11 @@ that too moves to the old table, itself pruned whenever it has doubled (see
 `drop_unreferenced`). No table grows with the iteration count of a loop.
 
 Straight-line statements (outside any loop) bind what they make, so their nurseries are
-nearly all live: one that is goes to the old table at once, and so do the next few without a
-look, and the old table, found nearly all live too, is next pruned at four times its size.
-A long straight-line program's entries are then walked about once in all, not three times.
+nearly all live: one that is goes to the old table at once, the statements `straight` runs
+then record their next few nurseries' worth in the old table itself (`lasting`), and the old
+table, found nearly all live too, is next pruned at four times its size. A long straight-line
+program's entries are then walked about once in all, not three times, and most are stored
+once, not copied from table to table.
 """
 
 from __future__ import annotations
@@ -42,8 +44,8 @@ PRUNE_MINIMUM = 50_000
 NURSERY_SIZE = 1_024
 # "Nearly all": live entries times this at least the nursery's size (90%).
 LASTING_SHARE = 10 / 9
-# After a nursery filled outside loops was nearly all live, this many more such nurseries
-# go to the old table unlooked; the next is looked at again.
+# After a nursery filled outside loops was nearly all live, `straight` records this many
+# nurseries' worth in the old table unlooked; the next nursery is looked at again.
 TRUSTED_NURSERIES = 7
 
 Entry = tuple  # made: (Source, Span, count); named: (name, the made entry or None, count)
@@ -52,14 +54,18 @@ Entry = tuple  # made: (Source, Span, count); named: (name, the made entry or No
 
 
 class Labels:
-    __slots__ = ("entries", "middle", "old", "prune_at", "trusted")
+    __slots__ = ("entries", "lasting", "lasting_limit", "middle", "old", "prune_at")
 
     def __init__(self) -> None:
         self.entries: dict[Scalar, Entry] = {}  # the nursery: where new nodes are recorded
         self.middle: dict[Scalar, Entry] = {}
         self.old: dict[Scalar, Entry] = {}
         self.prune_at = PRUNE_MINIMUM
-        self.trusted = 0  # lasting nurseries still to go to the old table unlooked
+        # Where `straight` records (top-level statements only): the nursery, or the old
+        # table while nurseries filled outside loops are trusted; it settles once the table
+        # holds more than `lasting_limit` entries.
+        self.lasting = self.entries
+        self.lasting_limit = NURSERY_SIZE
 
     def entry(self, node: Scalar) -> Entry | None:
         entry = self.entries.get(node)
@@ -119,7 +125,7 @@ class Labels:
         self.middle.clear()
         self.old.clear()
         self.prune_at = PRUNE_MINIMUM
-        self.trusted = 0
+        self.lasting, self.lasting_limit = self.entries, NURSERY_SIZE
 
     def settle(self, others: tuple[dict, ...] = (), lasting: bool = False) -> None:
         """Move the nursery's live entries to the middle generation and the middle's to the
@@ -127,25 +133,22 @@ class Labels:
 
         ``lasting``: the nursery was filled by statements outside any loop. If nearly all of
         it is live, it goes to the old table at once: what straight-line statements make,
-        they bind, and a second look in the middle generation would find it live again. The
-        next `TRUSTED_NURSERIES` lasting ones then go there without a look: what died among
-        them stays alive until the old table is pruned.
+        they bind, and a second look in the middle generation would find it live again.
+        Then `straight` records `TRUSTED_NURSERIES` nurseries' worth in the old table
+        itself (`lasting`): what died among them stays alive until the old table is pruned.
+        A settle ends that (the old table has grown by as much, or the nursery is full).
         """
-        if lasting and self.trusted and not self.middle:
-            self.trusted -= 1
-            self.old.update(self.entries)
-            self.entries.clear()  # (in place: the driver holds the nursery)
-        else:
+        trusting = False
+        if self.lasting is not self.old or self.entries:
             self.old.update(survivors(self.middle, others))
             made = len(self.entries)
             live = survivors(self.entries, others)  # empties the nursery, in place
             if lasting and len(live) * LASTING_SHARE >= made:
                 self.old.update(live)
                 self.middle = {}
-                self.trusted = TRUSTED_NURSERIES
+                trusting = self.lasting is not self.old  # (not twice in a row unlooked)
             else:
                 self.middle = live
-                self.trusted = 0
         if len(self.old) > self.prune_at:
             before = len(self.old)
             self.old = survivors(self.old, others)
@@ -153,6 +156,10 @@ class Labels:
             # next look, or its entries would be walked again at each doubling.
             growth = 4 if len(self.old) * LASTING_SHARE >= before else 2
             self.prune_at = max(PRUNE_MINIMUM, growth * len(self.old))
+        if trusting:
+            self.lasting, self.lasting_limit = self.old, len(self.old) + TRUSTED_NURSERIES * NURSERY_SIZE
+        else:
+            self.lasting, self.lasting_limit = self.entries, NURSERY_SIZE
 
 
 def span_of(where: Span | tuple) -> Span:

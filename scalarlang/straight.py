@@ -29,7 +29,6 @@ from .builtins import RESERVED_NAMES
 from .compact import _decode
 from .engine import Scalar, ScalarOperation, _leaf
 from .expressions import ARITHMETIC
-from .labels import NURSERY_SIZE
 from .shapes import _TEMPLATE_BITS, _TEMPLATE_MASK, _TEMPLATES
 from .source import Span
 
@@ -54,14 +53,20 @@ def run_straight(run: Any, item: bytes, lines: Any, text: Any) -> bool:
         if not _learn(operations):
             return False
         runner = _runners[operations]
-    return runner(run, values, lines)
+    if not runner(run, values, lines):
+        return False
+    labels = run.labels
+    if labels.lasting is not labels.entries and len(labels.lasting) > labels.lasting_limit:
+        run._settle(True)  # (the driver settles the nursery itself)
+    return True
 
 
 def run_straight_ints(run: Any, items: Any, index: int, stop: int, lines: Any, text: Any, lasting: bool) -> int:
     """Run the items from `index` on, before `stop`, while each is an int (a statement of a
     shape the parser learnt) whose shape has a function and runs; the index of the first not
     run. Between two statements the nursery is settled as the driver does it (`Run.steps`)."""
-    templates, entries, settle = _TEMPLATES, run.labels.entries, run._settle
+    templates, labels, settle = _TEMPLATES, run.labels, run._settle
+    table, limit = labels.lasting, labels.lasting_limit
     while index < stop:
         item = items[index]
         if item.__class__ is not int:
@@ -73,8 +78,9 @@ def run_straight_ints(run: Any, items: Any, index: int, stop: int, lines: Any, t
         if not runner(run, template.lean.match(text, item >> _TEMPLATE_BITS), lines):
             break
         index += 1
-        if len(entries) > NURSERY_SIZE:
+        if len(table) > limit:
             settle(lasting)
+            table, limit = labels.lasting, labels.lasting_limit
     return index
 
 
@@ -285,7 +291,7 @@ def _body(root: Any, read: Callable[[int], str], fixed: Callable[[int], Any]) ->
         + "    names = run.names\n    get = names.get\n    try:\n"
         + "".join(compute)
         + "    except Exception:\n        return False\n"
-        + "    source = run.once.source\n    E = run.labels.entries\n"
+        + "    source = run.once.source\n    E = run.labels.lasting\n"
         + "".join(commit)
         + f"    if run.journal is None:\n        names[name] = {result}\n    else:\n        run.bind(name, {result})\n"
         + label

@@ -286,9 +286,10 @@ def test_every_kept_action_belongs_to_a_statement_still_alive():
 
 def test_a_live_nursery_filled_outside_loops_goes_to_the_old_table():
     from scalarlang.engine import Scalar
-    from scalarlang.labels import TRUSTED_NURSERIES, Labels
+    from scalarlang.labels import NURSERY_SIZE, TRUSTED_NURSERIES, Labels
 
     labels = Labels()
+    assert labels.lasting is labels.entries and labels.lasting_limit == NURSERY_SIZE
     kept = [Scalar.constant(float(i)) for i in range(100)]
     for index, node in enumerate(kept):
         labels.name(node, f"n{index}")
@@ -297,22 +298,45 @@ def test_a_live_nursery_filled_outside_loops_goes_to_the_old_table():
     assert not labels.middle and list(labels.old) == kept
     assert labels.entries is nursery and not nursery  # emptied in place: the driver holds it
     assert [labels.label_of(node) for node in kept] == [f"n{index}" for index in range(100)]
-    # The next lasting nurseries go there unlooked, dead entries too (until a pruning)...
-    for batch in range(TRUSTED_NURSERIES):
-        labels.name(Scalar.constant(float(batch)), "dead")
-        labels.settle((), lasting=True)
-        assert not labels.middle and len(labels.old) == 101 + batch
-    # ... and the one after them is looked at: mostly dead, to the middle generation, as
-    # without `lasting`, and no more go unlooked.
-    for round in range(2):
-        for index in range(100):
-            labels.name(Scalar.constant(float(index)), "dead")
-        live = Scalar.constant(1.0)
-        labels.name(live, f"live{round}")
-        labels.settle((), lasting=True)
-        assert labels.middle == {live: (f"live{round}", None, False)}
-        assert labels.label_of(live) == f"live{round}" and labels.trusted == 0
-    assert len(labels.old) == 100 + TRUSTED_NURSERIES  # (the first `live` died before its second look)
+    # Straight-line statements then record in the old table itself, dead entries too
+    # (until a pruning), for so many nurseries' worth...
+    assert labels.lasting is labels.old
+    assert labels.lasting_limit == 100 + TRUSTED_NURSERIES * NURSERY_SIZE
+    dead = Scalar.constant(0.0)
+    labels.lasting[dead] = ("dead", None, False)
+    del dead
+    assert labels.label_of(kept[0]) == "n0" and len(labels.old) == 101
+    # ... and the settle that ends it looks at nothing (an empty nursery) ...
+    labels.settle((), lasting=True)
+    assert labels.lasting is labels.entries and labels.lasting_limit == NURSERY_SIZE
+    assert len(labels.old) == 101 and not labels.middle
+    # ... so the next nursery is looked at: mostly dead, to the middle generation, as
+    # without `lasting`, and the nursery is where the next are recorded.
+    for index in range(100):
+        labels.name(Scalar.constant(float(index)), "dead")
+    live = Scalar.constant(1.0)
+    labels.name(live, "live")
+    labels.settle((), lasting=True)
+    assert labels.middle == {live: ("live", None, False)} and labels.label_of(live) == "live"
+    assert labels.lasting is labels.entries
+
+
+def test_a_nursery_filled_while_the_old_table_is_trusted_is_looked_at_and_ends_it():
+    from scalarlang.engine import Scalar
+    from scalarlang.labels import Labels
+
+    labels = Labels()
+    kept = [Scalar.constant(float(i)) for i in range(10)]
+    for node in kept:
+        labels.name(node, "kept")
+    labels.settle((), lasting=True)
+    assert labels.lasting is labels.old
+    more = [Scalar.constant(float(i)) for i in range(10)]
+    for node in more:  # recorded the usual way meanwhile: in the nursery
+        labels.name(node, "more")
+    labels.settle((), lasting=True)  # all live, but not trusted twice in a row unlooked
+    assert list(labels.old) == kept + more and not labels.entries
+    assert labels.lasting is labels.entries
 
 
 def test_the_old_table_is_pruned_at_twice_its_size_or_four_times_when_nearly_all_live(monkeypatch):
@@ -333,16 +357,18 @@ def test_the_old_table_is_pruned_at_twice_its_size_or_four_times_when_nearly_all
     assert list(labels.old) == kept and labels.prune_at == 40  # a quarter live: twice
 
 
-@pytest.mark.parametrize("atomic", [False, True])
-def test_long_straight_line_programs_show_the_same_with_and_without_lasting_entries(atomic, monkeypatch):
+@pytest.mark.parametrize("atomic, echo", [(False, True), (True, True), (False, False), (True, False)])
+def test_long_straight_line_programs_show_the_same_with_and_without_lasting_entries(atomic, echo, monkeypatch):
     import scalarlang.labels as labels_module
 
-    lines = ["let a0 = var 1"] + [f"let a{i} = a{i - 1} * 1.0000001 + {i % 7}" for i in range(1, 700)]
-    lines += ["a0 * 2 + 1", "backward(a699)", "print a350, grad(a0)", "repeat 300 { let b = a0 * 2 + a1 }", "backward(b)"]
+    # (2,500 statements: four nodes each, more than a trusted stretch of the old table holds)
+    lines = ["let a0 = var 1"] + [f"let a{i} = a{i - 1} * 1.0000001 + {i % 7}" for i in range(1, 1200)]
+    lines += ["let c = a5", "let d = var 2"] + [f"let a{i} = a{i - 1} * 1.0000001 + {i % 7}" for i in range(1200, 2500)]
+    lines += ["a0 * 2 + 1", "backward(a2499)", "print a350, grad(a0), c, d", "repeat 600 { let b = a0 * 2 + a1 }", "backward(b)"]
     text = "\n".join(lines) + "\n"
 
     def events():
-        outcomes = Session().run(Source("long.sad", text), atomic=atomic)
+        outcomes = Session().run(Source("long.sad", text), atomic=atomic, echo=echo)
         return [repr(o) if isinstance(o, (Bound, Defined)) else dumps(event_of(o) or {}) for o in outcomes]
 
     settled = []
@@ -351,14 +377,19 @@ def test_long_straight_line_programs_show_the_same_with_and_without_lasting_entr
     def spy(self, others=(), lasting=False):
         settle(self, others, lasting)
         settled.append((lasting, not self.middle))
+        trusted.append(self.lasting is self.old)
 
+    trusted: list[bool] = []
     monkeypatch.setattr(labels_module.Labels, "settle", spy)
     lasting = events()
     assert (True, True) in settled and (False, False) in settled  # both ways were taken
+    # Without echo the lets run straight, and record in the trusted old table for a while.
+    assert any(trusted) or echo
     monkeypatch.setattr(labels_module, "LASTING_SHARE", 0.0)  # never straight to the old table
     settled.clear()
+    trusted.clear()
     assert lasting == events()
-    assert (True, True) not in settled
+    assert (True, True) not in settled and not any(trusted)
 
 
 def _events_compiled(text: str, atomic: bool = False) -> list[str]:
