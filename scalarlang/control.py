@@ -173,7 +173,7 @@ class Run:
                     if ran > index:
                         self.left -= ran - index
                         frame.index = ran
-                        self.current = None  # (they made no outcome, and settled as below)
+                        self.current = None  # (no outcome; the nursery settled between them)
                         continue
                     items = None  # the first of them did not: the usual way
                 frame.index = index + 1

@@ -66,7 +66,7 @@ class Mode:
         # regex for a whole statement from them.
         self.alternatives = tuple((t.name, _whole_word(t, PatternStr)) for t in kept)
         self.prefix = prefix
-        # The blanks part of the prefix alone (None where the prefix is not blanks and a
+        # The blanks part of the prefix alone (None where the prefix is not blanks and a `#`
         # comment): before a token that cannot start where a line ends, a comment cannot be.
         self.blanks = blanks
         alternatives = "|".join(f"(?P<{name}>{regex})" for name, regex in self.alternatives)
@@ -74,10 +74,10 @@ class Mode:
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-# This grammar's ignored terminals: a run of blanks (no newline among them), a comment from a
-# character to the end of its line.
+# This grammar's ignored terminals: a run of blanks (no newline among them), a comment from
+# `#` to the end of its line (`shapes` counts on the `#`).
 _BLANKS = re.compile(r"\[(?: |\t|\\t)+\]\+")
-_LINE_COMMENT = re.compile(r"[#%;]\[\^(?:\n|\\n)\]\*")
+_LINE_COMMENT = re.compile(r"#\[\^(?:\n|\\n)\]\*")
 
 
 def _blanks_of(skipped: list) -> str | None:

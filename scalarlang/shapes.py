@@ -175,7 +175,9 @@ def _statement_regexes(tokens: list, separator_mode: Any) -> tuple[Any, Any]:
     The lean regex leaves out the checks that the token is not of another kind (the guards,
     lookaheads that take no text): every other piece is atomic or possessive, so a match
     takes one path and each piece the same text with or without them, and where the full
-    regex matched the lean one makes the same groups, at half the cost (`template_match`)."""
+    regex matched the lean one makes the same groups, at half the cost (`template_match`).
+    (Where the full one skips blanks alone before a token, so does the lean one, without the
+    test for a `#`: where the full one matched there is none.)"""
     pieces, lean = [], []
     for kind, text, _, _, mode in tokens:
         piece = _position(mode, kind, text)

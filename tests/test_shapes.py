@@ -209,6 +209,7 @@ def test_other_ignored_terminals_keep_the_repeated_alternation():
     assert skip_prefix(["[ \t]+"]) == "(?>(?:[ \t]+)*)"
     assert skip_prefix(["[ \t\n]+", "#[^\n]*"]) == "(?>(?:[ \t\n]+|#[^\n]*)*)"  # blanks take newlines
     assert skip_prefix(["[ \t]+", "/\\*.*?\\*/"]) == "(?>(?:[ \t]+|/\\*.*?\\*/)*)"
+    assert skip_prefix(["[ \t]+", "%[^\n]*"]) == "(?>(?:[ \t]+|%[^\n]*)*)"  # (`shapes` tests for a `#`)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
