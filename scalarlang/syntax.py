@@ -305,14 +305,19 @@ def _actions() -> dict:
 
     parser = _parser().parser.parser.parser  # Lark -> frontend -> LALR_Parser -> _Parser
     callbacks = parser.callbacks
+    reduced: dict[Any, tuple] = {}  # a rule is reduced in many states: unpacked once
 
     def reduce(rule: Any) -> tuple:
+        action = reduced.get(rule)
+        if action is not None:
+            return action
         callback = callbacks[rule]
         if type(callback) is ExpandSingleChild and len(rule.expansion) == 1:
             callback = _PASS  # no child filter in front of it: the one child comes back
         else:
             callback = _direct(callback)
-        return rule.origin.name, len(rule.expansion), callback
+        action = reduced[rule] = (rule.origin.name, len(rule.expansion), callback)
+        return action
 
     return {
         state: {
