@@ -16,7 +16,7 @@ that too moves to the old table, itself pruned whenever it has doubled (see
 
 Straight-line statements (outside any loop) bind what they make, so their nurseries are
 nearly all live: one that is goes to the old table at once, the statements `straight` runs
-then record their next few nurseries' worth in the old table itself (`lasting`), and the old
+then record their next few nurseries' worth in the old table itself (`straight_table`), and the old
 table, found nearly all live too, is next pruned at four times its size. A long straight-line
 program's entries are then walked about once in all, not three times, and most are stored
 once, not copied from table to table.
@@ -54,7 +54,7 @@ Entry = tuple  # made: (Source, Span, count); named: (name, the made entry or No
 
 
 class Labels:
-    __slots__ = ("entries", "lasting", "lasting_limit", "middle", "old", "prune_at")
+    __slots__ = ("entries", "middle", "old", "prune_at", "straight_limit", "straight_table")
 
     def __init__(self) -> None:
         self.entries: dict[Scalar, Entry] = {}  # the nursery: where new nodes are recorded
@@ -63,9 +63,9 @@ class Labels:
         self.prune_at = PRUNE_MINIMUM
         # Where `straight` records (top-level statements only): the nursery, or the old
         # table while nurseries filled outside loops are trusted; it settles once the table
-        # holds more than `lasting_limit` entries.
-        self.lasting = self.entries
-        self.lasting_limit = NURSERY_SIZE
+        # holds more than `straight_limit` entries.
+        self.straight_table = self.entries
+        self.straight_limit = NURSERY_SIZE
 
     def entry(self, node: Scalar) -> Entry | None:
         entry = self.entries.get(node)
@@ -125,7 +125,7 @@ class Labels:
         self.middle.clear()
         self.old.clear()
         self.prune_at = PRUNE_MINIMUM
-        self.lasting, self.lasting_limit = self.entries, NURSERY_SIZE
+        self.straight_table, self.straight_limit = self.entries, NURSERY_SIZE
 
     def settle(self, others: tuple[dict, ...] = (), lasting: bool = False) -> None:
         """Move the nursery's live entries to the middle generation and the middle's to the
@@ -135,18 +135,18 @@ class Labels:
         it is live, it goes to the old table at once: what straight-line statements make,
         they bind, and a second look in the middle generation would find it live again.
         Then `straight` records `TRUSTED_NURSERIES` nurseries' worth in the old table
-        itself (`lasting`): what died among them stays alive until the old table is pruned.
+        itself (`straight_table`): what died among them stays alive until the old table is pruned.
         A settle ends that (the old table has grown by as much, or the nursery is full).
         """
         trusting = False
-        if self.lasting is not self.old or self.entries:
+        if self.straight_table is not self.old or self.entries:
             self.old.update(survivors(self.middle, others))
             made = len(self.entries)
             live = survivors(self.entries, others)  # empties the nursery, in place
             if lasting and len(live) * LASTING_SHARE >= made:
                 self.old.update(live)
                 self.middle = {}
-                trusting = self.lasting is not self.old  # (not twice in a row unlooked)
+                trusting = self.straight_table is not self.old  # (not twice in a row unlooked)
             else:
                 self.middle = live
         if len(self.old) > self.prune_at:
@@ -157,9 +157,9 @@ class Labels:
             growth = 4 if len(self.old) * LASTING_SHARE >= before else 2
             self.prune_at = max(PRUNE_MINIMUM, growth * len(self.old))
         if trusting:
-            self.lasting, self.lasting_limit = self.old, len(self.old) + TRUSTED_NURSERIES * NURSERY_SIZE
+            self.straight_table, self.straight_limit = self.old, len(self.old) + TRUSTED_NURSERIES * NURSERY_SIZE
         else:
-            self.lasting, self.lasting_limit = self.entries, NURSERY_SIZE
+            self.straight_table, self.straight_limit = self.entries, NURSERY_SIZE
 
 
 def span_of(where: Span | tuple) -> Span:

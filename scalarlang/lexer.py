@@ -81,10 +81,8 @@ _LINE_COMMENT = re.compile(r"#\[\^(?:\n|\\n)\]\*")
 
 
 def _blanks_of(skipped: list) -> str | None:
-    regexes = [t.pattern.to_regexp() for t in skipped]
-    if skip_prefix(regexes).startswith("(?>"):
-        return None
-    return next(regex for regex in regexes if _BLANKS.fullmatch(regex))[:-1] + "*+"
+    short = _blanks_and_comment([t.pattern.to_regexp() for t in skipped])
+    return None if short is None else f"{short[0][:-1]}*+"
 
 
 def skip_prefix(skipped: list[str]) -> str:
@@ -94,12 +92,22 @@ def skip_prefix(skipped: list[str]) -> str:
     where the line does, and no blank takes a newline, so nothing follows it in the run. The
     same text is skipped, at half the cost of a repeated alternation (the regex of a whole
     statement pays this before every token)."""
-    if len(skipped) == 2:
-        blanks = [regex for regex in skipped if _BLANKS.fullmatch(regex)]
-        comments = [regex for regex in skipped if _LINE_COMMENT.fullmatch(regex)]
-        if len(blanks) == 1 and len(comments) == 1:
-            return f"{blanks[0][:-1]}*+(?:{comments[0]}+)?+"
+    short = _blanks_and_comment(skipped)
+    if short is not None:
+        blanks, comment = short
+        return f"{blanks[:-1]}*+(?:{comment}+)?+"
     return "(?>(?:" + "|".join(skipped) + ")*)"
+
+
+def _blanks_and_comment(skipped: list[str]) -> tuple[str, str] | None:
+    """(the blanks' regex, the comment's) when the ignored terminals are just those two."""
+    if len(skipped) != 2:
+        return None
+    blanks = [regex for regex in skipped if _BLANKS.fullmatch(regex)]
+    comments = [regex for regex in skipped if _LINE_COMMENT.fullmatch(regex)]
+    if len(blanks) == 1 and len(comments) == 1:
+        return blanks[0], comments[0]
+    return None
 
 
 def _whole_word(terminal: Any, string_pattern: type[PatternStr]) -> str:

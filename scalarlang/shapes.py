@@ -8,7 +8,7 @@ compact form of the statement (see `compact`) from the tokens, without the LALR 
 builder or token objects. A shape met at that point lately is first tried with one regex for
 the whole statement and its separator: for the benchmark's 100,000 lines, 14 us a statement
 instead of 55. A statement that regex matches is kept as an int naming where it is and which
-shape (`Template.whole`): the text is its compact form, read again by `rebuild` (nodes) or
+shape (`Template.item`): the text is its compact form, read again by `rebuild` (nodes) or
 `straight` (running it), and the parse makes nothing more for it.
 
 What the fast path knows comes from the full parse (`learn`): the token kinds of a statement

@@ -56,7 +56,7 @@ def run_straight(run: Any, item: bytes, lines: Any, text: Any) -> bool:
     if not runner(run, values, lines):
         return False
     labels = run.labels
-    if labels.lasting is not labels.entries and len(labels.lasting) > labels.lasting_limit:
+    if labels.straight_table is not labels.entries and len(labels.straight_table) > labels.straight_limit:
         run._settle(True)  # (the driver settles the nursery itself)
     return True
 
@@ -66,12 +66,12 @@ def run_straight_ints(run: Any, items: Any, index: int, stop: int, lines: Any, t
     shape the parser learnt) whose shape has a function and runs; the index of the first not
     run. Between two statements the nursery is settled as the driver does it (`Run.steps`)."""
     templates, labels, settle = _TEMPLATES, run.labels, run._settle
-    table, limit = labels.lasting, labels.lasting_limit
+    table, limit = labels.straight_table, labels.straight_limit
     while index < stop:
         item = items[index]
         if item.__class__ is not int:
             break
-        template = templates[item & _TEMPLATE_MASK]
+        template = templates[item & _TEMPLATE_MASK]  # (`shapes.template_match`, inline: per statement)
         runner = template.runner
         if runner is None:
             runner = template.runner = write_matched(template) or _none
@@ -80,7 +80,7 @@ def run_straight_ints(run: Any, items: Any, index: int, stop: int, lines: Any, t
         index += 1
         if len(table) > limit:
             settle(lasting)
-            table, limit = labels.lasting, labels.lasting_limit
+            table, limit = labels.straight_table, labels.straight_limit
     return index
 
 
@@ -291,7 +291,7 @@ def _body(root: Any, read: Callable[[int], str], fixed: Callable[[int], Any]) ->
         + "    names = run.names\n    get = names.get\n    try:\n"
         + "".join(compute)
         + "    except Exception:\n        return False\n"
-        + "    source = run.once.source\n    E = run.labels.lasting\n"
+        + "    source = run.once.source\n    E = run.labels.straight_table\n"
         + "".join(commit)
         + f"    if run.journal is None:\n        names[name] = {result}\n    else:\n        run.bind(name, {result})\n"
         + label

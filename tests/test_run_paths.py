@@ -289,7 +289,7 @@ def test_a_live_nursery_filled_outside_loops_goes_to_the_old_table():
     from scalarlang.labels import NURSERY_SIZE, TRUSTED_NURSERIES, Labels
 
     labels = Labels()
-    assert labels.lasting is labels.entries and labels.lasting_limit == NURSERY_SIZE
+    assert labels.straight_table is labels.entries and labels.straight_limit == NURSERY_SIZE
     kept = [Scalar.constant(float(i)) for i in range(100)]
     for index, node in enumerate(kept):
         labels.name(node, f"n{index}")
@@ -300,15 +300,15 @@ def test_a_live_nursery_filled_outside_loops_goes_to_the_old_table():
     assert [labels.label_of(node) for node in kept] == [f"n{index}" for index in range(100)]
     # Straight-line statements then record in the old table itself, dead entries too
     # (until a pruning), for so many nurseries' worth...
-    assert labels.lasting is labels.old
-    assert labels.lasting_limit == 100 + TRUSTED_NURSERIES * NURSERY_SIZE
+    assert labels.straight_table is labels.old
+    assert labels.straight_limit == 100 + TRUSTED_NURSERIES * NURSERY_SIZE
     dead = Scalar.constant(0.0)
-    labels.lasting[dead] = ("dead", None, False)
+    labels.straight_table[dead] = ("dead", None, False)
     del dead
     assert labels.label_of(kept[0]) == "n0" and len(labels.old) == 101
     # ... and the settle that ends it looks at nothing (an empty nursery) ...
     labels.settle((), lasting=True)
-    assert labels.lasting is labels.entries and labels.lasting_limit == NURSERY_SIZE
+    assert labels.straight_table is labels.entries and labels.straight_limit == NURSERY_SIZE
     assert len(labels.old) == 101 and not labels.middle
     # ... so the next nursery is looked at: mostly dead, to the middle generation, as
     # without `lasting`, and the nursery is where the next are recorded.
@@ -318,7 +318,7 @@ def test_a_live_nursery_filled_outside_loops_goes_to_the_old_table():
     labels.name(live, "live")
     labels.settle((), lasting=True)
     assert labels.middle == {live: ("live", None, False)} and labels.label_of(live) == "live"
-    assert labels.lasting is labels.entries
+    assert labels.straight_table is labels.entries
 
 
 def test_a_nursery_filled_while_the_old_table_is_trusted_is_looked_at_and_ends_it():
@@ -330,13 +330,13 @@ def test_a_nursery_filled_while_the_old_table_is_trusted_is_looked_at_and_ends_i
     for node in kept:
         labels.name(node, "kept")
     labels.settle((), lasting=True)
-    assert labels.lasting is labels.old
+    assert labels.straight_table is labels.old
     more = [Scalar.constant(float(i)) for i in range(10)]
     for node in more:  # recorded the usual way meanwhile: in the nursery
         labels.name(node, "more")
     labels.settle((), lasting=True)  # all live, but not trusted twice in a row unlooked
     assert list(labels.old) == kept + more and not labels.entries
-    assert labels.lasting is labels.entries
+    assert labels.straight_table is labels.entries
 
 
 def test_the_old_table_is_pruned_at_twice_its_size_or_four_times_when_nearly_all_live(monkeypatch):
@@ -377,7 +377,7 @@ def test_long_straight_line_programs_show_the_same_with_and_without_lasting_entr
     def spy(self, others=(), lasting=False):
         settle(self, others, lasting)
         settled.append((lasting, not self.middle))
-        trusted.append(self.lasting is self.old)
+        trusted.append(self.straight_table is self.old)
 
     trusted: list[bool] = []
     monkeypatch.setattr(labels_module.Labels, "settle", spy)
