@@ -49,8 +49,11 @@ LASTING_SHARE = 10 / 9
 TRUSTED_NURSERIES = 7
 
 Entry = tuple  # made: (Source, Span, count); named: (name, the made entry or None, count)
-# A made entry's span may also be ``(start, end, LineIndex)``, made into a Span when read:
-# `straight` records four nodes a statement, and a Span costs five times a tuple to make.
+# A made entry's span may also be ``(start, end, LineIndex)``, made into a Span when read (a
+# Span costs five times a tuple to make), and `straight`'s made entries are ``(Source, item,
+# count, where, spans)``: the statement's int item and which of its match's groups the span
+# runs over, found again by ``spans.span(item, where)`` when read. `straight` records four
+# nodes a statement; this form costs one tuple a node, of objects that exist already.
 
 
 class Labels:
@@ -83,14 +86,14 @@ class Labels:
         if entry[0].__class__ is str:
             name = entry[0]
             return name if len(name) <= LABEL_LIMIT else shorten(name, LABEL_LIMIT)
-        return source_label(entry[0].text, span_of(entry[1]))
+        return source_label(entry[0].text, made_span(entry))
 
     def made_at(self, node: Scalar) -> tuple[Source, Span] | None:
         """Where the node was made, when the session saw it made."""
         entry = self.entry(node)
         if entry is not None and entry[0].__class__ is str:
             entry = entry[1]
-        return None if entry is None else (entry[0], span_of(entry[1]))
+        return None if entry is None else (entry[0], made_span(entry))
 
     def is_count(self, node: Scalar) -> bool:
         entry = self.entry(node)
@@ -162,8 +165,11 @@ class Labels:
             self.straight_table, self.straight_limit = self.entries, NURSERY_SIZE
 
 
-def span_of(where: Span | tuple) -> Span:
+def made_span(entry: Entry) -> Span:
     """The span of a made entry (see `Entry`)."""
+    if len(entry) == 5:
+        return entry[4].span(entry[1], entry[3])
+    where = entry[1]
     return indexed_span(*where) if where.__class__ is tuple else where  # type: ignore[return-value]
 
 

@@ -13,7 +13,7 @@ Nothing is written until every step that can fail has succeeded: a statement tha
 (an unknown name, a non-finite result, a literal out of range, a reserved name, an operator
 outside the four) returns False having changed nothing, and the driver runs it the usual way,
 which makes the diagnostic. When it succeeds it has made the same nodes, label entries (in the
-same order; their spans as offsets, made Spans when read: see `labels.Entry`) and binding as
+same order; their spans found again when read: see `labels.Entry`) and binding as
 `statements.run_let_once`; tests/test_run_paths.py checks that.
 """
 
@@ -29,15 +29,15 @@ from .builtins import RESERVED_NAMES
 from .compact import _decode
 from .engine import Scalar, ScalarOperation, _leaf
 from .expressions import ARITHMETIC
-from .shapes import _TEMPLATE_BITS, _TEMPLATE_MASK, _TEMPLATES
-from .source import Span
+from .shapes import _TEMPLATE_BITS, _TEMPLATE_MASK, _TEMPLATES, template_match
+from .source import Span, indexed_span
 
 # A function is written for a postfix shape the second time it is run, for this many shapes
 # and operations at most (as `compact` bounds its decoders).
 MAX_SHAPES = 2_048
 MAX_OPERATIONS = 400
 
-Straight = Callable[[Any, Any, Any], bool]  # (run, the values or the match, lines)
+Straight = Callable[..., bool]  # (run, values, lines) or (run, match, item, StatementSpans)
 
 _runners: dict[bytes, Straight] = {}  # `_none` for a shape that has no function
 _seen: set[bytes] = set()
@@ -67,6 +67,7 @@ def run_straight_ints(run: Any, items: Any, index: int, stop: int, lines: Any, t
     run. Between two statements the nursery is settled as the driver does it (`Run.steps`)."""
     templates, labels, settle = _TEMPLATES, run.labels, run._settle
     table, limit = labels.straight_table, labels.straight_limit
+    spans = StatementSpans(text, lines)
     while index < stop:
         item = items[index]
         if item.__class__ is not int:
@@ -75,7 +76,7 @@ def run_straight_ints(run: Any, items: Any, index: int, stop: int, lines: Any, t
         runner = template.runner
         if runner is None:
             runner = template.runner = write_matched(template) or _none
-        if not runner(run, template.lean.match(text, item >> _TEMPLATE_BITS), lines):
+        if not runner(run, template.lean.match(text, item >> _TEMPLATE_BITS), item, spans):
             break
         index += 1
         if len(table) > limit:
@@ -101,6 +102,24 @@ def _learn(operations: bytes) -> bool:
 # a name's field, a number's, a span's start and end hold where the value would be.
 
 
+class StatementSpans:
+    """The spans of the nodes that statements of learnt shapes made, found when a label is
+    read: their label entries hold the statement's int item and ``where``, the groups of its
+    match (and which end of each) that the span runs between (see `labels.Entry`). Making
+    four Spans' offsets a statement as it runs took a fifth of a long straight-line
+    program's time and a third of its memory; a label is read for a few of its nodes."""
+
+    __slots__ = ("lines", "text")
+
+    def __init__(self, text: str, lines: Any):
+        self.text = text
+        self.lines = lines
+
+    def span(self, item: int, where: tuple[int, int, int, int]) -> Span:
+        regs = template_match(item, self.text)[1].regs
+        return indexed_span(regs[where[0]][where[1]], regs[where[2]][where[3]], self.lines)
+
+
 class _At(int):
     """The position of a value in the compact form."""
 
@@ -120,7 +139,7 @@ class _Unfit(Exception):
     """The shape has no function (it holds something the walker does not do itself)."""
 
 
-def _none(run: Any, values: Any, lines: Any) -> bool:
+def _none(*_: Any) -> bool:
     """The function of a shape that has none: every statement the usual way."""
     return False
 
@@ -128,24 +147,34 @@ def _none(run: Any, values: Any, lines: Any) -> bool:
 def write(operations: bytes) -> Straight | None:
     """The function ``run(run, values, lines)`` running a `let` of this postfix shape from
     its compact form's values, or None."""
-    return _written(operations, lambda index: f"v[{index}]", lambda index: _UNKNOWN, "def run(run, v, L):\n", {})
+    return _written(
+        operations, lambda index: f"v[{index}]", lambda index: _UNKNOWN, "def run(run, v, L):\n", {},
+        lambda start, end: f"(source, (v[{start}], v[{end}], L), False)",
+    )
 
 
 def write_matched(template: Any) -> Straight | None:
-    """The function ``run(run, match, lines)`` running a `let` of a shape the parser learnt
-    (`shapes.Template`) from its match in the text, or None: the values are read as the
-    template's `fill_groups` reads them, each span's offsets by the match's own methods, a
-    number by `float` alone (the parse checked that none is rounded to zero), and the ones
-    the shape fixes (operators, `var`/`const`) are known already."""
+    """The function ``run(run, match, item, spans)`` running a `let` of a shape the parser
+    learnt (`shapes.Template`) from its match in the text, or None: the values are read as
+    the template's `fill_groups` reads them, a number by `float` alone (the parse checked
+    that none is rounded to zero), and the ones the shape fixes (operators, `var`/`const`)
+    are known already; the label entries name the item and groups of each node's span
+    (`StatementSpans`)."""
     pieces, names = template.pieces
     offset, number, fixed_value = _patterns()
-    read = [
-        number.sub(r"float(\1)", offset.sub(lambda found: f"{'a' if found[2] == '0' else 'b'}({found[1]})", piece))
-        for piece in pieces
-    ]
+    read = [number.sub(r"float(\1)", piece) for piece in pieces]
     fixed = [_UNKNOWN if fixed_value.fullmatch(piece) is None else eval(piece, dict(names)) for piece in pieces]  # noqa: S307 - `c[k]` only
-    header = "def run(run, m, L):\n    g = m.groups()\n    a = m.start\n    b = m.end\n"
-    return _written(template.operations, read.__getitem__, fixed.__getitem__, header, names)
+
+    def made(start: int, end: int) -> str:
+        """A made entry whose span `StatementSpans` finds again (`r[group][0 or 1]`: an end
+        of a group, the only form `fill_groups` reads offsets in)."""
+        first, last = offset.fullmatch(pieces[start]), offset.fullmatch(pieces[end])
+        if first is None or last is None:
+            raise _Unfit
+        return f"(source, p, False, ({first[1]}, {first[2]}, {last[1]}, {last[2]}), W)"
+
+    header = "def run(run, m, p, W):\n    g = m.groups()\n"
+    return _written(template.operations, read.__getitem__, fixed.__getitem__, header, names, made)
 
 
 @functools.cache  # (compiled when first needed: start-up pays for every regex)
@@ -163,10 +192,11 @@ _OPERATORS = {"+": "ADD", "-": "SUB", "*": "MUL", "/": "DIV"}
 
 
 def _written(
-    operations: bytes, value: Callable[[int], str], fixed: Callable[[int], Any], header: str, names: dict
+    operations: bytes, value: Callable[[int], str], fixed: Callable[[int], Any], header: str, names: dict,
+    entry_of: Callable[[int, int], str],
 ) -> Straight | None:
     try:
-        code = header + _body(_tree(operations), value, fixed)
+        code = header + _body(_tree(operations), value, fixed, entry_of)
     except _Unfit:
         return None
     namespace: dict[str, Any] = {
@@ -178,14 +208,15 @@ def _written(
     return namespace["run"]
 
 
-def _body(root: Any, read: Callable[[int], str], fixed: Callable[[int], Any]) -> str:
+def _body(root: Any, read: Callable[[int], str], fixed: Callable[[int], Any], entry_of: Callable[[int, int], str]) -> str:
     """The statements of the function, each value written as ``read(its position)``, or
-    known when the shape fixes it (``fixed(its position)``, else `_UNKNOWN`)."""
+    known when the shape fixes it (``fixed(its position)``, else `_UNKNOWN`); a node's
+    label entry as ``entry_of(its span's start position, end position)``."""
 
-    def _span(span: Any) -> str:
+    def _entry(span: Any) -> str:
         if span.__class__ is not Span or span.start.__class__ is not _At or span.end.__class__ is not _At:
             raise _Unfit
-        return f"({read(span.start)}, {read(span.end)}, L)"  # a span when read (`labels`)
+        return entry_of(span.start, span.end)  # (a span when read: `labels.Entry`)
 
     def _value(at: Any) -> str:
         if at.__class__ is not _At:
@@ -223,7 +254,7 @@ def _body(root: Any, read: Callable[[int], str], fixed: Callable[[int], Any]) ->
             compute.append(f"        if {result}.__class__ is not Scalar:\n            return False\n")
             results.append(result)
         elif cls is ast.Number:
-            results.append(_number(fresh(), _value(node.value), _span(node.span), compute, commit))
+            results.append(_number(fresh(), _value(node.value), _entry(node.span), compute, commit))
         elif cls is ast.Binary:
             if ready is None:
                 work += [(node, True), (node.right, None), (node.left, None)]
@@ -238,7 +269,7 @@ def _body(root: Any, read: Callable[[int], str], fixed: Callable[[int], Any]) ->
             else:  # `**`, `%`: the walker calls the compiler's own function
                 raise _Unfit
             compute.append(f"        {result} = {operator}({left}, {right})\n")
-            commit.append(f"    E[{result}] = (source, {_span(node.span)}, False)\n")
+            commit.append(f"    E[{result}] = {_entry(node.span)}\n")
             results.append(result)
         elif cls is ast.Unary:
             if ready is None:
@@ -250,7 +281,7 @@ def _body(root: Any, read: Callable[[int], str], fixed: Callable[[int], Any]) ->
                 raise _Unfit
             result = fresh()
             compute.append(f"        {result} = {results.pop()}.neg()\n")
-            commit.append(f"    E[{result}] = (source, {_span(node.span)}, False)\n")
+            commit.append(f"    E[{result}] = {_entry(node.span)}\n")
             results.append(result)
         elif cls is ast.Leaf:
             literal = _literal(node.operand)
@@ -270,12 +301,12 @@ def _body(root: Any, read: Callable[[int], str], fixed: Callable[[int], Any]) ->
                 elif sign is not None and _fixed(sign) != "-":
                     raise _Unfit
                 number_read = _value(number) if sign is None else "-" + _value(number)
-                results.append(_number(fresh(), number_read, _span(node.span), compute, commit, make))
+                results.append(_number(fresh(), number_read, _entry(node.span), compute, commit, make))
             else:
                 result = fresh()
                 operand = results.pop()
                 compute.append(f"        {result} = LEAF({operand}._value, {make}, {_gradient(make)})\n")
-                commit.append(f"    E[{result}] = (source, {_span(node.span)}, False)\n")
+                commit.append(f"    E[{result}] = {_entry(node.span)}\n")
                 results.append(result)
         else:
             raise _Unfit
@@ -311,12 +342,12 @@ def _bare(read: str) -> str:
     return read[2:-1] if read.startswith("i(") and read.endswith(")") else read
 
 
-def _number(result: str, value: str, span: str, compute: list[str], commit: list[str], make: str = "CONSTANT") -> str:
+def _number(result: str, value: str, entry: str, compute: list[str], commit: list[str], make: str = "CONSTANT") -> str:
     """A number leaf's node (a non-finite literal fails: the usual way reports it). A finite
     float is what `Scalar.constant` and `Scalar.variable` check for: the leaf is made at once."""
     compute.append(f"        f = {value}\n        if f - f != 0.0:\n            return False\n")
     compute.append(f"        {result} = LEAF(f, {make}, {_gradient(make)})\n")
-    commit.append(f"    E[{result}] = (source, {span}, False)\n")
+    commit.append(f"    E[{result}] = {entry}\n")
     return result
 
 

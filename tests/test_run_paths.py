@@ -20,7 +20,7 @@ from scalarlang.direct import OnceCompiler
 from scalarlang.events import dumps, event_of
 from scalarlang.expressions import Compiler
 from scalarlang.interpreter import Session
-from scalarlang.labels import span_of
+from scalarlang.labels import made_span
 from scalarlang.outcomes import Bound, Defined, Failed
 from scalarlang.runner import ScriptOutput
 from scalarlang.source import Source
@@ -144,7 +144,7 @@ def _entry(entry):
     if entry is None:
         return None
     first = entry[0] if entry[0].__class__ is str else entry[0].name
-    second = _entry(entry[1]) if entry[0].__class__ is str else _span(span_of(entry[1]))
+    second = _entry(entry[1]) if entry[0].__class__ is str else _span(made_span(entry))
     return (first, second, entry[2])
 
 
@@ -540,6 +540,28 @@ def test_straight_lets_are_taken_and_a_failing_one_reports_as_ever(monkeypatch):
     failure = [event for event in straight[0] if "non-finite" in event]
     assert len(failure) == 1 and '"line": 52' in failure[0]
     assert "d" not in straight[1] and "e" not in straight[1] and "b" in straight[1]
+
+
+def test_straight_label_entries_are_one_tuple_a_node_of_objects_that_exist_already():
+    # The four nodes of a statement share its item (the parsed form's int) and the run's
+    # `StatementSpans`; their spans are found again only when a label is read.
+    from scalarlang.labels import made_span
+
+    text = "let a0 = var 1\n" + "".join(f"let a{i} = a{i - 1} * 2.5 + {i}\n" for i in range(1, 40))
+    session = Session()
+    list(session.run(Source("p.sad", text), echo=False))
+    labels = session._labels
+    last = session._names["a39"]
+    mul, constant = last.parents[0].parent, last.parents[1].parent
+    named = labels.entry(last)
+    made = [labels.entry(mul), labels.entry(mul.parents[1].parent), labels.entry(constant), named[1]]
+    assert named[0] == "a39" and all(len(entry) == 5 for entry in made)
+    assert len({id(entry[1]) for entry in made}) == 1 and len({id(entry[4]) for entry in made}) == 1
+    assert labels.entry(session._names["a20"])[1][4] is made[0][4]
+    spans = [made_span(entry) for entry in made]
+    line = text.splitlines()[39]
+    assert [line[s.column - 1 : s.end_column - 1] for s in spans] == ["a38 * 2.5", "2.5", "39", "a38 * 2.5 + 39"]
+    assert all(s.line == 40 for s in spans) and labels.label_of(mul) == "a38 * 2.5"
 
 
 @pytest.mark.parametrize("budget", [0, 1, 7, 30])
