@@ -114,7 +114,9 @@ def command(*args: str, stdin: bytes = b"", env: dict | None = None) -> subproce
 
 def assert_no_traceback(*texts: str) -> None:
     for text in texts:
-        assert "Traceback" not in text and "internal-error" not in text, text[-2000:]
+        # (The program's own text may hold these words: look for how we would print them.)
+        assert "Traceback (most recent call last)" not in text, text[-2000:]
+        assert "error[internal-error]" not in text and '"internal-error"' not in text, text[-2000:]
 
 
 def expected_status(kind: str | None) -> int:
