@@ -55,39 +55,39 @@ from ._version import __version__
 
 # name -> the module (relative to this package) that defines it
 _EXPORTS = {
-    "ParentEdge": "engine",
-    "Scalar": "engine",
-    "ScalarOperation": "engine",
-    "ENGINE_ERRORS": "errors",
-    "NonFiniteAccumulatedGradient": "errors",
-    "NonFiniteContribution": "errors",
-    "NonFiniteDerivative": "errors",
-    "NonFiniteLeaf": "errors",
-    "NonFinitePassAdjoint": "errors",
-    "NonFiniteResult": "errors",
-    "NonFiniteSeed": "errors",
-    "ScalarAutodiffError": "errors",
-    "UntrackedOutput": "errors",
-    "GRADCHECK_STEP": "gradcheck",
-    "GRADCHECK_TOLERANCE": "gradcheck",
-    "GradientCheckError": "gradcheck",
-    "InvalidGradcheckStep": "gradcheck",
-    "InvalidGradcheckTolerance": "gradcheck",
-    "NonFiniteGradcheckInput": "gradcheck",
-    "NonFiniteGradcheckValue": "gradcheck",
-    "ScalarGradientCheck": "gradcheck",
-    "scalar_gradient_check": "gradcheck",
-    "format_exponent": "numbers",
-    "format_number": "numbers",
-    "BackwardEdge": "records",
-    "BackwardNode": "records",
-    "BackwardPass": "records",
+    "ParentEdge": "engine.scalar",
+    "Scalar": "engine.scalar",
+    "ScalarOperation": "engine.scalar",
+    "ENGINE_ERRORS": "engine.errors",
+    "NonFiniteAccumulatedGradient": "engine.errors",
+    "NonFiniteContribution": "engine.errors",
+    "NonFiniteDerivative": "engine.errors",
+    "NonFiniteLeaf": "engine.errors",
+    "NonFinitePassAdjoint": "engine.errors",
+    "NonFiniteResult": "engine.errors",
+    "NonFiniteSeed": "engine.errors",
+    "ScalarAutodiffError": "engine.errors",
+    "UntrackedOutput": "engine.errors",
+    "GRADCHECK_STEP": "engine.gradcheck",
+    "GRADCHECK_TOLERANCE": "engine.gradcheck",
+    "GradientCheckError": "engine.gradcheck",
+    "InvalidGradcheckStep": "engine.gradcheck",
+    "InvalidGradcheckTolerance": "engine.gradcheck",
+    "NonFiniteGradcheckInput": "engine.gradcheck",
+    "NonFiniteGradcheckValue": "engine.gradcheck",
+    "ScalarGradientCheck": "engine.gradcheck",
+    "scalar_gradient_check": "engine.gradcheck",
+    "format_exponent": "engine.numbers",
+    "format_number": "engine.numbers",
+    "BackwardEdge": "engine.records",
+    "BackwardNode": "engine.records",
+    "BackwardPass": "engine.records",
     # The Python API and the Jupyter extension (they load the interpreter, rich, drawing).
-    "Result": "api",
-    "Session": "api",
-    "run": "api",
-    "load_ipython_extension": "notebook",
-    "unload_ipython_extension": "notebook",
+    "Result": "front.api",
+    "Session": "front.api",
+    "run": "front.api",
+    "load_ipython_extension": "front.notebook",
+    "unload_ipython_extension": "front.notebook",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -107,8 +107,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what type checkers and IDEs see
-    from .engine import ParentEdge, Scalar, ScalarOperation
-    from .errors import (
+    from .engine.scalar import ParentEdge, Scalar, ScalarOperation
+    from .engine.errors import (
         ENGINE_ERRORS,
         NonFiniteAccumulatedGradient,
         NonFiniteContribution,
@@ -120,7 +120,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
         ScalarAutodiffError,
         UntrackedOutput,
     )
-    from .gradcheck import (
+    from .engine.gradcheck import (
         GRADCHECK_STEP,
         GRADCHECK_TOLERANCE,
         GradientCheckError,
@@ -131,7 +131,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
         ScalarGradientCheck,
         scalar_gradient_check,
     )
-    from .numbers import format_exponent, format_number
-    from .records import BackwardEdge, BackwardNode, BackwardPass
-    from .api import Result, Session, run
-    from .notebook import load_ipython_extension, unload_ipython_extension
+    from .engine.numbers import format_exponent, format_number
+    from .engine.records import BackwardEdge, BackwardNode, BackwardPass
+    from .front.api import Result, Session, run
+    from .front.notebook import load_ipython_extension, unload_ipython_extension

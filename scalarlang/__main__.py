@@ -1,5 +1,5 @@
 """``python -m scalarlang`` is the ``scalarlang`` command."""
 
-from .cli import command
+from .front.cli import command
 
 command()

@@ -6,11 +6,11 @@ import struct
 from dataclasses import dataclass
 from typing import cast
 
-from .engine import Scalar
-from .errors import ScalarAutodiffError
-from .gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE, ScalarGradientCheck, scalar_gradient_check
-from .numbers import format_exponent, format_number
-from .records import BackwardPass
+from .engine.scalar import Scalar
+from .engine.errors import ScalarAutodiffError
+from .engine.gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE, ScalarGradientCheck, scalar_gradient_check
+from .engine.numbers import format_exponent, format_number
+from .engine.records import BackwardPass
 
 REUSED_INPUT = 2.0
 NONLINEAR_INPUT = 0.5

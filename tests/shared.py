@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import io
 
-from scalarlang.ast import Binary, Call, Leaf, Name, Number, Unary
-from scalarlang.render import Renderer, make_console
+from scalarlang.language.tree import Binary, Call, Leaf, Name, Number, Unary
+from scalarlang.render.text import Renderer, make_console
 
 
 def sexp(node) -> str:

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from scalarlang.interpreter import Session
-from scalarlang.outcomes import Bound, Defined, Failed
-from scalarlang.runner import ScriptOutput, exit_status, read_source
-from scalarlang.source import Source
+from scalarlang.interpreter.session import Session
+from scalarlang.interpreter.outcomes import Bound, Defined, Failed
+from scalarlang.front.runner import ScriptOutput, exit_status, read_source
+from scalarlang.language.source import Source
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("*.sad"))
@@ -682,7 +682,7 @@ def test_huge_tables_show_their_first_rows():
 
 
 def test_debug_shows_the_traceback_of_an_internal_error(monkeypatch):
-    from scalarlang.engine import Scalar
+    from scalarlang.engine.scalar import Scalar
 
     monkeypatch.setattr(Scalar, "topology", lambda self: 1 / 0)
     for debug in (False, True):
@@ -719,7 +719,7 @@ def test_a_reader_that_goes_away_gets_no_traceback():
 
 
 def test_an_interrupted_script_exits_130_without_a_traceback(monkeypatch, capsys):
-    from scalarlang import cli
+    from scalarlang.front import cli
 
     def interrupted(arguments, out, err, own_process=False):
         raise KeyboardInterrupt

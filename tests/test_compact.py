@@ -1,4 +1,4 @@
-"""The compact parsed form (``scalarlang.compact``): top-level statements kept as bytes and
+"""The compact parsed form (``scalarlang.language.compact``): top-level statements kept as bytes and
 given back as the very nodes the builder made; its size per statement."""
 
 from __future__ import annotations
@@ -13,11 +13,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fuzzing import program_text, programs
-from scalarlang import ast, builder, compact, syntax
-from scalarlang.compact import Statements, encode
-from scalarlang.diagnostics import LanguageError
-from scalarlang.shapes import is_compact, template_match
-from scalarlang.source import LineIndex, Source, Span
+from scalarlang.language import tree as ast
+from scalarlang.language import builder
+from scalarlang.language import compact
+from scalarlang.language import parser as syntax
+from scalarlang.language.compact import Statements, encode
+from scalarlang.language.diagnostics import LanguageError
+from scalarlang.language.shapes import is_compact, template_match
+from scalarlang.language.source import LineIndex, Source, Span
 
 
 def plain_parse(text: str) -> tuple:

@@ -76,7 +76,7 @@ def test_demo_command_prints_the_seed_output_exactly():
 
 
 def test_cli_main_demo(capsys):
-    from scalarlang.cli import main
+    from scalarlang.front.cli import main
 
     assert main(["--demo"]) == 0
     assert capsys.readouterr().out.splitlines() == seed_demo_lines()

@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from scalarlang import Scalar
-from scalarlang.drawing import (
+from scalarlang.pictures import (
     MAX_NODES,
     DrawingError,
     graph_picture,
@@ -21,8 +21,8 @@ from scalarlang.drawing import (
     to_dot,
     write_picture,
 )
-from scalarlang.drawing.files import GRAPHVIZ_NODE_LIMIT
-from scalarlang.drawing.picture import operation_text
+from scalarlang.pictures.files import GRAPHVIZ_NODE_LIMIT
+from scalarlang.pictures.picture import operation_text
 
 HAVE_DOT = shutil.which("dot") is not None
 needs_dot = pytest.mark.skipif(not HAVE_DOT, reason="Graphviz's dot is not installed")
@@ -308,7 +308,7 @@ def test_scalar_repr_svg_draws_its_graph():
 
 
 def test_pass_file_names_are_numbered_and_safe():
-    from scalarlang.drawing import pass_file_name
+    from scalarlang.pictures import pass_file_name
 
     assert pass_file_name(1, "loss") == "pass-001-loss.svg"
     assert pass_file_name(12, "x*x + 1") == "pass-012-x_x_1.svg"

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from shared import text_of
-from scalarlang.drawing import errors as drawing_errors
-from scalarlang.interpreter import Session
-from scalarlang.kinds import DRAWING_KINDS, PROGRAM_KINDS, RUNTIME_KINDS
-from scalarlang.outcomes import Drawn, Expected, Failed
-from scalarlang.render import Renderer, make_console
-from scalarlang.repl import ReplCore
-from scalarlang.source import Source
+from scalarlang.pictures import errors as drawing_errors
+from scalarlang.interpreter.session import Session
+from scalarlang.interpreter.kinds import DRAWING_KINDS, PROGRAM_KINDS, RUNTIME_KINDS
+from scalarlang.interpreter.outcomes import Drawn, Expected, Failed
+from scalarlang.render.text import Renderer, make_console
+from scalarlang.front.repl import ReplCore
+from scalarlang.language.source import Source
 from test_drawing import parse_dot
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -181,7 +181,7 @@ def test_draw_dir_that_cannot_be_made_fails_the_pass_before_it_commits(tmp_path)
     blocker = tmp_path / "file"
     blocker.write_text("")
     session = Session()
-    from scalarlang.drawing import PassDrawer
+    from scalarlang.pictures import PassDrawer
 
     session.pass_observer = PassDrawer(blocker / "pictures")
     outcomes = run(SEED + "backward(loss)", session)
@@ -218,7 +218,7 @@ def test_repl_draw_prints_dot_or_writes_a_file(tmp_path):
 
 
 def test_repl_session_with_a_pass_drawer_draws_each_pass(tmp_path):
-    from scalarlang.drawing import PassDrawer
+    from scalarlang.pictures import PassDrawer
 
     session = Session()
     session.pass_observer = PassDrawer(tmp_path / "passes")
@@ -232,7 +232,7 @@ def test_repl_completes_draw_names_then_files(tmp_path):
     from prompt_toolkit.completion import CompleteEvent
     from prompt_toolkit.document import Document
 
-    from scalarlang.repl import SadCompleter
+    from scalarlang.front.repl import SadCompleter
 
     (tmp_path / "pictures").mkdir()
     completer = SadCompleter(lambda: ["loss", "lr", "x"])

@@ -6,8 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scalarlang import Scalar
-from scalarlang.drawing import graph_picture, pass_picture
-from scalarlang.drawing.layout import EDGE_LINE_HEIGHT, label_size, layout
+from scalarlang.pictures import graph_picture, pass_picture
+from scalarlang.pictures.layout import EDGE_LINE_HEIGHT, label_size, layout
 
 
 def _rectangles(picture, laid_out):

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from scalarlang.api import Session
-from scalarlang.drawing import pass_picture, svg_text
+from scalarlang.front.api import Session
+from scalarlang.pictures import pass_picture, svg_text
 
 ROOT = Path(__file__).resolve().parent.parent
 PICTURES = ROOT / "docs" / "pictures"

@@ -16,8 +16,8 @@ from scalarlang import (
     ScalarOperation,
     scalar_gradient_check,
 )
-from scalarlang import engine
-from scalarlang.replay import Replay
+from scalarlang.engine import scalar as engine
+from scalarlang.engine.replay import Replay
 
 INF = math.inf
 NAN = math.nan
@@ -130,7 +130,7 @@ def test_pow_of_a_negative_base_with_an_integral_exponent():
 
 
 def test_square_inline_path_matches_the_general_power():
-    from scalarlang.engine import _power_and_derivative
+    from scalarlang.engine.scalar import _power_and_derivative
 
     for base in (0.1, -3.7, 1e-160, 1.3e154, 12345.678):
         node = Scalar.variable(base) ** 2

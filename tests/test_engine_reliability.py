@@ -187,7 +187,7 @@ def test_a_later_commit_of_a_reverse_pass_writes_what_backward_would():
 
 
 def test_restoring_saved_gradients_puts_back_the_earliest_save_of_a_node():
-    from scalarlang.snapshot import restore_gradients, save_gradients
+    from scalarlang.engine.gradients import restore_gradients, save_gradients
 
     x = Scalar.variable(1.0)
     output = x * x

@@ -55,17 +55,17 @@ from fuzzing import (
     statement_lines,
 )
 
-from scalarlang import ast
-from scalarlang.compact import Statements
-from scalarlang.diagnostics import LanguageError
-from scalarlang.interpreter import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, Session
-from scalarlang.kinds import RUNTIME_KINDS, STATIC_KINDS
-from scalarlang.outcomes import Failed
-from scalarlang.render import Renderer, make_console
-from scalarlang.repl import ReplCore
-from scalarlang.runner import ScriptOutput
-from scalarlang.source import Source
-from scalarlang.syntax import parse_program
+from scalarlang.language import tree as ast
+from scalarlang.language.compact import Statements
+from scalarlang.language.diagnostics import LanguageError
+from scalarlang.interpreter.session import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, Session
+from scalarlang.interpreter.kinds import RUNTIME_KINDS, STATIC_KINDS
+from scalarlang.interpreter.outcomes import Failed
+from scalarlang.render.text import Renderer, make_console
+from scalarlang.front.repl import ReplCore
+from scalarlang.front.runner import ScriptOutput
+from scalarlang.language.source import Source
+from scalarlang.language.parser import parse_program
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMAND = Path(sys.executable).parent / "scalarlang"

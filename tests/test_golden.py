@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from scalarlang.runner import ScriptOutput, read_source
+from scalarlang.front.runner import ScriptOutput, read_source
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("*.sad"))

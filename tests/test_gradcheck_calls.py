@@ -7,14 +7,14 @@ import json
 
 import pytest
 
-from scalarlang import ast
-from scalarlang.diagnostics import LanguageError
-from scalarlang.gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE
-from scalarlang.interpreter import Session
-from scalarlang.outcomes import Failed, GradcheckShown
-from scalarlang.runner import ScriptOutput
-from scalarlang.source import Source
-from scalarlang.syntax import parse_program
+from scalarlang.language import tree as ast
+from scalarlang.language.diagnostics import LanguageError
+from scalarlang.engine.gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE
+from scalarlang.interpreter.session import Session
+from scalarlang.interpreter.outcomes import Failed, GradcheckShown
+from scalarlang.front.runner import ScriptOutput
+from scalarlang.language.source import Source
+from scalarlang.language.parser import parse_program
 
 SETUP = "let a = var 2\nlet b = var 3\nlet c = var 0.5\nlet loss = a * b + c ** 2\n"
 
@@ -246,8 +246,8 @@ def test_the_command_prints_one_line_per_variable(tmp_path):
 
 
 def test_the_repl_help_shows_the_named_and_several_variable_forms():
-    from scalarlang.render import Renderer, make_console
-    from scalarlang.repl import ReplCore
+    from scalarlang.render.text import Renderer, make_console
+    from scalarlang.front.repl import ReplCore
 
     stream = io.StringIO()
     core = ReplCore(Renderer(make_console(stream, width=120, color="never"), echo_bindings=True))

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scalarlang.gradcheck import GRADCHECK_MAX_ROUNDING_BOUND, GRADCHECK_ROUNDING_EPSILONS
+from scalarlang.engine.gradcheck import GRADCHECK_MAX_ROUNDING_BOUND, GRADCHECK_ROUNDING_EPSILONS
 from scalarlang import (
     GRADCHECK_STEP,
     GRADCHECK_TOLERANCE,
@@ -318,7 +318,7 @@ def test_format_number_shape(value):
 
 
 def test_a_step_that_moves_the_input_past_the_float_range_is_rejected():
-    from scalarlang.gradcheck import NonFiniteGradcheckInput
+    from scalarlang.engine.gradcheck import NonFiniteGradcheckInput
 
     calls = []
     with pytest.raises(NonFiniteGradcheckInput) as caught:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from scalarlang import cli
-from scalarlang.render import DEFAULT_WIDTH, make_console
+from scalarlang.front import cli
+from scalarlang.render.text import DEFAULT_WIDTH, make_console
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMAND = Path(sys.executable).parent / "scalarlang"
@@ -122,7 +122,7 @@ def test_on_a_terminal_the_colour_follows_the_environment(environ, coloured):
 
 
 def test_rich_private_arguments_are_not_used():
-    source = (ROOT / "scalarlang" / "render.py").read_text(encoding="utf-8")
+    source = (ROOT / "scalarlang" / "render" / "text.py").read_text(encoding="utf-8")
     assert "_environ" not in source
 
 
@@ -140,13 +140,13 @@ def _imported(code: str) -> set[str]:
 
 def test_importing_the_package_loads_no_engine():
     modules = _imported("import scalarlang")
-    assert not {"scalarlang.engine", "scalarlang.interpreter", "rich", "lark", "prompt_toolkit"} & modules
+    assert not {"scalarlang.engine.scalar", "scalarlang.interpreter.session", "rich", "lark", "prompt_toolkit"} & modules
 
 
 def test_the_package_exports_load_on_first_use():
     import scalarlang
 
-    assert scalarlang.Scalar.__module__ == "scalarlang.engine"
+    assert scalarlang.Scalar.__module__ == "scalarlang.engine.scalar"
     assert set(scalarlang.__all__) <= set(dir(scalarlang))
     for name in scalarlang.__all__:
         assert getattr(scalarlang, name) is not None
@@ -156,20 +156,20 @@ def test_the_package_exports_load_on_first_use():
 
 def test_help_and_version_load_neither_the_engine_nor_rich_nor_lark():
     for args in (["--version"], ["--help"]):
-        code = f"from scalarlang import cli\nassert cli.main({args!r}) == 0"
+        code = f"from scalarlang.front import cli\nassert cli.main({args!r}) == 0"
         modules = _imported(code)
-        assert not {"scalarlang.engine", "scalarlang.interpreter", "rich", "lark", "prompt_toolkit", "shtab"} & modules
+        assert not {"scalarlang.engine.scalar", "scalarlang.interpreter.session", "rich", "lark", "prompt_toolkit", "shtab"} & modules
 
 
 def test_a_json_script_loads_neither_rich_nor_prompt_toolkit():
-    code = "from scalarlang import cli\ncli.main(['--json', '-c', 'let x = var 2'])"
+    code = "from scalarlang.front import cli\ncli.main(['--json', '-c', 'let x = var 2'])"
     modules = _imported(code)
-    assert "scalarlang.interpreter" in modules
+    assert "scalarlang.interpreter.session" in modules
     assert not {"rich", "prompt_toolkit", "shtab", "argcomplete"} & modules
 
 
 def test_a_text_script_loads_no_prompt_toolkit():
-    modules = _imported("from scalarlang import cli\ncli.main(['-c', 'let x = var 2'])")
+    modules = _imported("from scalarlang.front import cli\ncli.main(['-c', 'let x = var 2'])")
     assert not {"prompt_toolkit", "shtab"} & modules
 
 
@@ -180,6 +180,6 @@ def test_python_dash_m_is_the_command():
 
 
 def test_importing_the_library_leaves_sigint_alone():
-    code = "import signal, scalarlang, scalarlang.cli\nprint(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    code = "import signal, scalarlang, scalarlang.front.cli\nprint(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.stdout.strip() == "True"

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 
-from scalarlang import paths
-from scalarlang.history import history_path, open_history
+from scalarlang.language import paths
+from scalarlang.front.history import history_path, open_history
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="XDG directories and FIFOs are POSIX")
 

@@ -12,10 +12,10 @@ import struct
 import pytest
 
 from scalarlang import Scalar, ScalarOperation
-from scalarlang.gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE
-from scalarlang.interpreter import LABEL_LIMIT, Session
-from scalarlang.kinds import RUNTIME_KINDS
-from scalarlang.outcomes import (
+from scalarlang.engine.gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE
+from scalarlang.interpreter.session import LABEL_LIMIT, Session
+from scalarlang.interpreter.kinds import RUNTIME_KINDS
+from scalarlang.interpreter.outcomes import (
     BackwardShown,
     Bound,
     Expected,
@@ -25,7 +25,7 @@ from scalarlang.outcomes import (
     Printed,
     ValueShown,
 )
-from scalarlang.source import Source
+from scalarlang.language.source import Source
 
 # ---- helpers --------------------------------------------------------------------------------
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from scalarlang.events import SCHEMA_VERSION, dumps
-from scalarlang.runner import ScriptOutput
-from scalarlang.source import Source
+from scalarlang.render.events import SCHEMA_VERSION, dumps
+from scalarlang.front.runner import ScriptOutput
+from scalarlang.language.source import Source
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "json.md"
@@ -87,7 +87,7 @@ def test_errors_use_the_one_key_file():
     assert "path" not in events[-1] and events[-1]["file"] == "every.sad"
     out = io.StringIO()
     ScriptOutput(out, io.StringIO(), json_lines=True).run(
-        __import__("scalarlang.runner", fromlist=["read_source"]).read_source("/no/such/file.sad")
+        __import__("scalarlang.front.runner", fromlist=["read_source"]).read_source("/no/such/file.sad")
     )
     start, error = map(json.loads, out.getvalue().splitlines())
     assert start["file"] == error["file"] == "/no/such/file.sad" and "path" not in error

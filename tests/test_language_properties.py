@@ -22,12 +22,12 @@ from hypothesis import event as tally, given, note
 from hypothesis import strategies as st
 
 from scalarlang import Scalar, ScalarAutodiffError
-from scalarlang import ast
-from scalarlang.ast import Program
-from scalarlang.events import dumps, event_of
-from scalarlang.interpreter import Session
-from scalarlang.kinds import RUNTIME_KINDS
-from scalarlang.outcomes import (
+from scalarlang.language import tree as ast
+from scalarlang.language.tree import Program
+from scalarlang.render.events import dumps, event_of
+from scalarlang.interpreter.session import Session
+from scalarlang.interpreter.kinds import RUNTIME_KINDS
+from scalarlang.interpreter.outcomes import (
     BackwardShown,
     Bound,
     Expected,
@@ -37,9 +37,9 @@ from scalarlang.outcomes import (
     Printed,
     ValueShown,
 )
-from scalarlang.render import Renderer, make_console
-from scalarlang.source import Source
-from scalarlang.syntax import parse_program
+from scalarlang.render.text import Renderer, make_console
+from scalarlang.language.source import Source
+from scalarlang.language.parser import parse_program
 
 NAMES = ("x", "y", "w", "sq", "loss")
 NORMAL = (ValueShown, Bound, Printed, BackwardShown, GraphShown, GradcheckShown, Expected)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from scalarlang.interpreter import Session
-from scalarlang.outcomes import Failed
-from scalarlang.source import Source
+from scalarlang.interpreter.session import Session
+from scalarlang.interpreter.outcomes import Failed
+from scalarlang.language.source import Source
 
 
 def failure_of(text: str) -> Failed:

@@ -30,14 +30,16 @@ import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
 
-from scalarlang import Scalar, ast, cli
-from scalarlang.diagnostics import LanguageError
-from scalarlang.interpreter import Session
-from scalarlang.kinds import PROGRAM_KINDS, RUNTIME_KINDS
-from scalarlang.outcomes import Failed
-from scalarlang.runner import ScriptOutput, read_source
-from scalarlang.source import Source
-from scalarlang.syntax import parse_program
+from scalarlang import Scalar
+from scalarlang.front import cli
+from scalarlang.language import tree as ast
+from scalarlang.language.diagnostics import LanguageError
+from scalarlang.interpreter.session import Session
+from scalarlang.interpreter.kinds import PROGRAM_KINDS, RUNTIME_KINDS
+from scalarlang.interpreter.outcomes import Failed
+from scalarlang.front.runner import ScriptOutput, read_source
+from scalarlang.language.source import Source
+from scalarlang.language.parser import parse_program
 
 ROOT = Path(__file__).resolve().parents[1]
 # The straight-line examples: every line a whole statement, every statement one the direct

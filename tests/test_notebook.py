@@ -22,7 +22,7 @@ SEED = "let x = var 2\nlet square = x * x\nlet loss = square + square\n"
 
 
 def test_import_stays_cheap():
-    code = "import sys, scalarlang; print(sorted(m for m in ('rich', 'lark', 'IPython', 'scalarlang.api') if m in sys.modules))"
+    code = "import sys, scalarlang; print(sorted(m for m in ('rich', 'lark', 'IPython', 'scalarlang.front.api') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
@@ -39,7 +39,8 @@ def test_every_export_loads_without_ipython():
 
 
 def test_lazy_exports():
-    from scalarlang import api, notebook
+    from scalarlang.front import api
+    from scalarlang.front import notebook
 
     assert scalarlang.Session is api.Session and scalarlang.run is api.run
     assert scalarlang.load_ipython_extension is notebook.load_ipython_extension

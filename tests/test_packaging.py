@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_no_symlink_in_the_repository_and_the_checkout_finds_its_grammar():
     tracked = subprocess.run(["git", "ls-files", "-s"], cwd=ROOT, capture_output=True, text=True).stdout
     assert not [line for line in tracked.splitlines() if line.startswith("120000")]  # git's symlink mode
-    from scalarlang.syntax import GRAMMAR_PATH
+    from scalarlang.language.parser import GRAMMAR_PATH
 
     assert GRAMMAR_PATH.read_bytes() == (ROOT / "grammars" / "scalarlang.lark").read_bytes()
 
@@ -102,7 +102,7 @@ def test_the_wheel_runs_in_a_fresh_venv_and_the_sdist_passes_its_quick_tests(dis
 
     printed = _run(venv / "bin" / "scalarlang", "-c", "print 1", cwd=tmp_path)
     assert printed.stdout == "1.000000000000\n"
-    where = _run(python, "-c", "import scalarlang.syntax as s; print(s.GRAMMAR_PATH)", cwd=tmp_path)
+    where = _run(python, "-c", "import scalarlang.language.parser as s; print(s.GRAMMAR_PATH)", cwd=tmp_path)
     assert Path(where.stdout.strip()).is_relative_to(venv)  # the installed copy, not the checkout
 
     with tarfile.open(sdist) as archive:

@@ -1,4 +1,4 @@
-"""The grammar and parser of `.sad` programs (scalarlang.syntax)."""
+"""The grammar and parser of `.sad` programs (scalarlang.language.parser)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from shared import label, sexp
-from scalarlang.ast import (
+from scalarlang.language.tree import (
     Assert,
     Binary,
     Call,
@@ -29,9 +29,9 @@ from scalarlang.ast import (
     Text,
     ZeroGrad,
 )
-from scalarlang.diagnostics import LanguageError
-from scalarlang.source import Source
-from scalarlang.syntax import MAX_NESTING, is_incomplete, parse_expression, parse_program
+from scalarlang.language.diagnostics import LanguageError
+from scalarlang.language.source import Source
+from scalarlang.language.parser import MAX_NESTING, is_incomplete, parse_expression, parse_program
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -638,10 +638,10 @@ def _run(code: str, env: dict) -> str:
 
 def test_import_is_cheap_and_tables_are_cached(tmp_path):
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
-    lazy = "import sys, scalarlang.syntax; print('lark' in sys.modules)"
+    lazy = "import sys, scalarlang.language.parser; print('lark' in sys.modules)"
     assert _run(lazy, env).strip() == "False"
     use = (
-        "from scalarlang.syntax import parse_program; from scalarlang.source import Source;"
+        "from scalarlang.language.parser import parse_program; from scalarlang.language.source import Source;"
         "print(len(parse_program(Source('t', 'let x = 1; x')).statements))"
     )
     assert _run(use, env).strip() == "2"
@@ -661,7 +661,8 @@ def lark_reference():
     the callers)."""
     from lark import Lark
 
-    from scalarlang import builder, syntax
+    from scalarlang.language import builder
+    from scalarlang.language import parser as syntax
 
     class Postlex:
         always_accept = ("_NL",)
@@ -795,7 +796,8 @@ def _accepts_both_ways(text: str):
     """At the token the parser rejects in `text`: (our expected terminals, lark's accepts())."""
     from lark.exceptions import UnexpectedToken
 
-    from scalarlang import syntax, syntax_errors
+    from scalarlang.language import parser as syntax
+    from scalarlang.language import syntax_errors
 
     interactive = syntax._parser().parse_interactive("")
     try:

@@ -21,11 +21,13 @@ from hypothesis import strategies as st
 
 import pickle
 
-from scalarlang import ast, builder, syntax
-from scalarlang.diagnostics import LanguageError
-from scalarlang.frozen import constructor
-from scalarlang.source import LineIndex, Source, Span, indexed_span
-from scalarlang.syntax_errors import position
+from scalarlang.language import tree as ast
+from scalarlang.language import builder
+from scalarlang.language import parser as syntax
+from scalarlang.language.diagnostics import LanguageError
+from scalarlang.language.frozen import constructor
+from scalarlang.language.source import LineIndex, Source, Span, indexed_span
+from scalarlang.language.syntax_errors import position
 
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.sad"))
 NODE_CLASSES = [

@@ -1,5 +1,5 @@
 """The grammar of functions, loops, tables, `if`, `descend`, `quiet`, `**` and `%`
-(scalarlang.syntax and its modules): the AST of every form, and its syntax errors."""
+(scalarlang.language.parser and its modules): the AST of every form, and its syntax errors."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import math
 import pytest
 
 from shared import label, sexp
-from scalarlang import lexicon
-from scalarlang.ast import (
+from scalarlang.language import lexicon
+from scalarlang.language.tree import (
     Binary,
     Block,
     Call,
@@ -29,9 +29,9 @@ from scalarlang.ast import (
     Table,
     Text,
 )
-from scalarlang.diagnostics import LanguageError
-from scalarlang.source import Source
-from scalarlang.syntax import KEYWORDS, MAX_NESTING, is_incomplete, parse_expression, parse_program
+from scalarlang.language.diagnostics import LanguageError
+from scalarlang.language.source import Source
+from scalarlang.language.parser import KEYWORDS, MAX_NESTING, is_incomplete, parse_expression, parse_program
 
 
 def parse(text: str):

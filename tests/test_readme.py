@@ -6,8 +6,8 @@ import io
 import re
 from pathlib import Path
 
-from scalarlang.runner import ScriptOutput
-from scalarlang.source import Source
+from scalarlang.front.runner import ScriptOutput
+from scalarlang.language.source import Source
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from scalarlang import cli
-from scalarlang.runner import EXIT_OK, EXIT_RUNTIME, EXIT_STATIC, SOURCE_LIMIT, read_source, text_source
+from scalarlang.front import cli
+from scalarlang.front.runner import EXIT_OK, EXIT_RUNTIME, EXIT_STATIC, SOURCE_LIMIT, read_source, text_source
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMAND = Path(sys.executable).parent / "scalarlang"

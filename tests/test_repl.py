@@ -20,10 +20,10 @@ from prompt_toolkit.output import DummyOutput
 from prompt_toolkit.validation import ValidationError
 from pygments.token import Comment, Error, Keyword, Name, Number, Operator, String
 
-from scalarlang.highlight import SadLexer, highlight_source, prompt_toolkit_style_rules
-from scalarlang.interpreter import KEYWORDS, STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
-from scalarlang.render import Renderer, make_console
-from scalarlang.repl import (
+from scalarlang.front.highlight import SadLexer, highlight_source, prompt_toolkit_style_rules
+from scalarlang.interpreter.session import KEYWORDS, STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
+from scalarlang.render.text import Renderer, make_console
+from scalarlang.front.repl import (
     META_COMMANDS,
     GuardedCompleter,
     InputCheck,
@@ -74,8 +74,8 @@ def test_let_is_echoed_and_an_expression_shows_its_value_line():
 
 
 def test_backward_prints_the_same_tables_as_a_script():
-    from scalarlang.runner import ScriptOutput
-    from scalarlang.source import Source
+    from scalarlang.front.runner import ScriptOutput
+    from scalarlang.language.source import Source
 
     core, stream = make_core()
     run_lines(core, stream, *SEED)
@@ -584,13 +584,13 @@ def test_a_history_file_that_fails_later_warns_once(tmp_path):
 
 
 def test_importing_the_cli_does_not_import_prompt_toolkit():
-    code = "import sys, scalarlang.cli; sys.exit('prompt_toolkit' in sys.modules)"
+    code = "import sys, scalarlang.front.cli; sys.exit('prompt_toolkit' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 
 
 def test_piped_standard_input_runs_as_a_script_without_prompt_toolkit():
     code = (
-        "import sys; from scalarlang.cli import main; status = main([]); "
+        "import sys; from scalarlang.front.cli import main; status = main([]); "
         "sys.stdout.write('PT=%s\\n' % ('prompt_toolkit' in sys.modules)); sys.exit(status)"
     )
     env = {key: value for key, value in os.environ.items() if key not in ("COLUMNS", "FORCE_COLOR")}
@@ -660,8 +660,8 @@ def test_input_check_of_huge_input_counts_braces_and_brackets():
 
 
 def test_completion_of_the_new_keywords_and_of_error_kinds_after_expect():
-    from scalarlang import lexicon
-    from scalarlang.kinds import RUNTIME_KINDS
+    from scalarlang.language import lexicon
+    from scalarlang.interpreter.kinds import RUNTIME_KINDS
 
     assert {"fn", "repeat", "for", "in", "if", "else", "descend", "by", "quiet"} <= set(complete(""))
     assert set(complete("")) >= set(lexicon.KEYWORDS)
@@ -677,7 +677,7 @@ def test_completion_of_the_new_keywords_and_of_error_kinds_after_expect():
 
 
 def test_help_shows_the_training_statements_and_the_error_kinds():
-    from scalarlang.kinds import RUNTIME_KINDS
+    from scalarlang.interpreter.kinds import RUNTIME_KINDS
 
     core, stream = make_core()
     out = " ".join(run_lines(core, stream, ":help").split())
@@ -730,7 +730,7 @@ def test_sad_lexer_tokens_of_the_training_forms():
 
 def test_importing_the_highlighter_is_cheap():
     # (the package itself imports the engine: that is not the highlighter's to change)
-    code = "import sys, scalarlang.highlight; print(sorted(m for m in sys.modules if m.startswith(('rich', 'lark', 'scalarlang.interpreter', 'prompt_toolkit'))))"
+    code = "import sys, scalarlang.front.highlight; print(sorted(m for m in sys.modules if m.startswith(('rich', 'lark', 'scalarlang.interpreter.session', 'prompt_toolkit'))))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert result.stdout.strip() == "[]"
 

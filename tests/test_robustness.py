@@ -26,16 +26,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scalarlang import Scalar, cli
-from scalarlang.events import dumps, event_of, event_pieces
-from scalarlang.interpreter import LABEL_LIMIT, Session
-from scalarlang.kinds import PROGRAM_KINDS, RUNTIME_KINDS
-from scalarlang.outcomes import BackwardShown, Expected, Failed
-from scalarlang.render import Renderer, make_console
-from scalarlang.repl import InputCheck, ReplCore
-from scalarlang.runner import ScriptOutput, read_source, text_source
-from scalarlang.source import Source
-from scalarlang.syntax import MAX_NESTING
+from scalarlang import Scalar
+from scalarlang.front import cli
+from scalarlang.render.events import dumps, event_of, event_pieces
+from scalarlang.interpreter.session import LABEL_LIMIT, Session
+from scalarlang.interpreter.kinds import PROGRAM_KINDS, RUNTIME_KINDS
+from scalarlang.interpreter.outcomes import BackwardShown, Expected, Failed
+from scalarlang.render.text import Renderer, make_console
+from scalarlang.front.repl import InputCheck, ReplCore
+from scalarlang.front.runner import ScriptOutput, read_source, text_source
+from scalarlang.language.source import Source
+from scalarlang.language.parser import MAX_NESTING
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMAND = Path(sys.executable).parent / "scalarlang"

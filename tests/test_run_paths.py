@@ -14,17 +14,17 @@ from hypothesis import strategies as st
 
 from fuzzing import ProgramGenerator
 from shared import text_of
-from scalarlang.control import Run
-from scalarlang.diagnostics import LanguageError
-from scalarlang.direct import OnceCompiler
-from scalarlang.events import dumps, event_of
-from scalarlang.expressions import Compiler
-from scalarlang.interpreter import Session
-from scalarlang.labels import made_span
-from scalarlang.outcomes import Bound, Defined, Failed
-from scalarlang.runner import ScriptOutput
-from scalarlang.source import Source
-from scalarlang.syntax import parse_program
+from scalarlang.interpreter.control import Run
+from scalarlang.language.diagnostics import LanguageError
+from scalarlang.interpreter.direct import OnceCompiler
+from scalarlang.render.events import dumps, event_of
+from scalarlang.interpreter.expressions import Compiler
+from scalarlang.interpreter.session import Session
+from scalarlang.interpreter.labels import made_span
+from scalarlang.interpreter.outcomes import Bound, Defined, Failed
+from scalarlang.front.runner import ScriptOutput
+from scalarlang.language.source import Source
+from scalarlang.language.parser import parse_program
 
 ECHOING_PROGRAM = """\
 let x = var 2
@@ -285,8 +285,8 @@ def test_every_kept_action_belongs_to_a_statement_still_alive():
 
 
 def test_a_live_nursery_filled_outside_loops_goes_to_the_old_table():
-    from scalarlang.engine import Scalar
-    from scalarlang.labels import NURSERY_SIZE, TRUSTED_NURSERIES, Labels
+    from scalarlang.engine.scalar import Scalar
+    from scalarlang.interpreter.labels import NURSERY_SIZE, TRUSTED_NURSERIES, Labels
 
     labels = Labels()
     assert labels.straight_table is labels.entries and labels.straight_limit == NURSERY_SIZE
@@ -322,8 +322,8 @@ def test_a_live_nursery_filled_outside_loops_goes_to_the_old_table():
 
 
 def test_a_nursery_filled_while_the_old_table_is_trusted_is_looked_at_and_ends_it():
-    from scalarlang.engine import Scalar
-    from scalarlang.labels import Labels
+    from scalarlang.engine.scalar import Scalar
+    from scalarlang.interpreter.labels import Labels
 
     labels = Labels()
     kept = [Scalar.constant(float(i)) for i in range(10)]
@@ -340,8 +340,8 @@ def test_a_nursery_filled_while_the_old_table_is_trusted_is_looked_at_and_ends_i
 
 
 def test_the_old_table_is_pruned_at_twice_its_size_or_four_times_when_nearly_all_live(monkeypatch):
-    import scalarlang.labels as labels_module
-    from scalarlang.engine import Scalar
+    import scalarlang.interpreter.labels as labels_module
+    from scalarlang.engine.scalar import Scalar
 
     monkeypatch.setattr(labels_module, "PRUNE_MINIMUM", 10)
     labels = labels_module.Labels()
@@ -359,7 +359,7 @@ def test_the_old_table_is_pruned_at_twice_its_size_or_four_times_when_nearly_all
 
 @pytest.mark.parametrize("atomic, echo", [(False, True), (True, True), (False, False), (True, False)])
 def test_long_straight_line_programs_show_the_same_with_and_without_lasting_entries(atomic, echo, monkeypatch):
-    import scalarlang.labels as labels_module
+    import scalarlang.interpreter.labels as labels_module
 
     # (2,500 statements: four nodes each, more than a trusted stretch of the old table holds)
     lines = ["let a0 = var 1"] + [f"let a{i} = a{i - 1} * 1.0000001 + {i % 7}" for i in range(1, 1200)]
@@ -489,7 +489,7 @@ def _run_both_ways(text: str, monkeypatch, **options) -> tuple[tuple, tuple]:
 
 @given(st.lists(_straight_expressions(), min_size=1, max_size=4), st.integers(0, 2**32 - 1))
 def test_straight_lets_leave_what_the_usual_way_leaves(expressions, seed):
-    import scalarlang.control as control
+    import scalarlang.interpreter.control as control
 
     # Each expression three times (a shape is written on its second run), under fresh names
     # and reusing earlier ones, in a random order; then a backward pass shows the graph.
@@ -512,7 +512,7 @@ def test_straight_lets_leave_what_the_usual_way_leaves(expressions, seed):
 
 
 def test_straight_lets_are_taken_and_a_failing_one_reports_as_ever(monkeypatch):
-    import scalarlang.straight as straight_module
+    import scalarlang.interpreter.straight as straight_module
 
     ran: list[bool] = []  # for each statement tried straight, whether it ran so
     by_bytes, by_ints = straight_module.run_straight, straight_module.run_straight_ints
@@ -527,8 +527,8 @@ def test_straight_lets_are_taken_and_a_failing_one_reports_as_ever(monkeypatch):
         ran.extend([True] * (end - index) + [False] * (end < stop and items[end].__class__ is int))
         return end
 
-    monkeypatch.setattr("scalarlang.control.run_straight", spy_bytes)
-    monkeypatch.setattr("scalarlang.control.run_straight_ints", spy_ints)
+    monkeypatch.setattr("scalarlang.interpreter.control.run_straight", spy_bytes)
+    monkeypatch.setattr("scalarlang.interpreter.control.run_straight_ints", spy_ints)
     lines = ["let a0 = var 1"] + [f"let a{i} = a{i - 1} * 1.0000001 + {i % 7}" for i in range(1, 50)]
     # `e`, of the same shape, overflows: it ends the run of straight statements, runs the
     # usual way and fails there.
@@ -545,7 +545,7 @@ def test_straight_lets_are_taken_and_a_failing_one_reports_as_ever(monkeypatch):
 def test_straight_label_entries_are_one_tuple_a_node_of_objects_that_exist_already():
     # The four nodes of a statement share its item (the parsed form's int) and the run's
     # `StatementSpans`; their spans are found again only when a label is read.
-    from scalarlang.labels import made_span
+    from scalarlang.interpreter.labels import made_span
 
     text = "let a0 = var 1\n" + "".join(f"let a{i} = a{i - 1} * 2.5 + {i}\n" for i in range(1, 40))
     session = Session()
@@ -566,7 +566,7 @@ def test_straight_label_entries_are_one_tuple_a_node_of_objects_that_exist_alrea
 
 @pytest.mark.parametrize("budget", [0, 1, 7, 30])
 def test_the_statement_budget_counts_statements_run_straight(budget, monkeypatch):
-    from scalarlang import control
+    from scalarlang.interpreter import control
 
     monkeypatch.setattr(control, "MAX_STATEMENTS", budget)
     lines = ["let a0 = var 1"] + [f"let a{i} = a{i - 1} * 1.0000001 + {i % 7}" for i in range(1, 50)]
@@ -598,8 +598,8 @@ def test_straight_lets_agree_with_the_usual_way_on_these(statement, monkeypatch)
 def test_straight_writes_no_function_for_shapes_it_does_not_cover():
     import marshal
 
-    from scalarlang.shapes import template_match
-    from scalarlang.straight import write, write_matched
+    from scalarlang.language.shapes import template_match
+    from scalarlang.interpreter.straight import write, write_matched
 
     def written(statement: str) -> tuple:
         # Parsed three times: the third is a statement of a shape the parser has learnt, an
@@ -626,7 +626,7 @@ def test_straight_writes_no_function_for_shapes_it_does_not_cover():
 def test_only_the_command_s_own_process_freezes_what_a_run_made():
     import gc
 
-    from scalarlang import cli
+    from scalarlang.front import cli
 
     text = "let a0 = var 1\n" + "".join(f"let a{i} = a{i - 1} * 2 + 1\n" for i in range(1, 200)) + "backward(a199)\n"
     gc.unfreeze()
@@ -650,7 +650,7 @@ def test_the_command_itself_freezes_what_its_run_made(tmp_path):
     program = tmp_path / "p.sad"
     program.write_text("let a = var 1\nlet b = a * 2\nbackward(b)\n")
     probe = (
-        "import gc, sys; from scalarlang import cli; sys.argv = ['scalarlang', sys.argv[1]]; "
+        "import gc, sys; from scalarlang.front import cli; sys.argv = ['scalarlang', sys.argv[1]]; "
         "status = cli.main(); print('frozen', gc.get_freeze_count(), file=sys.stderr); sys.exit(status)"
     )
     done = subprocess.run([sys.executable, "-c", probe, str(program)], capture_output=True, text=True, timeout=60)
@@ -664,7 +664,7 @@ def test_the_command_itself_freezes_what_its_run_made(tmp_path):
 def test_the_command_s_own_process_keeps_only_the_last_program_s_session_for_the_exit():
     import weakref
 
-    from scalarlang import runner
+    from scalarlang.front import runner
 
     out, err = io.StringIO(), io.StringIO()
     output = ScriptOutput(out, err, color="never", own_process=True)

@@ -1,4 +1,4 @@
-"""The parser's fast path (``scalarlang.shapes``): a statement of a shape parsed before gives
+"""The parser's fast path (``scalarlang.language.shapes``): a statement of a shape parsed before gives
 exactly what the full parse gives, nodes and errors, however it differs from the shape."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from fuzzing import program_text, programs
 from test_compact import fingerprint, plain_parse
-from scalarlang import syntax
-from scalarlang.diagnostics import LanguageError
-from scalarlang.source import Source
+from scalarlang.language import parser as syntax
+from scalarlang.language.diagnostics import LanguageError
+from scalarlang.language.source import Source
 
 
 def outcome(parse, text: str):
@@ -156,8 +156,8 @@ def test_statements_after_statements_take_the_steady_step_and_parse_the_same(sep
 
 def spy_on_batches(monkeypatch) -> list[int]:
     """The number of statements each fast statement brought with it (`Compacted.more`)."""
-    from scalarlang.lexer import Lexer
-    from scalarlang.shapes import Compacted
+    from scalarlang.language.lexer import Lexer
+    from scalarlang.language.shapes import Compacted
 
     batched: list[int] = []
     tokens = Lexer.tokens
@@ -191,7 +191,7 @@ def test_runs_of_fast_statements_with_any_separators_parse_as_in_full(monkeypatc
 def test_the_short_skip_prefix_skips_what_the_repeated_alternation_does(text):
     import re
 
-    from scalarlang.lexer import skip_prefix
+    from scalarlang.language.lexer import skip_prefix
 
     ignored = [syntax._lexer().terminals[name].pattern.to_regexp() for name in sorted(syntax._lexer().ignore)]
     short = re.compile(skip_prefix(ignored))
@@ -204,7 +204,7 @@ def test_the_short_skip_prefix_skips_what_the_repeated_alternation_does(text):
 
 
 def test_other_ignored_terminals_keep_the_repeated_alternation():
-    from scalarlang.lexer import skip_prefix
+    from scalarlang.language.lexer import skip_prefix
 
     assert skip_prefix(["[ \t]+"]) == "(?>(?:[ \t]+)*)"
     assert skip_prefix(["[ \t\n]+", "#[^\n]*"]) == "(?>(?:[ \t\n]+|#[^\n]*)*)"  # blanks take newlines
@@ -220,7 +220,7 @@ def test_other_ignored_terminals_keep_the_repeated_alternation():
 def test_the_lean_regex_remakes_the_groups_of_every_statement_the_full_one_took(monkeypatch, taught, noise):
     # Where the guarded regex matched, the lean one (no lookaheads, `template_match`) takes
     # the same text in every group and the same separator.
-    from scalarlang.shapes import _TEMPLATE_BITS, _TEMPLATE_MASK, _TEMPLATES
+    from scalarlang.language.shapes import _TEMPLATE_BITS, _TEMPLATE_MASK, _TEMPLATES
 
     fresh_shapes(monkeypatch)
     lines = [line + extra for line in taught for extra in [""] * 6 + noise]
@@ -239,7 +239,7 @@ def test_the_lean_regex_remakes_the_groups_of_every_statement_the_full_one_took(
 
 
 def test_only_tokens_that_cannot_start_at_a_line_end_skip_blanks_alone():
-    from scalarlang.shapes import _starts_no_line_end
+    from scalarlang.language.shapes import _starts_no_line_end
 
     for pattern in ("[A-Za-z_][A-Za-z0-9_]*", r"\*", r"let(?![A-Za-z0-9_])", r"(?:[0-9]+|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"):
         assert _starts_no_line_end(pattern), pattern

@@ -9,8 +9,8 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scalarlang.runner import ScriptOutput
-from scalarlang.source import Source
+from scalarlang.front.runner import ScriptOutput
+from scalarlang.language.source import Source
 
 EDGE_HEADERS = ["#", "consumer", "slot", "operand", "local", "upstream", "contribution", "operand adjoint"]
 NODE_HEADERS = ["#", "node", "operation", "value", "pass adjoint", "gradient"]
@@ -97,7 +97,7 @@ def test_lines_printed_at_once_are_the_lines_wrapped_one_by_one(texts, width, co
     # line on its own (rich's wrap), with and without colour.
     from rich.text import Text
 
-    from scalarlang.render import Renderer, make_console
+    from scalarlang.render.text import Renderer, make_console
 
     def printed(one_by_one: bool) -> str:
         stream = io.StringIO()

@@ -10,12 +10,12 @@ import struct
 import pytest
 
 from scalarlang import Scalar, ScalarOperation
-from scalarlang import control
-from scalarlang.events import event_of
-from scalarlang.interpreter import Session
-from scalarlang.kinds import RUNTIME_KINDS
-from scalarlang.labels import Labels
-from scalarlang.outcomes import (
+from scalarlang.interpreter import control
+from scalarlang.render.events import event_of
+from scalarlang.interpreter.session import Session
+from scalarlang.interpreter.kinds import RUNTIME_KINDS
+from scalarlang.interpreter.labels import Labels
+from scalarlang.interpreter.outcomes import (
     BackwardShown,
     Bound,
     Defined,
@@ -26,8 +26,8 @@ from scalarlang.outcomes import (
     Printed,
     ValueShown,
 )
-from scalarlang.render import Renderer, make_console
-from scalarlang.source import Source
+from scalarlang.render.text import Renderer, make_console
+from scalarlang.language.source import Source
 
 SPEC_PROGRAM = """\
 # fit y = 2x + 1 by gradient descent

@@ -17,9 +17,9 @@ import struct
 from hypothesis import given, note
 from hypothesis import strategies as st
 
-from scalarlang.interpreter import Session
-from scalarlang.outcomes import Failed, Printed
-from scalarlang.source import Source
+from scalarlang.interpreter.session import Session
+from scalarlang.interpreter.outcomes import Failed, Printed
+from scalarlang.language.source import Source
 
 GLOBALS = ("g0", "g1")
 NUMBERS = (0.5, -1.25, 2.0, 0.1, 3.0)

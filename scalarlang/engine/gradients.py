@@ -1,0 +1,27 @@
+"""Saving and restoring stored gradients, for front ends that undo a failed line.
+
+Part of the engine layer: the only place outside ``engine`` that writes a stored gradient.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from .scalar import _WALK_LOCK, Scalar, _write_gradients
+
+SavedGradients = list[tuple[Scalar, float]]
+
+
+def save_gradients(nodes: Iterable[Scalar]) -> SavedGradients:
+    """The stored gradient of every tracked node among ``nodes``."""
+    return [(node, node.gradient) for node in nodes if node.gradient is not None]
+
+
+def restore_gradients(saved: SavedGradients) -> None:
+    """Put back what `save_gradients` saw, latest save first, in one step that neither an
+    interrupt nor another thread's pass can split (see ``engine._write_gradients``)."""
+    latest_first = saved[::-1]
+    nodes = [node for node, _ in latest_first]
+    gradients = [gradient for _, gradient in latest_first]
+    with _WALK_LOCK:
+        _write_gradients(nodes, gradients)

@@ -1,0 +1,252 @@
+"""The public Python API: run `.sad` text from Python and show its results in notebooks.
+
+    >>> import scalarlang
+    >>> result = scalarlang.run("let x = var(2)\\nlet loss = x * x\\nbackward(loss)")
+    >>> result.ok
+    True
+    >>> print(result.text)        # what the command would print
+    >>> result                    # in Jupyter: the same, as coloured HTML
+
+A `Session` keeps its names from one `run` to the next (as a REPL does); `session["x"]` is
+the engine's `Scalar`, whose graph Jupyter draws (`Scalar._repr_svg_`). Errors are results
+too: `result.error` is the diagnostic, shown Rust-style, never as a Python traceback.
+
+This is a thin wrapper over the interpreter's `Session`, which yields outcomes one statement
+at a time for front ends; here each outcome is rendered as it arrives (labels are looked up
+when shown) into plain text and HTML, with the terminal's colours.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable
+
+from ..language.diagnostics import Diagnostic
+from ..pictures import DrawingError, Picture, graph_picture, svg_text, write_picture
+from ..interpreter.session import Session as _InterpreterSession
+from ..interpreter.outcomes import BackwardShown, Failed, Outcome
+from ..render.text import DEFAULT_WIDTH, Renderer, make_console
+from ..language.source import Source, Span
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..engine.scalar import Scalar
+    from ..engine.records import BackwardPass
+
+# The <pre> rich's HTML goes in: the terminal's look, whatever the notebook's stylesheet.
+_PRE = (
+    '<pre class="scalarlang" style="font-family:Menlo,\'DejaVu Sans Mono\',Consolas,monospace;'
+    'font-size:12px;line-height:1.35;margin:0;padding:0.4em 0.6em;background:#ffffff;color:#000000;'
+    'white-space:pre;overflow-x:auto">{code}</pre>'
+)
+_NO_SPAN = Span(0, 0, 1, 1, 1, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class TextPart:
+    """Consecutive outcomes shown as text: plain, and HTML with the terminal's colours."""
+
+    text: str
+    html: str
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True, slots=True)
+class PicturePart:
+    """A picture among the outcomes (SVG), with its DOT text for plain displays."""
+
+    picture: Picture
+    svg: str
+    dot: str
+
+    def _repr_svg_(self) -> str:
+        return self.svg
+
+    def __repr__(self) -> str:
+        return self.dot
+
+
+Part = TextPart | PicturePart
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """What running some `.sad` text did: its outcomes, and their renderings."""
+
+    outcomes: tuple[Outcome, ...]
+    parts: tuple[Part, ...]
+
+    @property
+    def ok(self) -> bool:
+        """Whether every statement ran (an `expect` that caught its error counts as ran)."""
+        return self.error is None
+
+    @property
+    def error(self) -> Diagnostic | None:
+        """The diagnostic of the statement that failed, if one did."""
+        for outcome in self.outcomes:
+            if isinstance(outcome, Failed):
+                return outcome.diagnostic
+        return None
+
+    @property
+    def text(self) -> str:
+        """The plain text the `scalarlang` command prints for these outcomes."""
+        return "".join(part.text if isinstance(part, TextPart) else part.dot for part in self.parts)
+
+    def _repr_html_(self) -> str:
+        pieces = [part.html if isinstance(part, TextPart) else _inline_svg(part.svg) for part in self.parts]
+        return "<div class=\"scalarlang-result\">" + "".join(pieces) + "</div>"
+
+    def __repr__(self) -> str:
+        error = self.error
+        state = "ok" if error is None else f"error[{error.kind}]"
+        return f"<scalarlang.Result {state}, {len(self.outcomes)} outcomes>"
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class Session:
+    """A `.sad` session for Python code: names persist from one `run` to the next."""
+
+    def __init__(self, *, width: int = DEFAULT_WIDTH) -> None:
+        self.width = width
+        self._session = _InterpreterSession()
+
+    @property
+    def interpreter(self) -> _InterpreterSession:
+        """The interpreter's session underneath (its outcomes, for front ends of your own)."""
+        return self._session
+
+    def run(self, text: str, *, name: str = "<python>") -> Result:
+        """Run ``text`` (parsed whole first: a syntax error runs nothing) until the first
+        failing statement, which is reported in the result, not raised."""
+        return render_outcomes(self._session.run(Source(name, text)), self.width)
+
+    @property
+    def names(self) -> dict[str, Scalar]:
+        """Every binding, in binding order."""
+        return self._session.bindings
+
+    def __getitem__(self, name: str) -> Scalar:
+        node = self._session.lookup(name)
+        if node is None:
+            raise KeyError(f"no name {name!r} is bound in this session")
+        return node
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self._session.lookup(name) is not None
+
+    def label_of(self, node: Scalar) -> str:
+        return self._session.label_of(node)
+
+    def picture(self, target: str | Scalar) -> Picture:
+        """The picture of a bound name's (or a node's) graph, labelled with this session's names."""
+        node = self[target] if isinstance(target, str) else target
+        return graph_picture(node, self._session.label_of)
+
+    def draw(self, target: str | Scalar, file: str | None = None, *, engine: str = "auto") -> PicturePart | Path:
+        """Draw a graph: without ``file``, the picture (Jupyter shows it); with one, write it
+        (``.svg``, ``.png`` or ``.dot``) and return its path. Raises `DrawingError`."""
+        picture = self.picture(target)
+        if file is not None:
+            return write_picture(picture, file, engine=engine)
+        return picture_part(picture, engine=engine)
+
+    def reset(self) -> None:
+        """Forget every name (nodes already handed out are untouched)."""
+        self._session.reset()
+
+
+def run(text: str, *, name: str = "<python>", width: int = DEFAULT_WIDTH) -> Result:
+    """Run ``text`` in a fresh session: ``scalarlang.run("print(1)").text``."""
+    return Session(width=width).run(text, name=name)
+
+
+def picture_part(picture: Picture, *, engine: str = "auto") -> PicturePart:
+    from ..pictures import to_dot
+
+    return PicturePart(picture, svg_text(picture, engine=engine), to_dot(picture))
+
+
+class _TextBuffer:
+    """Two consoles rendering the same outcomes: plain text, and recorded for HTML."""
+
+    def __init__(self, width: int) -> None:
+        self.plain_file = io.StringIO()
+        self.plain = Renderer(make_console(self.plain_file, width=width, color="never"))
+        coloured = make_console(io.StringIO(), width=width, color="always")
+        coloured.record = True
+        self.coloured = Renderer(coloured)
+
+    def add(self, outcome: Outcome) -> None:
+        self.plain.outcome(outcome)
+        self.coloured.outcome(outcome)
+
+    def parts(self) -> list[TextPart]:
+        """The text so far as one part, or none when it printed nothing (a script's `let`)."""
+        text = self.plain_file.getvalue()
+        if not text:
+            return []
+        return [TextPart(text, self.coloured.console.export_html(inline_styles=True, code_format=_PRE))]
+
+
+def render_outcomes(outcomes: Iterable[Outcome], width: int = DEFAULT_WIDTH) -> Result:
+    """Render each outcome as it arrives; pictures (outcomes with a ``picture``) as SVG."""
+    seen: list[Outcome] = []
+    parts: list[Part] = []
+    buffer = _TextBuffer(width)
+    for outcome in outcomes:
+        seen.append(outcome)
+        picture = getattr(outcome, "picture", None)
+        if isinstance(picture, Picture) and getattr(outcome, "path", None) is None:
+            parts.extend(buffer.parts())
+            buffer = _TextBuffer(width)
+            svg = getattr(outcome, "svg", None)
+            parts.append(PicturePart(picture, svg if svg else svg_text(picture), getattr(outcome, "dot", "") or ""))
+        else:
+            buffer.add(outcome)
+    parts.extend(buffer.parts())
+    return Result(tuple(seen), tuple(parts))
+
+
+def diagnostic_result(diagnostic: Diagnostic, width: int = DEFAULT_WIDTH) -> Result:
+    """A result holding one failure: how the notebook shows an error outside `.sad` text."""
+    return render_outcomes([Failed(diagnostic)], width)
+
+
+def drawing_diagnostic(error: DrawingError) -> Diagnostic:
+    return Diagnostic(error.kind, error.message, fields=dict(error.fields))
+
+
+def backward_pass_html(backward_pass: BackwardPass, width: int = DEFAULT_WIDTH) -> str:
+    """A pass's node and edge tables (as the command prints them) and its picture."""
+    from ..pictures import pass_picture
+
+    labels = _index_label
+    shown = BackwardShown(_NO_SPAN, labels(len(backward_pass.topology) - 1), backward_pass, labels)
+    html = render_outcomes([shown], width)._repr_html_()
+    try:
+        svg = svg_text(pass_picture(backward_pass, shown.label, labels))
+    except DrawingError:
+        return html  # too large to draw: the tables are shown alone
+    return html + _inline_svg(svg)
+
+
+def _index_label(index: int) -> str:
+    # Outside a session nodes have no names: they are known by their topology index.
+    return f"#{index}"
+
+
+def _inline_svg(svg: str) -> str:
+    # An SVG file's XML declaration and doctype are not allowed inside HTML.
+    start = svg.find("<svg")
+    return f'<div class="scalarlang-picture">{svg[start:] if start >= 0 else svg}</div>'

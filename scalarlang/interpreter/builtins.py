@@ -1,0 +1,216 @@
+"""The built-in functions: their names, how many arguments each takes, how each builds its node.
+
+Each entry's ``build(compiler, call)`` returns ``(combine, operand expressions)``: the
+compiler evaluates the operands and calls ``combine(args, *operand nodes)`` (see
+``expressions``). Built-in names are reserved: `let`, `fn` and parameters cannot take them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ..language import tree
+from ..engine.scalar import Scalar
+from ..engine.errors import ScalarAutodiffError
+
+# Functions that give a value, with their argument counts (None: one or more).
+VALUE_FUNCTIONS: dict[str, int | None] = {
+    "exp": 1, "tanh": 1, "log": 1, "detach": 1, "grad": 1, "value": 1,
+    "sqrt": 1, "relu": 1, "sigmoid": 1, "abs": 1, "max": 2, "min": 2,
+    "sum": None, "mean": None,
+    # Counts, so exercises can assert them: unique nodes and operand edges of a graph, rows
+    # of a table.
+    "node_count": 1, "edge_count": 1, "len": 1,
+}
+# Calls that are statements of their own, with the argument counts they accept.
+STATEMENT_FUNCTIONS: dict[str, tuple[int, ...]] = {
+    "backward": (1, 2), "graph": (1,), "gradcheck": (2,), "draw": (1, 2),
+}
+# `gradcheck` takes 2 arguments or more (an output and its variables, maybe a step and a
+# tolerance); its entry above is the least.
+RESERVED_NAMES = frozenset(VALUE_FUNCTIONS) | frozenset(STATEMENT_FUNCTIONS)
+
+
+@dataclass(frozen=True, slots=True)
+class Builtin:
+    arity: tuple[int, ...] | None  # None: one or more
+    build: Callable
+
+
+def arity_text(accepted: tuple[int, ...] | None) -> str:
+    if accepted is None:
+        return "1 or more arguments"
+    wanted = " or ".join(str(count) for count in accepted)
+    return f"{wanted} argument{'' if accepted == (1,) else 's'}"
+
+
+def _engine_unary(method):
+    def build(compiler, call: tree.Call):
+        span, entries, origin = call.span, compiler.entries, compiler.origin(call.span)
+        engine_error = compiler.engine_error
+
+        def combine(args, operand):
+            try:
+                node = method(operand)
+            except ScalarAutodiffError as error:
+                raise engine_error(error, span) from None
+            entries[node] = origin
+            return node
+
+        def fuse(operand_of):  # the closure with its operand's called inline: one call less
+            def run(args):
+                operand = operand_of(args)
+                try:
+                    node = method(operand)
+                except ScalarAutodiffError as error:
+                    raise engine_error(error, span) from None
+                entries[node] = origin
+                return node
+
+            return run
+
+        return combine, call.args, fuse
+
+    return build
+
+
+def _engine_binary(method):
+    def build(compiler, call: tree.Call):
+        span, entries, origin = call.span, compiler.entries, compiler.origin(call.span)
+        engine_error = compiler.engine_error
+
+        def combine(args, left, right):
+            try:
+                node = method(left, right)
+            except ScalarAutodiffError as error:
+                raise engine_error(error, span) from None
+            entries[node] = origin
+            return node
+
+        return combine, call.args
+
+    return build
+
+
+def _constant_of(read, count: bool = False):
+    """A built-in whose result is a new constant holding ``read(operand)``."""
+
+    def build(compiler, call: tree.Call):
+        entries, origin = compiler.entries, compiler.origin(call.span, count)
+
+        def combine(args, operand):
+            node = Scalar.constant(read(operand))
+            entries[node] = origin
+            return node
+
+        return combine, call.args
+
+    return build
+
+
+def _build_grad(compiler, call: tree.Call):
+    entries, origin, label_of = compiler.entries, compiler.origin(call.span), compiler.labels.label_of
+    argument_span = call.args[0].span
+
+    def combine(args, operand):
+        gradient = operand._gradient
+        if gradient is None:
+            raise compiler.fail(
+                "no-gradient",
+                f"`{label_of(operand)}` is untracked ({operand.operation}) and has no gradient",
+                argument_span,
+                {"operation": str(operand.operation)},
+            )
+        node = Scalar.constant(gradient)
+        entries[node] = origin
+        return node
+
+    return combine, call.args
+
+
+def _build_sum(compiler, call: tree.Call, mean: bool = False):
+    span, entries, origin = call.span, compiler.entries, compiler.origin(call.span)
+    count_origin = compiler.origin(call.span, True)
+    engine_error = compiler.engine_error
+    count = len(call.args)
+
+    def combine(args, *operands):
+        # A left fold of `+`: ordinary add nodes, so the graph is what `a + b + c` makes.
+        total = operands[0]
+        try:
+            for operand in operands[1:]:
+                total = total + operand
+                entries[total] = origin
+            if mean:
+                divisor = Scalar.constant(count)
+                entries[divisor] = count_origin
+                total = total / divisor
+                entries[total] = origin
+        except ScalarAutodiffError as error:
+            raise engine_error(error, span) from None
+        return total
+
+    return combine, call.args
+
+
+def _build_len(compiler, call: tree.Call):
+    argument = call.args[0]
+    entries, origin = compiler.entries, compiler.origin(call.span, True)
+    if not isinstance(argument, tree.Name):
+        error = compiler.fail(
+            "not-a-table",
+            "`len` takes the name of a table (`let data = [ … ]`)",
+            argument.span,
+        )
+
+        def not_a_name(args):
+            raise error
+
+        return not_a_name, ()
+    key, get = argument.name, compiler.names.get
+
+    def length(args):
+        table = get(key)
+        if not isinstance(table, tree.Table):
+            if table is None:
+                raise compiler.name_failure(key, None, argument.span)
+            raise compiler.fail(
+                "not-a-table", f"`len` takes a table; `{key}` is not one", argument.span, {"name": key}
+            )
+        node = Scalar.constant(len(table.rows))
+        entries[node] = origin
+        return node
+
+    return length, ()
+
+
+def _topology_size(node: Scalar) -> int:
+    return len(node.topology())
+
+
+def _edge_count(node: Scalar) -> int:
+    return sum(len(member.parents) for member in node.topology())
+
+
+BUILTINS: dict[str, Builtin] = {
+    "exp": Builtin((1,), _engine_unary(Scalar.exp)),
+    "tanh": Builtin((1,), _engine_unary(Scalar.tanh)),
+    "log": Builtin((1,), _engine_unary(Scalar.log)),
+    "detach": Builtin((1,), _engine_unary(Scalar.detach)),
+    "sqrt": Builtin((1,), _engine_unary(Scalar.sqrt)),
+    "relu": Builtin((1,), _engine_unary(Scalar.relu)),
+    "sigmoid": Builtin((1,), _engine_unary(Scalar.sigmoid)),
+    "abs": Builtin((1,), _engine_unary(Scalar.abs)),
+    "max": Builtin((2,), _engine_binary(Scalar.max)),
+    "min": Builtin((2,), _engine_binary(Scalar.min)),
+    "grad": Builtin((1,), _build_grad),
+    "value": Builtin((1,), _constant_of(lambda node: node.value)),
+    "node_count": Builtin((1,), _constant_of(_topology_size, count=True)),
+    "edge_count": Builtin((1,), _constant_of(_edge_count, count=True)),
+    "sum": Builtin(None, _build_sum),
+    "mean": Builtin(None, lambda compiler, call: _build_sum(compiler, call, mean=True)),
+    "len": Builtin((1,), _build_len),
+}
+if set(BUILTINS) != set(VALUE_FUNCTIONS):
+    raise RuntimeError("every value function needs a builder")

@@ -1,0 +1,276 @@
+"""Statements that check: ``assert``, ``expect`` and ``gradcheck``."""
+
+from __future__ import annotations
+
+import math
+
+from ..language import tree
+from ..language.diagnostics import Diagnostic, LanguageError
+from ..engine.scalar import ScalarOperation
+from ..engine.errors import ScalarAutodiffError
+from .expressions import literal_value
+from ..engine.gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE, scalar_gradient_check
+from .kinds import RUNTIME_KINDS
+from .labels import LABEL_LIMIT, cut, shorten, suggestion
+from ..engine.numbers import format_exponent, format_number
+from .outcomes import Expected, GradcheckShown
+from ..engine.replay import Replay
+from .statements import pass_failure
+
+# An inner error's message quoted by `expectation-failed` is cut to this many characters.
+MESSAGE_LIMIT = 300
+
+COMPARISONS = {
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+}
+
+
+# The named arguments of `gradcheck` (`gradcheck(loss, x, tolerance: 1e-6)`).
+GRADCHECK_NAMES = ("step", "tolerance")
+
+
+def compile_gradcheck(run, statement: tree.ExprStatement, call: tree.Call):
+    """``gradcheck(OUT, X, ...)``: each variable checked against one reverse pass of OUT, all
+    before any line is shown, so a failing check shows nothing (and changes nothing)."""
+    compiler, labels = run.compiler, run.labels
+    named = _gradcheck_keywords(compiler, call)
+    output_of = compiler.expression(call.args[0])
+    # (Text arguments were refused before: `compile_expression_statement`.)
+    rest = [arg for arg in call.args[1:] if not isinstance(arg, tree.StringLiteral)]
+    variables_of = [compiler.expression(arg) for arg in rest]
+    # `gradcheck(OUT, X, STEP, TOLERANCE)` unless all three are tracked variables (known when
+    # it runs); a number literal among the last two settles it now.
+    maybe_numbers = len(rest) == 3 and not named
+    if maybe_numbers and any(literal_value(arg) is not None for arg in rest[1:]):
+        variables_of = variables_of[:1]
+    elif len(rest) > 1:  # (`gradcheck(OUT, 3)` stays `not-a-variable`, as it always was)
+        _no_numbers_among_variables(compiler, rest)
+    numbers_of = [compiler.number(arg) for arg in rest[1:]] if maybe_numbers else []
+    named_of = {name: (compiler.number(value), value.span) for name, value in named.items()}
+    span = statement.span
+
+    def gradcheck(show):
+        output = output_of(None)
+        variables = [variable_of(None) for variable_of in variables_of]
+        given = {name: (number_of(None), where) for name, (number_of, where) in named_of.items()}
+        if maybe_numbers and not all(_is_variable(v) for v in variables[1:]):
+            variables = variables[:1]
+        if maybe_numbers and len(variables) == 1:
+            given = {"step": (numbers_of[0](None), rest[1].span), "tolerance": (numbers_of[1](None), rest[2].span)}
+        step, step_span = given.get("step", (GRADCHECK_STEP, call.span))
+        tolerance, tolerance_span = given.get("tolerance", (GRADCHECK_TOLERANCE, call.span))
+        try:
+            backward_pass = output.reverse_pass()
+        except ScalarAutodiffError as error:
+            raise pass_failure(compiler, labels, error, output, call.span, call.args[0].span) from None
+        shown = []
+        for variable, arg in zip(variables, rest):
+            position = _position(compiler, labels, output, variable, backward_pass.topology, arg)
+            analytic = backward_pass.nodes[position].pass_adjoint
+            try:
+                check = scalar_gradient_check(
+                    variable.value, analytic, step, tolerance, Replay(backward_pass.topology, position)
+                )
+            except ScalarAutodiffError as error:
+                where = step_span if error.kind == "invalid-gradcheck-step" else (
+                    tolerance_span if error.kind == "invalid-gradcheck-tolerance" else call.span
+                )
+                raise compiler.engine_error(error, where) from None
+            if not check.passed:
+                # Among several variables the caret shows which one failed.
+                where = call.span if len(variables) == 1 else arg.span
+                raise _check_failed(compiler, labels, output, variable, check, where)
+            shown.append(GradcheckShown(span, labels.label_of(output), labels.label_of(variable), check))
+        for outcome in shown:
+            run.emit(outcome)
+
+    return gradcheck
+
+
+def _gradcheck_keywords(compiler, call: tree.Call) -> dict[str, tree.Expr]:
+    """The named step and tolerance of a gradcheck call; any other name, or one given twice,
+    is `wrong-arguments` (raised now: the call can never run)."""
+    named: dict[str, tree.Expr] = {}
+    for keyword in call.keywords:
+        if keyword.name not in GRADCHECK_NAMES:
+            # A prefix (`tol:`) is the likeliest slip; difflib finds it too short to match.
+            prefixed = [name for name in GRADCHECK_NAMES if name.startswith(keyword.name)]
+            raise compiler.fail(
+                "wrong-arguments",
+                f"`gradcheck` has no argument named `{shorten(keyword.name, LABEL_LIMIT)}`",
+                keyword.name_span,
+                {"function": "gradcheck", "name": keyword.name},
+                ((f"help: did you mean `{prefixed[0]}`?",) if prefixed else suggestion(keyword.name, list(GRADCHECK_NAMES)))
+                + ("note: gradcheck's named arguments are `step:` and `tolerance:`",),
+            )
+        if keyword.name in named:
+            raise compiler.fail(
+                "wrong-arguments",
+                f"`{keyword.name}:` is given twice",
+                keyword.span,
+                {"function": "gradcheck", "name": keyword.name},
+            )
+        named[keyword.name] = keyword.value
+    return named
+
+
+def _no_numbers_among_variables(compiler, variables: list[tree.Expr]) -> None:
+    """A number literal where a variable belongs (`gradcheck(loss, x, 1e-4)`) is most likely
+    a step or tolerance: say how to give them."""
+    for arg in variables:
+        if literal_value(arg) is not None:
+            raise compiler.fail(
+                "wrong-arguments",
+                f"`gradcheck` checks variables; `{compiler.text_of(arg)}` is a number"
+                " (positionally a step and a tolerance come together: `gradcheck(OUT, X, STEP, TOLERANCE)`)",
+                arg.span,
+                {"function": "gradcheck"},
+                ("help: give them by name: `gradcheck(OUT, X, step: 1e-4, tolerance: 1e-6)`",),
+            )
+
+
+def _is_variable(node) -> bool:
+    return node.operation is ScalarOperation.VARIABLE
+
+
+def _position(compiler, labels, output, variable, topology, arg) -> int:
+    """Where `variable` is in the output's topology; not a variable of that graph is an error."""
+    position = next((i for i, node in enumerate(topology) if node is variable), None)
+    if _is_variable(variable) and position is not None:
+        return position
+    where = "is not a variable" if not _is_variable(variable) else (
+        f"is not in the graph of `{labels.label_of(output)}`"
+    )
+    raise compiler.fail(
+        "not-a-variable",
+        f"gradcheck needs a tracked variable of the output's graph; `{labels.label_of(variable)}` {where}",
+        arg.span,
+    )
+
+
+def _check_failed(compiler, labels, output, variable, check, span) -> LanguageError:
+    return compiler.fail(
+        "gradcheck-failed",
+        f"gradient check of `{labels.label_of(output)}` by `{labels.label_of(variable)}` failed: "
+        f"analytic {format_number(check.analytic)}, numerical {format_number(check.numerical)}, "
+        f"scaled error {format_exponent(check.scaled_error)} > tolerance {format_exponent(check.tolerance)}",
+        span,
+        fields={
+            "analytic": check.analytic,
+            "numerical": check.numerical,
+            "scaled_error": check.scaled_error,
+            "tolerance": check.tolerance,
+        },
+    )
+
+
+# ---- assertions and expectations ------------------------------------------------------------
+
+
+def compile_assert(run, statement: tree.Assert):
+    compiler = run.compiler
+    left_of, right_of = compiler.number(statement.left), compiler.number(statement.right)
+    tolerance_of = None if statement.tolerance is None else compiler.number(statement.tolerance)
+    left_text, right_text = compiler.text_of(statement.left), compiler.text_of(statement.right)
+    op, span, compare = statement.op, statement.span, COMPARISONS[statement.op]
+
+    def check(show):
+        left, right = left_of(None), right_of(None)
+        fields = {"op": op, "left": left, "right": right}
+        if tolerance_of is not None:
+            tolerance = tolerance_of(None)
+            if not (math.isfinite(tolerance) and tolerance >= 0.0):
+                raise compiler.fail(
+                    "assertion-failed",
+                    f"tolerance {format_number(tolerance)} must be finite and not negative",
+                    statement.tolerance.span,
+                    fields={**fields, "tolerance": tolerance},
+                )
+            difference = abs(left - right)
+            if difference <= tolerance:
+                return
+            raise compiler.fail(
+                "assertion-failed",
+                f"assertion failed: `{left_text}` is {format_number(left)}, `{right_text}` is "
+                f"{format_number(right)}, difference {format_number(difference)} exceeds {format_number(tolerance)}",
+                span,
+                fields={**fields, "tolerance": tolerance},
+            )
+        if compare(left, right):
+            return
+        raise compiler.fail(
+            "assertion-failed",
+            f"assertion failed: `{left_text}` is {format_number(left)}, `{right_text}` is "
+            f"{format_number(right)}, so `{op}` does not hold",
+            span,
+            fields=fields,
+        )
+
+    return check
+
+
+def compile_expect(run, statement: tree.Expect):
+    """``expect K1: expect K2: ... STATEMENT``, without recursion over the chain: the kinds
+    are checked outermost first, the innermost statement runs and is always undone, then each
+    ``expect`` judges what the one inside it did."""
+    source = run.compiler.source
+    chain: list[tree.Expect] = []
+    inner: tree.Statement = statement
+    while isinstance(inner, tree.Expect):
+        chain.append(inner)
+        if inner.kind not in RUNTIME_KINDS:
+            break
+        inner = inner.statement
+    unknown = None
+    if chain[-1].kind not in RUNTIME_KINDS:
+        last = chain.pop()
+        unknown = Diagnostic(
+            "expectation-failed",
+            f"`{shorten(last.kind, LABEL_LIMIT)}` is not an error kind a statement can fail with",
+            last.kind_span,
+            source,
+            {"expected": last.kind},
+            suggestion(last.kind, sorted(RUNTIME_KINDS)),
+        )
+
+    def expect(show):
+        # A failure is kept as its diagnostic: the exception would hold this frame in its
+        # traceback, a reference cycle (see `Session.run_program`).
+        result = unknown if unknown is not None else run.trial(inner)
+        for link in reversed(chain):
+            result = _judge(link, result, source)
+        if isinstance(result, Diagnostic):
+            raise LanguageError(result)
+        if show:
+            run.emit(result)
+
+    return expect
+
+
+def _judge(expect: tree.Expect, result, source):
+    """What ``expect`` makes of its statement's outcome (``result``: None, an `Expected` or a
+    `Diagnostic`)."""
+    if isinstance(result, Diagnostic):
+        got = result
+        if got.kind == expect.kind:
+            return Expected(expect.span, got.kind, got.message)
+        return Diagnostic(
+            "expectation-failed",
+            # Cut: in a chain of expects each message would hold all the inner ones.
+            f"expected {expect.kind}, but the statement failed with {got.kind}: {cut(got.message, MESSAGE_LIMIT)}",
+            got.span or expect.span,
+            source,
+            {"expected": expect.kind, "actual": got.kind},
+        )
+    return Diagnostic(
+        "expectation-failed",
+        f"expected {expect.kind}, but the statement succeeded",
+        expect.statement.span,
+        source,
+        {"expected": expect.kind, "actual": None},
+    )

@@ -1,0 +1,413 @@
+"""Expressions compiled once into Python closures, then run as often as a loop asks.
+
+`Compiler.expression` turns an `tree.Expr` into ``evaluate(args) -> Scalar``, where ``args``
+is the tuple of argument nodes of the function being called (None outside functions). The
+work a tree-walking evaluator would repeat on every run (which built-in a name means, its
+arity, spans, labels' source positions) is done once here.
+
+The tree is walked once, without recursion, into postfix items ``(combine, operand count)``.
+A shallow expression becomes nested closures (one Python call per node, the four arithmetic
+operators fused with their operands); one deeper than `CLOSURE_DEPTH` (a chain of 100,000
+terms, 1,000 nested parentheses) runs the same items on an explicit stack, so Python's
+recursion limit is never near. Both run the same ``combine`` functions: the same nodes, the
+same errors, in the same order.
+
+Errors of a call the compiler can already see (a statement used as a value, a wrong argument
+count) become items that raise when they are reached, so a statement fails with the first
+error its evaluation meets, as before. Inside a function body (``early``) they are raised at
+once: `fn` reports them where the function is defined.
+"""
+
+from __future__ import annotations
+
+from operator import itemgetter
+from typing import Any, Callable
+
+from ..language import tree
+from .builtins import BUILTINS, STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
+from .closures import arithmetic, closures_of, fused, stack_runner
+from .failures import engine_failure, failure
+from .functions import Function, arity_problem, invocation
+from ..language.diagnostics import LanguageError
+from ..engine.scalar import Scalar
+from ..engine.errors import ScalarAutodiffError
+from .labels import LABEL_LIMIT, Labels, shorten, suggestion
+from ..engine.numbers import format_count
+from ..language.source import Source, Span
+
+Evaluate = Callable[[tuple | None], Scalar]
+# Deeper expressions run on an explicit stack (Python's recursion limit is 1,000 frames).
+CLOSURE_DEPTH = 100
+# How deep calls of functions may nest, in Python frames (a function calling one that calls
+# another ...): a definition that would go deeper is `too-deep`.
+MAX_CALL_DEPTH = 400
+# `did you mean` compares a name with at most this many of the latest bindings.
+SUGGESTION_CANDIDATES = 5_000
+
+_ADD, _SUB, _MUL, _DIV = Scalar.__add__, Scalar.__sub__, Scalar.__mul__, Scalar.__truediv__
+ARITHMETIC = {"+": _ADD, "-": _SUB, "*": _MUL, "/": _DIV}
+
+
+def literal_value(expr: tree.Expr) -> float | None:
+    """A number literal, possibly negated, read directly (``backward(loss, inf)`` reports the
+    non-finite seed rather than a non-finite constant)."""
+    if isinstance(expr, tree.Number):
+        return expr.value
+    if isinstance(expr, tree.Unary) and isinstance(expr.operand, tree.Number):
+        return -expr.operand.value
+    return None
+
+
+class Compiler:
+    """Compiles the expressions of one source (or one function body) against a session."""
+
+    def __init__(self, names: dict, labels: Labels, source: Source, params: tuple[str, ...] | None = None):
+        self.names = names
+        self.labels = labels
+        self.entries = labels.entries
+        self.source = source
+        self.params = {name: index for index, name in enumerate(params)} if params is not None else None
+        self.early = params is not None  # a function body: calls are resolved now
+        self.call_depth = 0  # the deepest function a function body calls
+        # (start, end, count) -> the label entry: keyed by offsets, which stand for the span in
+        # one source, because hashing a span computes its line and column (a bisection).
+        self._origins: dict[tuple[int, int, bool], tuple] = {}
+
+    # ---- helpers the built-ins use ---------------------------------------------------------
+
+    def origin(self, span: Span, count: bool = False) -> tuple:
+        key = (span.start, span.end, count)
+        entry = self._origins.get(key)
+        if entry is None:
+            entry = self._origins[key] = (self.source, span, count)
+        return entry
+
+    def fail(self, kind: str, message: str, span: Span, fields=None, notes=()) -> LanguageError:
+        return failure(self.source, kind, message, span, fields, notes)
+
+    def engine_error(self, error: ScalarAutodiffError, span: Span) -> LanguageError:
+        return engine_failure(self.source, error, span)
+
+    def text_of(self, expr) -> str:
+        return shorten(self.source.slice(expr.span))
+
+    # ---- the public entry points ----------------------------------------------------------
+
+    def number(self, expr: tree.Expr) -> Callable[[tuple | None], float]:
+        """A plain number (a seed, a count, a rate): a literal is read directly."""
+        literal = literal_value(expr)
+        if literal is not None:
+            return lambda args: literal
+        evaluate = self.expression(expr)
+        return lambda args: evaluate(args).value
+
+    def text(self, item: tree.StringLiteral | tree.Expr) -> Callable[[tuple | None], str]:
+        """A print item: a string with its holes filled, or a value; counts as whole numbers."""
+        formatted = self.labels.formatted
+        if not isinstance(item, tree.StringLiteral):
+            evaluate = self.expression(item)
+            return lambda args: formatted(evaluate(args))
+        # Texts and Evaluate functions, told apart by `__class__ is str` (mypy cannot narrow on it).
+        pieces: list[Any] = [part.text if isinstance(part, tree.Text) else self.expression(part) for part in item.parts]
+        if all(isinstance(piece, str) for piece in pieces):
+            constant = "".join(pieces)
+            return lambda args: constant
+        return lambda args: "".join(piece if piece.__class__ is str else formatted(piece(args)) for piece in pieces)
+
+    def expression(self, expr: tree.Expr) -> Evaluate:
+        items, depth = self._postfix(expr)
+        if depth > CLOSURE_DEPTH:
+            return stack_runner(items)
+        return closures_of(items)
+
+    def depth_of(self, expr: tree.Expr) -> tuple[Evaluate, int]:
+        """The compiled expression and how many Python frames running it takes at most."""
+        items, depth = self._postfix(expr)
+        if depth > CLOSURE_DEPTH:
+            return stack_runner(items), 3
+        return closures_of(items), depth
+
+    # ---- the walk ---------------------------------------------------------------------------
+
+    def _postfix(self, expr: tree.Expr) -> tuple[list, int]:
+        """Post-order items ``(combine, operand count, fuse)`` and the tree's depth."""
+        items: list = []
+        depths: list[int] = []
+        stack: list = [(expr, None)]
+        while stack:
+            node, children = stack.pop()
+            if children is None:
+                leaf = self._leaf(node)
+                if leaf is not None:
+                    items.append((leaf, 0, None))
+                    depths.append(1)
+                    continue
+                combine, children, fuse = self._inner(node)
+                if not children:
+                    items.append((combine, 0, None))
+                    depths.append(1)
+                    continue
+                stack.append((node, (combine, len(children), fuse)))
+                for child in reversed(children):
+                    stack.append((child, None))
+            else:
+                combine, count, fuse = children
+                items.append((combine, count, fuse))
+                depth = 1 + max(depths[len(depths) - count :])
+                del depths[len(depths) - count :]
+                depths.append(depth)
+        return items, depths[0]
+
+    def _leaf(self, node: tree.Expr):
+        if isinstance(node, tree.Number):
+            return self._number(node.value, Scalar.constant, node.span)
+        if isinstance(node, tree.Name):
+            return self._name(node)
+        if isinstance(node, tree.Leaf):
+            literal = literal_value(node.operand)
+            if literal is not None:  # `var inf`: the variable is what is non-finite
+                return self._number(literal, Scalar.variable if node.kind == "var" else Scalar.constant, node.span)
+        return None
+
+    def _number(self, value: float, make, span: Span):
+        entries, origin = self.entries, self.origin(span)
+        if value - value != 0.0:
+            source = self.source
+
+            def non_finite(args):
+                try:
+                    make(value)
+                except ScalarAutodiffError as error:
+                    raise engine_failure(source, error, span) from None
+
+            return non_finite
+
+        def number(args):
+            node = make(value)
+            entries[node] = origin
+            return node
+
+        return number
+
+    def _name(self, node: tree.Name):
+        key = node.name
+        if self.params is not None and key in self.params:
+            return itemgetter(self.params[key])
+        get = self.names.get
+        span = node.span
+
+        def name(args):
+            value = get(key)
+            if value.__class__ is Scalar:
+                return value
+            raise self.name_failure(key, value, span)
+
+        return name
+
+    def name_failure(self, key: str, value: object, span: Span) -> LanguageError:
+        if isinstance(value, Function):
+            return self.fail(
+                "not-a-value",
+                f"`{key}` is a function, not a value; call it: `{value.signature()}`",
+                span,
+                {"name": key},
+            )
+        if isinstance(value, tree.Table):
+            return self.fail(
+                "not-a-value",
+                f"`{key}` is a table, not a value; use it in `for … in {key}` or `len({key})`",
+                span,
+                {"name": key},
+            )
+        candidates = list(self.names)[-SUGGESTION_CANDIDATES:] + list(VALUE_FUNCTIONS)
+        return self.fail(
+            "undefined-name",
+            f"`{shorten(key, LABEL_LIMIT)}` is not defined",
+            span,
+            {"name": key},
+            suggestion(key, candidates),
+        )
+
+    def _inner(self, node: tree.Expr):
+        """``(combine, operand expressions, fuse)`` of a node that has operands."""
+        span, entries, origin, source = node.span, self.entries, self.origin(node.span), self.source
+        if isinstance(node, tree.Binary):
+            operation = ARITHMETIC.get(node.op)
+            if operation is not None:
+                return arithmetic(operation, span, origin, entries, source), (node.left, node.right), fused(operation, span, origin, entries, source)
+            if node.op == "**":
+                literal = literal_value(node.right)
+                if literal is not None and literal - literal == 0.0:
+                    # A number exponent is read as written: the constant it would make is
+                    # never part of the graph.
+                    return self._literal_power(node, literal), (node.left,), None
+                return self._power(node), (node.left, node.right), None
+            return self._remainder(node), (node.left, node.right), None
+        if isinstance(node, tree.Unary):
+            def negate(args, operand):
+                result = operand.neg()
+                entries[result] = origin
+                return result
+
+            return negate, (node.operand,), None
+        if isinstance(node, tree.Leaf):
+            make = Scalar.variable if node.kind == "var" else Scalar.constant
+
+            def leaf(args, operand):
+                result = make(operand.value)
+                entries[result] = origin
+                return result
+
+            return leaf, (node.operand,), None
+        if isinstance(node, tree.Call):
+            return self._call(node)
+        raise TypeError(f"unknown expression {type(node).__name__}")
+
+    def _power(self, node: tree.Binary):
+        span, entries, origin, source = node.span, self.entries, self.origin(node.span), self.source
+        hint = f"help: for a tracked exponent write `exp({self.text_of(node.right)} * log({self.text_of(node.left)}))`"
+        label_of = self.labels.label_of
+        exponent_span = node.right.span
+
+        def power(args, base, exponent):
+            if exponent._gradient is not None:
+                raise failure(
+                    source,
+                    "tracked-exponent",
+                    f"the exponent `{label_of(exponent)}` is tracked; `**` takes a number exponent (a constant)",
+                    exponent_span,
+                    {"exponent": exponent.value},
+                    (hint,),
+                )
+            try:
+                result = base.__pow__(exponent._value)
+            except ScalarAutodiffError as error:
+                raise engine_failure(source, error, span) from None
+            entries[result] = origin
+            return result
+
+        return power
+
+    def _literal_power(self, node: tree.Binary, exponent: float):
+        span, entries, origin, source = node.span, self.entries, self.origin(node.span), self.source
+
+        def power(args, base):
+            try:
+                result = base.__pow__(exponent)
+            except ScalarAutodiffError as error:
+                raise engine_failure(source, error, span) from None
+            entries[result] = origin
+            return result
+
+        return power
+
+    def _remainder(self, node: tree.Binary):
+        span, entries, origin, source = node.span, self.entries, self.origin(node.span), self.source
+
+        def remainder(args, left, right):
+            divisor = right._value
+            if divisor == 0.0:
+                raise failure(
+                    source,
+                    "non-finite-result",
+                    f"the remainder of {format_count(left._value)} by 0 is not a number",
+                    span,
+                    {"operation": "remainder", "value": float("nan")},
+                )
+            result = Scalar.constant(left._value % divisor)
+            entries[result] = origin
+            return result
+
+        return remainder
+
+    # ---- calls ------------------------------------------------------------------------------
+
+    def _call(self, call: tree.Call):
+        name = call.function
+        problem = self._call_problem(call)
+        if problem is not None:
+            if self.early:
+                raise problem
+            return _raiser(problem), (), None
+        builtin = BUILTINS.get(name)
+        if builtin is not None:
+            built = builtin.build(self, call)
+            return built[0], built[1], built[2] if len(built) == 3 else None
+        if self.early:
+            function = self.names[name]
+            self.call_depth = max(self.call_depth, function.depth)
+            return invocation(self, call, function)
+        return invocation(self, call, None)
+
+    def _call_problem(self, call: tree.Call) -> LanguageError | None:
+        """What is wrong with a call the compiler can see, if anything."""
+        name = call.function
+        if name in STATEMENT_FUNCTIONS:
+            return self.fail(
+                "unknown-function",
+                f"`{name}` is a statement and gives no value; use it on a line of its own",
+                call.function_span,
+                {"function": name},
+            )
+        if call.keywords:
+            return self.named_argument_problem(call)
+        builtin = BUILTINS.get(name)
+        if builtin is not None:
+            text = next((arg for arg in call.args if isinstance(arg, tree.StringLiteral)), None)
+            if text is not None:
+                return self.fail(
+                    "wrong-arguments", f"`{name}` takes no text arguments", text.span, {"function": name}
+                )
+            return arity_problem(self, call, builtin.arity, name)
+        if any(isinstance(arg, tree.StringLiteral) for arg in call.args):
+            text = next(arg for arg in call.args if isinstance(arg, tree.StringLiteral))
+            return self.fail("wrong-arguments", f"`{name}` takes no text arguments", text.span, {"function": name})
+        if not self.early:
+            return None  # a function of the session: looked up when the call runs
+        value = self.names.get(name)
+        if isinstance(value, Function):
+            return arity_problem(self, call, (len(value.params),), name)
+        return self.unknown_function(name, value, call.function_span)
+
+    def named_argument_problem(self, call: tree.Call) -> LanguageError:
+        """A named argument (`NAME: VALUE`) given to a function that takes none."""
+        keyword = call.keywords[0]
+        return self.fail(
+            "wrong-arguments",
+            f"`{call.function}` takes no named arguments (`{shorten(keyword.name)}:`);"
+            " only `gradcheck` does (`step:`, `tolerance:`)",
+            keyword.span,
+            {"function": call.function, "name": keyword.name},
+        )
+
+    def unknown_function(self, name: str, value: object, span: Span) -> LanguageError:
+        if value.__class__ is Scalar or isinstance(value, tree.Table):
+            what = "a value" if value.__class__ is Scalar else "a table"
+            return self.fail("unknown-function", f"`{name}` is {what}, not a function", span, {"function": name})
+        functions = [key for key, item in self.names.items() if isinstance(item, Function)]
+        notes = list(suggestion(name, list(VALUE_FUNCTIONS) + functions))
+        notes.append("note: the built-in functions are " + ", ".join(VALUE_FUNCTIONS))
+        if functions:
+            notes.append("note: the functions defined so far are " + ", ".join(functions[-20:]))
+        if self.early:
+            notes.append("note: a function can call built-ins and the functions defined before it, never itself")
+        return self.fail(
+            "unknown-function", f"there is no function `{shorten(name, LABEL_LIMIT)}`", span, {"function": name}, notes
+        )
+
+    def resolve_failure(self, call: tree.Call, function: object) -> LanguageError:
+        """Why the function a call names when it runs cannot be called."""
+        if not isinstance(function, Function):
+            return self.unknown_function(call.function, function, call.function_span)
+        return arity_problem(self, call, (len(function.params),), call.function)
+
+
+def _raiser(error: LanguageError):
+    diagnostic = error.diagnostic
+
+    def fail(args):
+        raise LanguageError(diagnostic)
+
+    return fail
+
+

@@ -1,0 +1,58 @@
+"""Errors as the interpreter raises them: a `LanguageError` carrying its `Diagnostic`."""
+
+from __future__ import annotations
+
+import re
+
+from ..language.diagnostics import Diagnostic, LanguageError
+from ..engine.scalar import ScalarOperation
+from ..engine.errors import ScalarAutodiffError
+from ..engine.numbers import format_number
+from ..language.source import Source, Span
+
+
+def failure(source: Source | None, kind: str, message: str, span: Span | None, fields=None, notes=()) -> LanguageError:
+    return LanguageError(Diagnostic(kind, message, span, source, dict(fields or {}), tuple(notes)))
+
+
+def engine_failure(source: Source, error: ScalarAutodiffError, span: Span) -> LanguageError:
+    # Operations travel as their names; numbers and indices as they are.
+    fields = {name: str(value) if isinstance(value, ScalarOperation) else value for name, value in error.fields.items()}
+    return failure(source, error.kind, readable_message(error), span, fields, _overflow_note(source, span))
+
+
+# A number literal as written, possibly after `var`, `const` or a minus: what the span of a
+# failing leaf, seed or operand holds when the number itself is the trouble.
+_LITERAL = re.compile(r"\s*(?:(?:var|const)\s+)?-?\s*((?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)\s*")
+
+
+def _overflow_note(source: Source | None, span: Span | None) -> tuple[str, ...]:
+    """A note when the failing expression is a number literal beyond the float range, which
+    Python reads as inf: the learner wrote a number, not `inf`."""
+    if source is None or span is None or span.end - span.start > 1000:
+        return ()
+    match = _LITERAL.fullmatch(source.slice(span))
+    if match is None or float(match.group(1)) != float("inf"):
+        return ()
+    literal = match.group(1)
+    shown = literal if len(literal) <= 30 else literal[:29] + "…"
+    return (f"note: `{shown}` is beyond the range of a float (about 1.8e308), so it is inf",)
+
+
+def readable_message(error: ScalarAutodiffError) -> str:
+    """The engine's message with its numbers as the one formatter writes them: the engine
+    writes Python's repr (``1e+300``, ``-1.0``), a person reads ``1.000000000000e300``."""
+    message = str(error)
+    for value in error.fields.values():
+        if type(value) is float:
+            pattern = r"(?<![\w.+-])" + re.escape(repr(value)) + r"(?![\w.])"
+            message = re.sub(pattern, format_number(value), message)
+    return message
+
+
+def with_note(error: LanguageError, note: str) -> LanguageError:
+    diagnostic = error.diagnostic
+    return LanguageError(Diagnostic(
+        diagnostic.kind, diagnostic.message, diagnostic.span, diagnostic.source, diagnostic.fields,
+        diagnostic.notes + (note,),
+    ))

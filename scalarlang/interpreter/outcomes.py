@@ -1,0 +1,148 @@
+"""What running a statement produced, as data for the front ends to render.
+
+The interpreter yields these one statement at a time; ``render`` turns them into text and
+``events`` into JSON lines. Labels are looked up through ``labels`` when the outcome is shown,
+so a pass over a million nodes does not build a million label strings nobody prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from ..language.diagnostics import Diagnostic
+from ..engine.gradcheck import ScalarGradientCheck
+from ..engine.records import BackwardPass
+from ..language.source import Span
+
+if TYPE_CHECKING:
+    from ..pictures.picture import Picture
+
+Labeler = Callable[[int], str]  # topology index -> label
+
+
+@dataclass(frozen=True, slots=True)
+class NodeState:
+    """A node as it was when the statement ran."""
+
+    label: str
+    operation: str
+    value: float
+    tracked: bool
+    gradient: float | None
+    # A count (`len`, `node_count`, a loop index): its value is shown as a whole number.
+    count: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ValueShown:
+    """A bare expression's value line."""
+
+    span: Span
+    node: NodeState
+
+
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """``let NAME = ...``: silent in scripts, echoed by the REPL."""
+
+    span: Span
+    name: str
+    node: NodeState
+
+
+@dataclass(frozen=True, slots=True)
+class Defined:
+    """``fn NAME(...) = ...`` or ``let NAME = [ ... ]``: silent in scripts, echoed by the REPL
+    as ``description``."""
+
+    span: Span
+    name: str
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class Printed:
+    span: Span
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class GraphNode:
+    index: int
+    operation: str
+    value: float
+    tracked: bool
+    gradient: float | None
+    operands: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BackwardShown:
+    span: Span
+    label: str
+    backward_pass: BackwardPass
+    labels: Labeler
+    # How each node's operation and value read (topology index -> text): `pow 2`, counts
+    # as whole numbers. None: the operation's name and the number formatter.
+    operations: Labeler | None = None
+    values: Labeler | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GraphShown:
+    span: Span
+    label: str
+    nodes: tuple[GraphNode, ...]
+    edge_count: int
+    labels: Labeler
+    values: Labeler | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GradcheckShown:
+    span: Span
+    label: str
+    variable: str
+    check: ScalarGradientCheck
+
+
+@dataclass(frozen=True, slots=True)
+class Expected:
+    """``expect KIND: ...`` saw the error it expected."""
+
+    span: Span
+    kind: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """The statement (or the whole program, for a syntax error) failed."""
+
+    diagnostic: Diagnostic
+    # The text of our own traceback, for ``internal-error`` only (shown with --debug).
+    traceback: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Drawn:
+    """``draw(EXPR)``: a picture to show (a notebook draws it, a terminal prints its DOT text);
+    ``draw(EXPR, "FILE")``: the picture was written to ``path``."""
+
+    span: Span
+    label: str
+    picture: Picture
+    path: str | None = None
+    format: str | None = None  # of the file: svg, png or dot
+
+    @property
+    def dot(self) -> str:
+        from ..pictures.dot import to_dot
+
+        return to_dot(self.picture)
+
+
+Outcome = (
+    ValueShown | Bound | Defined | Printed | BackwardShown | GraphShown | GradcheckShown | Drawn | Expected | Failed
+)

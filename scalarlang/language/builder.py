@@ -1,0 +1,479 @@
+"""The AST builder: lark's inline transformer, one method per grammar alias.
+
+lark calls each method with a production's children as the parser reduces it, so the AST is
+built bottom-up without recursion: a chain ``x+x+...+x`` (or ``x**x**...``) is one repetition
+folded in a loop, and expression nesting is counted as it is reduced and capped at
+``MAX_NESTING``. What the grammar leaves open is checked here, with words of our own: table
+rows of one width, one name for a range, a table or its name after `for NAME, ... in`.
+
+Spans: every node's span is exactly the source text of that expression, so
+``source.slice(node.span)`` is its label. Parentheses are not part of the inner node's span
+(``(a+b)`` holds a ``+`` node whose text is ``a+b``) but they are part of the enclosing node's
+span (the ``*`` of ``(a+b)*c`` has text ``(a+b)*c``) and of the statement's.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from sys import intern  # a name's text is kept once however often it is used
+from typing import Any
+
+from .tree import (
+    Assert,
+    Binary,
+    Block,
+    Call,
+    Descend,
+    Expect,
+    Expr,
+    ExprStatement,
+    ForRange,
+    ForTable,
+    FunctionDef,
+    If,
+    Keyword,
+    Leaf,
+    Let,
+    Name,
+    Number,
+    Print,
+    Program,
+    Quiet,
+    Repeat,
+    StringLiteral,
+    Table,
+    Text,
+    Unary,
+    ZeroGrad,
+)
+from .compact import Statements, encode
+from .shapes import Compacted, is_compact, rebuild
+from .frozen import constructor
+from .source import LineIndex, Span, indexed_span
+from .syntax_errors import MAX_NESTING, printable, syntax_error, too_deep
+
+# The nodes and spans made for every statement, built without a frozen class's slow
+# `__init__` (see `frozen`): the same objects.
+_binary, _call, _expr_statement, _leaf, _let, _name, _number, _unary = map(
+    constructor, (Binary, Call, ExprStatement, Leaf, Let, Name, Number, Unary)
+)
+
+
+class _Current(threading.local):
+    """The text being parsed (in this thread) and its line index: the spans the builder
+    makes compute their lines and columns from it (see `Span`)."""
+
+    lines: LineIndex | None = None
+    text: str | None = None
+
+
+_current = _Current()
+
+
+@contextmanager
+def spans_of(text: str) -> Iterator[None]:
+    """While the builder builds the AST of `text`: its spans index `text`'s lines."""
+    previous = _current.lines, _current.text
+    _current.lines, _current.text = LineIndex(text), text
+    try:
+        yield
+    finally:
+        _current.lines, _current.text = previous
+
+
+def current_lines() -> LineIndex:
+    """The line index of the text being parsed (inside `spans_of`)."""
+    lines = _current.lines
+    assert lines is not None, "only inside spans_of"
+    return lines
+
+
+def tok_span(tok: Any) -> Span:
+    lines = _current.lines
+    if lines is None:  # tokens not from `syntax`'s parse (a test's own lark parser)
+        return Span(tok.start_pos, tok.end_pos, tok.line, tok.column, tok.end_line, tok.end_column)
+    return indexed_span(tok.start_pos, tok.end_pos, lines)
+
+
+def join(first: Span, last: Span) -> Span:
+    lines = _current.lines
+    if lines is None:
+        return Span(first.start, last.end, first.line, first.column, last.end_line, last.end_column)
+    return indexed_span(first.start, last.end, lines)
+
+
+class Part:
+    """An expression being built: its node, the span its parent covers (with any enclosing
+    parentheses, which the node's own span leaves out) and its nesting depth."""
+
+    __slots__ = ("depth", "node", "outer")
+
+    def __init__(self, node: Expr, outer: Span, depth: int):
+        self.node = node
+        self.outer = outer
+        self.depth = depth
+
+
+def _nested(node: Expr, depth: int, opener: Any) -> Part:
+    """A node one level deeper than its deepest child; `opener` is the token blamed if that
+    crosses the limit (the `-`, `var`, `(` or function name of the node)."""
+    if depth > MAX_NESTING:
+        raise too_deep(tok_span(opener))
+    return Part(node, node.span, depth)
+
+
+_ESCAPES = {'"': '"', "\\": "\\", "n": "\n"}
+_TEXT_PIECE = re.compile(r"\\(.)|\{\{|\}\}", re.DOTALL)
+
+
+def _decode_text(tok: Any) -> Text:
+    """A TEXT token with escapes and doubled braces resolved."""
+
+    def replace(match: re.Match) -> str:
+        escaped = match.group(1)
+        if escaped is None:
+            return match.group(0)[0]
+        if escaped in _ESCAPES:
+            return _ESCAPES[escaped]
+        start = tok.start_pos + match.start()  # a TEXT token never spans lines
+        column = tok.column + match.start()
+        raise syntax_error(
+            f"unknown escape `\\{printable(escaped)}` in a string"
+            ' (the escapes are `\\"`, `\\\\` and `\\n`; braces are doubled: `{{`, `}}`)',
+            Span(start, start + 2, tok.line, column, tok.line, column + 2),
+        )
+
+    return Text(tok_span(tok), _TEXT_PIECE.sub(replace, str(tok)))
+
+
+def _names(tokens: list) -> tuple[tuple[str, ...], tuple[Span, ...]]:
+    """The names of a list (`for a, b`, `descend w, b`, a function's parameters), each once."""
+    seen: set[str] = set()
+    for tok in tokens:
+        if str(tok) in seen:
+            raise syntax_error(f"`{tok}` is named twice", tok_span(tok))
+        seen.add(str(tok))
+    return tuple(str(t) for t in tokens), tuple(tok_span(t) for t in tokens)
+
+
+def _value(item: Any) -> tuple[Any, Span]:
+    """The node of a Part (or a finished node: a table, a string) and the span it covers."""
+    if isinstance(item, Part):
+        return item.node, item.outer
+    return item, item.span
+
+
+class _Row:
+    """A table row while the table is built: its numbers and its source span."""
+
+    __slots__ = ("span", "values")
+
+    def __init__(self, values: tuple[float, ...], span: Span):
+        self.values = values
+        self.span = span
+
+
+class _Named:
+    """A named argument while its call is built: the node and its value's nesting depth."""
+
+    __slots__ = ("depth", "keyword")
+
+    def __init__(self, keyword: Keyword, depth: int):
+        self.keyword = keyword
+        self.depth = depth
+
+
+def _plural(count: int) -> str:
+    return f"{count} number" + ("" if count == 1 else "s")
+
+
+class Builder:
+    """One method per grammar alias. Expressions travel as `Part`s; statements, blocks and
+    tables are finished nodes."""
+
+    # -- program, blocks and statements
+
+    def start(self, statements: list) -> Program:
+        # The parser's driver stores each top-level statement compact as it is reduced, but
+        # the last one is reduced here, at the end of the text.
+        lines = _current.lines
+        if statements and statements[-1].__class__ is Compacted:  # lark reduced it at the end
+            statements[-1] = statements[-1].data
+        if statements and lines is not None and not is_compact(statements[-1]):
+            statements[-1] = encode(statements[-1], lines)
+        return Program(Statements(statements, lines, _current.text, rebuild))
+
+    def block(self, children: list) -> Block:
+        open_, *statements, close = children
+        return Block(join(tok_span(open_), tok_span(close)), tuple(statements))
+
+    def expr_stmt(self, children: list) -> ExprStatement:
+        (part,) = children
+        return _expr_statement(part.outer, part.node)
+
+    def let_stmt(self, children: list) -> Let:
+        keyword, name, value = children
+        if type(value) is Part:  # most often; a table is the other case
+            node, end = value.node, value.outer
+        else:
+            node, end = value, value.span
+        return _let(join(tok_span(keyword), end), intern(str(name)), tok_span(name), node)
+
+    def print_stmt(self, children: list) -> Print:
+        keyword, *items = children
+        nodes = tuple(_value(item)[0] for item in items)
+        return Print(join(tok_span(keyword), _value(items[-1])[1]), nodes)
+
+    def zero_grad_all(self, children: list) -> ZeroGrad:
+        return ZeroGrad(tok_span(children[0]), None)
+
+    def zero_grad_one(self, children: list) -> ZeroGrad:
+        keyword, open_, part, close = children
+        if part.depth + 1 > MAX_NESTING:  # every `(` is a level, as the lexer counts them
+            raise too_deep(tok_span(open_))
+        return ZeroGrad(join(tok_span(keyword), tok_span(close)), part.node)
+
+    def assert_stmt(self, children: list) -> Assert:
+        keyword, left, op, right, *within = children  # within: [] or [WITHIN, tolerance]
+        if within:
+            tolerance = within[1]
+            span = join(tok_span(keyword), tolerance.outer)
+            return Assert(span, str(op), left.node, right.node, tolerance.node)
+        return Assert(join(tok_span(keyword), right.outer), str(op), left.node, right.node, None)
+
+    def expect_stmt(self, children: list) -> Expect:
+        keyword, kind, statement = children
+        span = join(tok_span(keyword), statement.span)
+        return Expect(span, str(kind), tok_span(kind), statement)
+
+    def quiet_stmt(self, children: list) -> Quiet:
+        keyword, statement = children
+        return Quiet(join(tok_span(keyword), statement.span), statement)
+
+    def fn_def(self, children: list) -> FunctionDef:
+        keyword, name, _open, *params, _close, body = children
+        names, spans = _names([p for p in params if p is not None])
+        span = join(tok_span(keyword), body.outer)
+        return FunctionDef(span, str(name), tok_span(name), names, spans, body.node)
+
+    def repeat_stmt(self, children: list) -> Repeat:
+        keyword, count, body = children
+        return Repeat(join(tok_span(keyword), body.span), count.node, body)
+
+    def for_range(self, children: list) -> ForRange:
+        keyword, *names, _in, start, _dots, stop, body = children
+        if len(names) > 1:
+            raise syntax_error(
+                "a range `A..B` binds one name",
+                join(tok_span(names[1]), tok_span(names[-1])),
+                ("help: `for i in 0..3 { ... }`; several names take a table's rows",),
+            )
+        (name,) = names
+        span = join(tok_span(keyword), body.span)
+        return ForRange(span, str(name), tok_span(name), start.node, stop.node, body)
+
+    def for_table(self, children: list) -> ForTable:
+        names: list[Any] | tuple[str, ...]  # the name tokens, then their texts
+        keyword, *names, _in, source, body = children
+        if isinstance(source, Part):
+            if not isinstance(source.node, Name):
+                raise _not_a_loop_source(source, names)
+            source = source.node
+        names, spans = _names(names)
+        return ForTable(join(tok_span(keyword), body.span), names, spans, source, body)
+
+    def if_stmt(self, children: list) -> If:
+        """`if C { } else if C { } ... else { }`: the chain folded from its end, each
+        `else if` an `otherwise` block that holds the next `If`."""
+        heads = [children[0:5]]  # (IF token, left, op, right, block) of each `if`
+        otherwise = None
+        index = 5
+        while index < len(children):  # at an ELSE
+            if getattr(children[index + 1], "type", None) == "IF":
+                heads.append(children[index + 1 : index + 6])
+                index += 6
+            else:
+                otherwise = children[index + 1]
+                break
+        end = (otherwise or heads[-1][4]).span
+        for keyword, left, op, right, then in reversed(heads):
+            node = If(join(tok_span(keyword), end), str(op), left.node, right.node, then, otherwise)
+            otherwise = Block(node.span, (node,))
+        return node
+
+    def descend_stmt(self, children: list) -> Descend:
+        names: list[Any] | tuple[str, ...]  # the name tokens, then their texts
+        keyword, *names, _by, rate = children
+        names, spans = _names(names)
+        return Descend(join(tok_span(keyword), rate.outer), names, spans, rate.node)
+
+    # -- tables
+
+    def table(self, children: list) -> Table:
+        open_, *rows, close = children
+        rows = [row for row in rows if row is not None]
+        width = len(rows[0].values) if rows else 0
+        for row in rows:
+            if len(row.values) != width:
+                raise syntax_error(
+                    f"this row has {_plural(len(row.values))} but the table's first row has"
+                    f" {width}: every row of a table has one width",
+                    row.span,
+                )
+        span = join(tok_span(open_), tok_span(close))
+        return Table(span, tuple(row.values for row in rows), width)
+
+    def entry(self, children: list) -> _Row:
+        tok = children[-1]
+        value = float(tok)
+        span = tok_span(tok)
+        if value == 0.0:
+            _check_underflow(tok, span)
+        if len(children) == 2:
+            value, span = -value, join(tok_span(children[0]), span)
+        return _Row((value,), span)
+
+    def tuple(self, children: list) -> _Row:
+        open_, *entries, close = children
+        values = tuple(entry.values[0] for entry in entries)
+        return _Row(values, join(tok_span(open_), tok_span(close)))
+
+    # -- expressions
+
+    def leaf(self, children: list) -> Part:
+        keyword, part = children
+        node = _leaf(join(tok_span(keyword), part.outer), str(keyword), part.node)
+        return _nested(node, part.depth + 1, keyword)
+
+    def sum(self, children: list) -> Part:
+        """`a op b op c ...`, folded left in a loop: ((a op b) op c) ..."""
+        acc = children[0]
+        node, first, depth = acc.node, acc.outer, acc.depth
+        for i in range(1, len(children), 2):
+            right = children[i + 1]
+            node = _binary(join(first, right.outer), intern(str(children[i])), node, right.node)
+            depth = max(depth, right.depth)
+        return Part(node, node.span, depth)
+
+    product = sum
+
+    def power(self, children: list) -> Part:
+        """`a ** b ** c ...` (the last exponent may be negated), folded right in a loop."""
+        if getattr(children[-2], "type", None) == "MINUS":  # `... ** -operand`
+            minus, part = children[-2], children[-1]
+            node = _unary(join(tok_span(minus), part.outer), "-", part.node)
+            acc = _nested(node, part.depth + 1, minus)
+            bases = children[:-3:2]
+        else:
+            acc = children[-1]
+            bases = children[:-1:2]
+        node, last, depth = acc.node, acc.outer, acc.depth
+        for base in reversed(bases):
+            node = _binary(join(base.outer, last), "**", base.node, node)
+            depth = max(depth, base.depth)
+        return Part(node, node.span, depth)
+
+    def neg(self, children: list) -> Part:
+        minus, part = children
+        node = _unary(join(tok_span(minus), part.outer), "-", part.node)
+        return _nested(node, part.depth + 1, minus)
+
+    def number(self, children: list) -> Part:
+        (tok,) = children
+        span = tok_span(tok)
+        value = float(tok)
+        if value == 0.0:
+            _check_underflow(tok, span)
+        return Part(_number(span, value), span, 0)
+
+    def name(self, children: list) -> Part:
+        (tok,) = children
+        span = tok_span(tok)
+        return Part(_name(span, intern(str(tok))), span, 0)
+
+    def call(self, children: list) -> Part:
+        function, _open, args, close = children
+        args = args or []
+        span = join(tok_span(function), tok_span(close))
+        keywords: tuple[Keyword, ...] = ()
+        depth = max((a.depth for a in args if isinstance(a, Part)), default=0) + 1
+        if any(isinstance(a, _Named) for a in args):
+            first = next(i for i, a in enumerate(args) if isinstance(a, _Named))
+            late = next((a for a in args[first:] if not isinstance(a, _Named)), None)
+            if late is not None:
+                raise syntax_error(
+                    "a positional argument cannot follow a named one (`NAME: VALUE` comes last)",
+                    _value(late)[1],
+                )
+            keywords = tuple(a.keyword for a in args[first:])
+            depth = max([depth] + [a.depth + 1 for a in args[first:]])
+            args = args[:first]
+        nodes = tuple(_value(a)[0] for a in args)
+        call = _call(span, intern(str(function)), tok_span(function), nodes, keywords)
+        return _nested(call, depth, function)
+
+    def keyword(self, children: list) -> _Named:
+        name, part = children
+        node, outer = _value(part)
+        keyword = Keyword(join(tok_span(name), outer), intern(str(name)), tok_span(name), node)
+        return _Named(keyword, part.depth)
+
+    def args(self, parts: list) -> list:
+        return parts
+
+    def group(self, children: list) -> Part:
+        open_, part, close = children
+        if part.depth + 1 > MAX_NESTING:
+            raise too_deep(tok_span(open_))
+        return Part(part.node, join(tok_span(open_), tok_span(close)), part.depth + 1)
+
+    def string(self, children: list) -> StringLiteral:
+        open_, *pieces, close = children
+        parts = tuple(
+            p.node if isinstance(p, Part) else _decode_text(p)
+            for p in pieces
+            if isinstance(p, Part) or p.type == "TEXT"
+        )
+        return StringLiteral(join(tok_span(open_), tok_span(close)), parts)
+
+
+def _number_text(node: Any) -> str:
+    if isinstance(node, Number) and node.value.is_integer() and abs(node.value) < 1e15:
+        return str(int(node.value))
+    return "N"
+
+
+def _not_a_loop_source(source: Part, names: list):
+    node = source.node
+    if isinstance(node, Call) and node.function == "range" and 1 <= len(node.args) <= 2:
+        bounds = [_number_text(arg) for arg in node.args]
+        if len(bounds) == 1:
+            bounds.insert(0, "0")
+        notes = (f"help: count with a range: `for {names[0]} in {bounds[0]}..{bounds[1]} {{ ... }}`"
+                 " (the end not included)",)
+    else:
+        notes = ("help: `for i in 0..3 { ... }`, or `for x, y in [(1, 2), (3, 4)] { ... }`",)
+    return syntax_error(
+        "`for ... in` takes a range `A..B`, a table `[...]` or the name of a table",
+        source.outer,
+        notes,
+    )
+
+
+_NONZERO_DIGIT = re.compile(r"[1-9]")
+
+
+def _check_underflow(tok: Any, span: Span) -> None:
+    """A literal whose digits are not all zero but whose value is 0 (`1e-400`) was rounded away
+    by the float: say so, rather than run with a 0 the program never wrote."""
+    text = str(tok)
+    mantissa = text.split("e")[0].split("E")[0]
+    if _NONZERO_DIGIT.search(mantissa):
+        raise syntax_error(
+            f"the number `{printable(text[:40])}` is too small for a float: it would be 0"
+            " (the smallest positive float is about 4.9e-324)",
+            span,
+        )

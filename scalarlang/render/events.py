@@ -1,0 +1,246 @@
+"""JSON lines: one object per outcome, for ``--json`` (the schema: docs/json.md).
+
+Finite numbers are JSON numbers; ``inf``, ``-inf`` and ``nan`` are strings; absent values are
+null. Every object has ``event``, ``file`` (the source's name), ``line`` and ``column``
+(1-based, of the statement); each source begins with a ``start`` event carrying ``version``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Iterator
+
+from ..interpreter.outcomes import (
+    BackwardShown,
+    Bound,
+    Defined,
+    Drawn,
+    Expected,
+    Failed,
+    GradcheckShown,
+    GraphShown,
+    NodeState,
+    Outcome,
+    Printed,
+    ValueShown,
+)
+from ..language.source import Span
+
+
+def number(value: float | None) -> float | str | None:
+    if value is None or not isinstance(value, float) or math.isfinite(value):
+        return value
+    if value != value:
+        return "nan"
+    return "inf" if value > 0 else "-inf"
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float):
+        return number(value)
+    if isinstance(value, (list, tuple)):
+        return [_clean(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _clean(item) for key, item in value.items()}
+    if isinstance(value, (str, int, bool)) or value is None:
+        return value
+    return str(value)
+
+
+# The version of the schema of docs/json.md: raised when a key changes meaning or goes away
+# (new events and new keys do not change it).
+SCHEMA_VERSION = 1
+
+
+def start_event(file: str | None) -> dict[str, Any]:
+    """The first event of each source: which schema the lines after it follow."""
+    return {"event": "start", "file": file, "line": None, "column": None, "version": SCHEMA_VERSION}
+
+
+def _position(span: Span | None) -> dict[str, int | None]:
+    if span is None:
+        return {"line": None, "column": None}
+    return {"line": span.line, "column": span.column}
+
+
+def _head(event: str | None, file: str | None, span: Span | None) -> dict[str, Any]:
+    return {"event": event, "file": file, **_position(span)}
+
+
+def _node_fields(node: NodeState) -> dict[str, Any]:
+    return {
+        "label": node.label,
+        "operation": node.operation,
+        "value": node.value,
+        "tracked": node.tracked,
+        "gradient": node.gradient,
+    }
+
+
+def event_of(outcome: Outcome, file: str | None = None) -> dict[str, Any] | None:
+    """The JSON object for ``outcome`` of the source named ``file``; None for outcomes a script
+    does not print (``let``, ``fn``)."""
+    if isinstance(outcome, (Bound, Defined)):
+        return None
+    if isinstance(outcome, Failed):
+        diagnostic = outcome.diagnostic
+        if diagnostic.source is not None:
+            file = diagnostic.source.name
+        elif file is None:
+            file = diagnostic.fields.get("file")
+        event: dict[str, Any] = {**_head("error", file, diagnostic.span), "kind": diagnostic.kind, "message": diagnostic.message}
+        for key, value in diagnostic.fields.items():
+            event.setdefault(key, value)
+        return _clean(event)
+    event = _head(None, file, outcome.span)
+    if isinstance(outcome, ValueShown):
+        event.update(event="value", **_node_fields(outcome.node))
+    elif isinstance(outcome, Printed):
+        event.update(event="print", text=outcome.text)
+    elif isinstance(outcome, BackwardShown):
+        event.update(
+            event="backward",
+            label=outcome.label,
+            seed=outcome.backward_pass.seed,
+            nodes=list(_pass_nodes(outcome)),
+            edges=list(_pass_edges(outcome)),
+        )
+    elif isinstance(outcome, GraphShown):
+        event.update(event="graph", label=outcome.label, nodes=list(_graph_nodes(outcome)), edge_count=outcome.edge_count)
+    elif isinstance(outcome, GradcheckShown):
+        check = outcome.check
+        event.update(
+            event="gradcheck",
+            label=outcome.label,
+            variable=outcome.variable,
+            input=check.input,
+            analytic=check.analytic,
+            numerical=check.numerical,
+            step=check.step,
+            tolerance=check.tolerance,
+            scaled_error=check.scaled_error,
+            passed=check.passed,
+        )
+    elif isinstance(outcome, Drawn):
+        picture = outcome.picture
+        event.update(
+            event="draw",
+            label=outcome.label,
+            path=outcome.path,
+            format=outcome.format,
+            node_count=len(picture.nodes),
+            edge_count=len(picture.edges),
+            # Without a file the picture itself: its DOT text, for `dot -Tsvg`.
+            dot=outcome.dot if outcome.path is None else None,
+        )
+    elif isinstance(outcome, Expected):
+        event.update(event="expected", kind=outcome.kind, message=outcome.message)
+    return _clean(event)
+
+
+# The records of passes and graphs are made JSON-ready as they are built (numbers through
+# `number`), so the many of a large graph skip `_clean`.
+
+
+def _pass_nodes(outcome: BackwardShown) -> Iterator[dict[str, Any]]:
+    labels = outcome.labels
+    for record in outcome.backward_pass.nodes:
+        yield {
+            "topology_index": record.topology_index,
+            "label": labels(record.topology_index),
+            "operation": str(record.operation),
+            "value": number(record.value),
+            "tracked": record.tracked,
+            "pass_adjoint": number(record.pass_adjoint),
+            "accumulated_gradient": number(record.accumulated_gradient),
+        }
+
+
+def _pass_edges(outcome: BackwardShown) -> Iterator[dict[str, Any]]:
+    for edge in outcome.backward_pass.edges:
+        yield {
+            "reverse_index": edge.reverse_index,
+            "child": edge.child,
+            "parent": edge.parent,
+            "operand": edge.operand,
+            "local_derivative": number(edge.local_derivative),
+            "upstream": number(edge.upstream),
+            "contribution": number(edge.contribution),
+            "parent_tracked": edge.parent_tracked,
+            "parent_adjoint_before": number(edge.parent_adjoint_before),
+            "parent_adjoint_after": number(edge.parent_adjoint_after),
+        }
+
+
+def _graph_nodes(outcome: GraphShown) -> Iterator[dict[str, Any]]:
+    for node in outcome.nodes:
+        yield {
+            "index": node.index,
+            "label": outcome.labels(node.index),
+            "operation": node.operation,
+            "value": number(node.value),
+            "tracked": node.tracked,
+            "gradient": number(node.gradient),
+            "operands": list(node.operands),
+        }
+
+
+def event_pieces(outcome: Outcome, file: str | None = None) -> Iterator[str]:
+    """The JSON line of ``outcome``, newline included, in pieces that join to
+    ``dumps(event_of(outcome, file)) + "\n"`` (nothing for outcomes a script does not print).
+
+    A pass or graph of a million nodes is written a batch of records at a time: building its
+    event whole would cost about a kilobyte per record before the first byte is written.
+    """
+    if isinstance(outcome, BackwardShown):
+        head = {**_head("backward", file, outcome.span), "label": outcome.label, "seed": outcome.backward_pass.seed}
+        lists = {"nodes": _pass_nodes(outcome), "edges": _pass_edges(outcome)}
+        yield from _streamed(head, lists, {})
+    elif isinstance(outcome, GraphShown):
+        head = {**_head("graph", file, outcome.span), "label": outcome.label}
+        yield from _streamed(head, {"nodes": _graph_nodes(outcome)}, {"edge_count": outcome.edge_count})
+    else:
+        event = event_of(outcome, file)
+        if event is not None:
+            yield dumps(event) + "\n"
+
+
+_BATCH = 1_000
+
+
+def _streamed(head: dict[str, Any], lists: dict[str, Iterator[dict]], tail: dict[str, Any]) -> Iterator[str]:
+    """``{**head, **lists, **tail}`` as ``dumps`` writes it, each list a batch at a time."""
+    yield dumps(_clean(head))[:-1]  # without its closing brace
+    for key, records in lists.items():
+        yield f", {dumps(key)}: ["
+        batch: list[str] = []
+        separator = ""
+        for record in records:
+            batch.append(dumps(record))
+            if len(batch) == _BATCH:
+                yield separator + ", ".join(batch)
+                batch, separator = [], ", "
+        if batch:
+            yield separator + ", ".join(batch)
+        yield "]"
+    for key, value in tail.items():
+        yield f", {dumps(key)}: {dumps(_clean(value))}"
+    yield "}\n"
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+# Line breaks to Python's str.splitlines and to JavaScript that JSON leaves unescaped: a line
+# holding one would be read as two. (JSON escapes the others, all below U+0020.)
+_SEPARATORS = (("\x85", "\\u0085"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029"))
+
+
+def dumps(event: Any) -> str:
+    """One JSON value on one line, whoever splits the lines."""
+    text = _ENCODER.encode(event)
+    if text.isascii():
+        return text
+    for separator, escape in _SEPARATORS:
+        if separator in text:
+            text = text.replace(separator, escape)
+    return text

@@ -1,0 +1,143 @@
+"""Record what today's parser says about the programs of `diagnostic_programs`.
+
+Run it on a frozen copy of the code you trust, never on the code under test::
+
+    mkdir -p /tmp/scalarlang-before
+    git archive HEAD | tar -x -C /tmp/scalarlang-before
+    PYTHONPATH=/tmp/scalarlang-before python tests/record_diagnostics.py
+
+It prints which `scalarlang` it imported and refuses the working tree's own package unless
+``--from-working-tree`` is given. It writes ``tests/fixtures/diagnostics.json`` (or the path
+given with ``--out``): the seed, the count, and for every program, in order::
+
+    {"text": PROGRAM, "rendered": TEXT or null, "diagnostic": OBSERVED or null}
+
+``rendered`` and ``diagnostic`` are null when the program parsed (whatever it did when it ran:
+a runtime error is not the parser's business). Otherwise the program failed with a static kind
+(``syntax-error`` or ``too-deep``: the parse failed and nothing ran), and ``rendered`` is
+exactly what the command prints for it, ``diagnostic`` the error's own parts as plain JSON::
+
+    {"kind", "message", "line", "column", "end_line", "end_column", "notes", "fields"}
+
+The only things read from scalarlang, so that the record survives a reshuffle of its modules:
+
+- ``scalarlang.run(text)`` (the public API; its default name ``<python>`` and width 100);
+- of the ``Result``: ``.error`` and ``.text``;
+- of the diagnostic ``r.error``: ``.kind``, ``.message``, ``.notes``, ``.fields``, and
+  ``.span`` with its ``.line``, ``.column``, ``.end_line`` and ``.end_column``
+  (``span`` None is recorded as four nulls).
+
+``fields`` are made plain JSON the way the ``--json`` error event does it (``events._clean``):
+non-finite floats become ``"inf"``, ``"-inf"``, ``"nan"``, tuples lists, other objects their
+``str``. (scalarlang.api has no JSON route: the event itself is only built by the command.)
+
+A `too-deep` failure is recorded as static whatever its origin: the parser's (``deeper than
+1000 levels``) is the only one these short programs reach; a function definition nesting calls
+beyond the interpreter's limit would be a runtime `too-deep`, which none of them makes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+FIXTURE = HERE / "fixtures" / "diagnostics.json"
+STATIC_KINDS = ("syntax-error", "too-deep")
+
+
+def plain(value: Any) -> Any:
+    """A field's value as plain JSON (as the `--json` error event writes it)."""
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        return "nan" if value != value else ("inf" if value > 0 else "-inf")
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, (str, int, bool)) or value is None:
+        return value
+    return str(value)
+
+
+def observe(run: Any, text: str) -> dict[str, Any]:
+    """What ``run(text)`` says, through the public Result and diagnostic attributes only."""
+    result = run(text)
+    error = result.error
+    if error is None or error.kind not in STATIC_KINDS:
+        return {"text": text, "rendered": None, "diagnostic": None}
+    span = error.span
+    return {
+        "text": text,
+        "rendered": result.text,
+        "diagnostic": {
+            "kind": error.kind,
+            "message": error.message,
+            "line": None if span is None else span.line,
+            "column": None if span is None else span.column,
+            "end_line": None if span is None else span.end_line,
+            "end_column": None if span is None else span.end_column,
+            "notes": [str(note) for note in error.notes],
+            "fields": plain(dict(error.fields)),
+        },
+    }
+
+
+def dump(record: dict[str, Any]) -> str:
+    """The fixture's text: one program a line (ASCII only, so BOMs and CRs are escapes)."""
+    head = {key: value for key, value in record.items() if key != "programs"}
+    lines = [json.dumps(entry, ensure_ascii=True, sort_keys=False) for entry in record["programs"]]
+    body = json.dumps(head, ensure_ascii=True)[:-1]
+    return body + ', "programs": [\n' + ",\n".join(lines) + "\n]}\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, default=FIXTURE)
+    parser.add_argument("--from-working-tree", action="store_true", help="allow recording from this checkout's scalarlang")
+    args = parser.parse_args(argv)
+
+    import scalarlang
+
+    where = Path(scalarlang.__file__).resolve().parent
+    print(f"recording from {where}")
+    if where == HERE.parent / "scalarlang" and not args.from_working_tree:
+        print(
+            "this is the working tree's scalarlang: record from a frozen copy (PYTHONPATH=...),"
+            " or pass --from-working-tree",
+            file=sys.stderr,
+        )
+        return 2
+
+    sys.path.insert(0, str(HERE))
+    import diagnostic_programs
+
+    texts = diagnostic_programs.programs()
+    started = time.perf_counter()
+    entries = [observe(scalarlang.run, text) for text in texts]
+    elapsed = time.perf_counter() - started
+    record = {
+        "seed": diagnostic_programs.SEED,
+        "count": len(entries),
+        "programs": entries,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(dump(record), encoding="utf-8", newline="\n")
+
+    kinds: dict[str, int] = {}
+    for entry in entries:
+        kind = entry["diagnostic"]["kind"] if entry["diagnostic"] else "parsed"
+        kinds[kind] = kinds.get(kind, 0) + 1
+    print(f"{len(entries)} programs in {elapsed:.1f} s: " + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
+    print(f"wrote {args.out} ({args.out.stat().st_size:,} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
