@@ -19,7 +19,9 @@ What the programs cover (each group in ``_GROUPS``, in this order):
 - texts cut at a random point (brackets, braces, strings and holes left open) and lines joined;
 - the habits of Python and micrograd users, keywords used as names, strings, tables, newlines
   inside brackets and between `}` and `else`, `expect KIND:` with bad kinds, unicode and
-  control characters, a BOM, CRLF, `\\r` alone, tabs, empty and blank texts, random token soup;
+  control characters, a BOM, CRLF, `\\r` alone, tabs, empty and blank texts, random token soup,
+  and what the builder rejects after the parser took it (a name twice, a range bound to two
+  names, a positional argument after a named one, a number rounded to 0, rows of two widths);
 - nesting at, just beyond and far beyond the 1000 levels of the parser (the only long texts).
 
 The loop bounds of the examples (`0..300`, `0..4000`) are cut to `0..3` before they are used:
@@ -301,6 +303,21 @@ NEWLINE_CASES = [
     "print \"{(x\n)}\"", "let x = (\n)", "let x = 1\n\n\n\n)", "if x > 1 {\n  let y = (1\n}\n",
 ]
 
+# What the parser accepts but the builder then rejects (names twice, a range's names, named
+# arguments, numbers rounded to 0, row widths, escapes).
+BUILDER_CASES = [
+    "fn f(x, x) = x", "fn f(x, y, x) = 1", "for a, a in [(1, 2)] { }", "descend w, w by 0.1",
+    "descend w, b, w by 1", "for a, b in 0..3 { }", "for a, b, c in 1..2 { }",
+    "for i in range(3) { }", "for i in range(1, 4) { }", "for i in range(n) { }",
+    "for i in range(1, 2, 3) { }", "for i in range(2.5) { }", "for i in x + 1 { }",
+    "for i in f(x) { }", "gradcheck(loss, tolerance: 1, x)", "f(a: 1, 2)", "f(a: 1, b: 2)",
+    "f(a: 1, a: 2)", "f(1, a: 2, b)", "let x = 1e-400", "let x = 0.0000e-999", "let x = 5e-324",
+    "let x = 2e-324", "let x = 1e-324", "let x = 0e-400", "let x = 1e309",
+    "let x = 1" + "0" * 400, "let x = 0." + "0" * 400 + "1", "let t = [(1, 2), (3,)]",
+    "let t = [(1,), (2, 3)]", "let t = [1, (2,)]", "let t = [(1, 2, 3), (4, 5), (6,)]",
+    'print "\\a"', 'print "ok \\é"', 'print "\\\x01"', 'print "{x} \\z {y}"',
+]
+
 NESTING_KIND_PREFIX = "expect x: "
 
 
@@ -492,13 +509,17 @@ def _soup(rng, texts, lines):
     return out
 
 
+def _builder(rng, texts, lines):
+    return list(BUILDER_CASES)
+
+
 def _deep(rng, texts, lines):
     return _nesting()
 
 
 _GROUPS = [
     _example_lines, _example_windows, _snippets, _cuts, _joined, _habits, _keywords, _strings,
-    _tables, _newlines, _expects, _unicode, _blank, _soup, _deep,
+    _tables, _newlines, _expects, _unicode, _blank, _soup, _builder, _deep,
 ]
 
 

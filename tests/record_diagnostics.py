@@ -3,8 +3,12 @@
 Run it on a frozen copy of the code you trust, never on the code under test::
 
     mkdir -p /tmp/scalarlang-before
-    git archive HEAD | tar -x -C /tmp/scalarlang-before
+    git archive COMMIT | tar -x -C /tmp/scalarlang-before
     PYTHONPATH=/tmp/scalarlang-before python tests/record_diagnostics.py
+
+COMMIT is one whose parser you trust; the fixture was first recorded from 13bf230, the last
+commit before the modules moved into subpackages. (Run it from the repository's root or
+anywhere else: the script's folder, not the working folder, is first on ``sys.path``.)
 
 It prints which `scalarlang` it imported and refuses the working tree's own package unless
 ``--from-working-tree`` is given. It writes ``tests/fixtures/diagnostics.json`` (or the path

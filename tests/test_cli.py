@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from scalarlang.interpreter.session import Session
+from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.outcomes import Bound, Defined, Failed
 from scalarlang.front.runner import ScriptOutput, exit_status, read_source
 from scalarlang.language.source import Source
@@ -438,7 +438,7 @@ def test_json_of_every_example_matches_the_spec():
     outcomes = [
         outcome
         for path in paths
-        for outcome in Session().run(read_source(str(ROOT / path)))
+        for outcome in Interpreter().run(read_source(str(ROOT / path)))
         if not isinstance(outcome, (Bound, Defined))
     ]
     assert len(events) == len(outcomes)

@@ -14,7 +14,7 @@ import pytest
 
 from shared import text_of
 from scalarlang.pictures import errors as drawing_errors
-from scalarlang.interpreter.session import Session
+from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.kinds import DRAWING_KINDS, PROGRAM_KINDS, RUNTIME_KINDS
 from scalarlang.interpreter.outcomes import Drawn, Expected, Failed
 from scalarlang.render.text import Renderer, make_console
@@ -28,8 +28,8 @@ SEED = "let x = var 2\nlet square = x * x\nlet loss = square + square\n"
 SVG = "{http://www.w3.org/2000/svg}"
 
 
-def run(text: str, session: Session | None = None) -> list:
-    return list((session or Session()).run(Source("test.sad", text)))
+def run(text: str, session: Interpreter | None = None) -> list:
+    return list((session or Interpreter()).run(Source("test.sad", text)))
 
 
 
@@ -132,7 +132,7 @@ def test_svg_without_graphviz_still_works(no_dot, tmp_path):
 
 def test_an_unwritable_file_is_io_error_and_the_statements_before_it_stand(tmp_path):
     target = tmp_path / "missing" / "loss.svg"
-    session = Session()
+    session = Interpreter()
     outcomes = run(SEED + f'backward(loss)\ndraw(loss, "{target}")', session)
     diagnostic = outcomes[-1].diagnostic
     assert diagnostic.kind == "io-error" and str(target) in diagnostic.message
@@ -180,7 +180,7 @@ def test_draw_dir_writes_one_svg_per_pass_numbered_across_files(tmp_path):
 def test_draw_dir_that_cannot_be_made_fails_the_pass_before_it_commits(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
-    session = Session()
+    session = Interpreter()
     from scalarlang.pictures import PassDrawer
 
     session.pass_observer = PassDrawer(blocker / "pictures")
@@ -220,7 +220,7 @@ def test_repl_draw_prints_dot_or_writes_a_file(tmp_path):
 def test_repl_session_with_a_pass_drawer_draws_each_pass(tmp_path):
     from scalarlang.pictures import PassDrawer
 
-    session = Session()
+    session = Interpreter()
     session.pass_observer = PassDrawer(tmp_path / "passes")
     core = ReplCore(Renderer(make_console(io.StringIO(), width=100, color="never")), session=session)
     for line in SEED.splitlines() + ["backward(loss)", "backward(square)", "expect non-finite-seed: backward(loss, inf)"]:

@@ -16,7 +16,7 @@ session), in ``--json``, text (at several widths) and ``--quiet``:
   ``expect K: S`` it reports ``expected K`` and goes on exactly as the program without S
   does (every later event the same), so the failure changed nothing ``expect`` can observe.
 
-And in this process (`Session`), faster: a failing input run ``atomic`` (as the REPL runs a
+And in this process (`Interpreter`), faster: a failing input run ``atomic`` (as the REPL runs a
 line) leaves every binding, function, table and stored gradient bit for bit as it was, and a
 failing simple statement does so even when not atomic; every statement handled as a REPL
 line (`ReplCore`) renders within the width, and a failing one changes nothing. The generator
@@ -58,7 +58,7 @@ from fuzzing import (
 from scalarlang.language import tree as ast
 from scalarlang.language.compact import Statements
 from scalarlang.language.diagnostics import LanguageError
-from scalarlang.interpreter.session import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, Session
+from scalarlang.interpreter.core import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, Interpreter
 from scalarlang.interpreter.kinds import RUNTIME_KINDS, STATIC_KINDS
 from scalarlang.interpreter.outcomes import Failed
 from scalarlang.render.text import Renderer, make_console
@@ -251,7 +251,7 @@ def failing_statement(statements: list[str]) -> int | None:
     """The index of the top-level statement the program fails at, found by running them one
     by one in one session (an error's line may be in a function's body, not at the call), if
     it is one statement that `expect` can wrap (not an `a; b` pair)."""
-    session = Session()
+    session = Interpreter()
     for index, statement in enumerate(statements):
         if run(session, statement + "\n") is not None:
             return None if ";" in statement or not statement.strip() else index
@@ -317,7 +317,7 @@ def test_python_habits_anywhere_in_a_generated_program_get_their_hint(habit, for
         if rng.random() < 0.5:
             line = f"repeat 2 {{\n  let y = x\n  {line}\n}}"
         text = program_text(statements[:index] + [line] + statements[index:])
-        (outcome,) = Session().run(Source("habit.sad", text))
+        (outcome,) = Interpreter().run(Source("habit.sad", text))
         diagnostic = outcome.diagnostic
         assert diagnostic.kind == "syntax-error", (text, diagnostic.message)
         assert any(form in note for note in diagnostic.notes), (text, diagnostic.message, diagnostic.notes)
@@ -371,7 +371,7 @@ def bits(value: float | None) -> bytes | None:
     return None if value is None else struct.pack("<d", value)
 
 
-def snapshot(session: Session) -> tuple:
+def snapshot(session: Interpreter) -> tuple:
     """Bindings (identity and value bits), functions, tables, and the bits of every stored
     gradient of every node reachable from a binding."""
     bindings = tuple((name, id(node), bits(node.value)) for name, node in session.bindings.items())
@@ -382,7 +382,7 @@ def snapshot(session: Session) -> tuple:
     return bindings, tuple(session.functions.items()), tuple((name, id(table)) for name, table in session.tables.items()), tuple(sorted(gradients.items()))
 
 
-def run(session: Session, text: str, *, atomic: bool = False) -> Failed | None:
+def run(session: Interpreter, text: str, *, atomic: bool = False) -> Failed | None:
     failures = [outcome for outcome in session.run(Source("fuzz.sad", text), atomic=atomic) if isinstance(outcome, Failed)]
     assert len(failures) <= 1
     if failures:
@@ -396,7 +396,7 @@ def test_a_failing_input_run_atomic_leaves_every_binding_and_gradient_bit_identi
     for number, statements in enumerate(generated(SESSION_EXAMPLES, seed=SEED + 2)):
         rng = random.Random(number)
         split = rng.randint(1, len(statements))
-        session = Session()
+        session = Interpreter()
         run(session, program_text(statements[:split]))
         before = snapshot(session)
         failure = run(session, program_text(statements[split:]), atomic=True)
@@ -413,7 +413,7 @@ def test_a_failing_input_run_atomic_leaves_every_binding_and_gradient_bit_identi
 def test_a_failing_simple_statement_changes_nothing_even_when_not_atomic():
     checked = 0
     for number, statements in enumerate(generated(SESSION_EXAMPLES, seed=SEED + 3)):
-        session = Session()
+        session = Interpreter()
         for statement in statements:
             before = snapshot(session)
             failure = run(session, statement + "\n")
@@ -452,7 +452,7 @@ def test_each_statement_as_a_repl_line_renders_within_the_width_and_a_failing_on
 def outcomes_of(text: str) -> tuple[list[str], Failed | None]:
     """The printed lines and the failure (if any) of ``text`` in a fresh session."""
     printed, failure = [], None
-    for outcome in Session().run(Source("repro.sad", text)):
+    for outcome in Interpreter().run(Source("repro.sad", text)):
         if isinstance(outcome, Failed):
             failure = outcome
         elif hasattr(outcome, "text"):

@@ -10,7 +10,7 @@ import pytest
 from scalarlang.language import tree as ast
 from scalarlang.language.diagnostics import LanguageError
 from scalarlang.engine.gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE
-from scalarlang.interpreter.session import Session
+from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.outcomes import Failed, GradcheckShown
 from scalarlang.front.runner import ScriptOutput
 from scalarlang.language.source import Source
@@ -20,7 +20,7 @@ SETUP = "let a = var 2\nlet b = var 3\nlet c = var 0.5\nlet loss = a * b + c ** 
 
 
 def outcomes_of(text: str) -> list:
-    return list(Session().run(Source("t.sad", SETUP + text)))
+    return list(Interpreter().run(Source("t.sad", SETUP + text)))
 
 
 def checks(text: str) -> list[GradcheckShown]:
@@ -148,7 +148,7 @@ def test_one_line_and_one_json_event_per_variable():
 
 
 def test_a_failing_variable_fails_the_statement_naming_it_and_shows_nothing():
-    session = Session()
+    session = Interpreter()
     list(session.run(Source("t.sad", SETUP + "backward(loss)")))
     before = {name: session.bindings[name].gradient for name in ("a", "b", "c")}
     # `a` passes (linear: exact); a big step makes the central difference of exp(b) poor.

@@ -140,7 +140,7 @@ def _imported(code: str) -> set[str]:
 
 def test_importing_the_package_loads_no_engine():
     modules = _imported("import scalarlang")
-    assert not {"scalarlang.engine.scalar", "scalarlang.interpreter.session", "rich", "lark", "prompt_toolkit"} & modules
+    assert not {"scalarlang.engine.scalar", "scalarlang.interpreter.core", "rich", "lark", "prompt_toolkit"} & modules
 
 
 def test_the_package_exports_load_on_first_use():
@@ -158,13 +158,13 @@ def test_help_and_version_load_neither_the_engine_nor_rich_nor_lark():
     for args in (["--version"], ["--help"]):
         code = f"from scalarlang.front import cli\nassert cli.main({args!r}) == 0"
         modules = _imported(code)
-        assert not {"scalarlang.engine.scalar", "scalarlang.interpreter.session", "rich", "lark", "prompt_toolkit", "shtab"} & modules
+        assert not {"scalarlang.engine.scalar", "scalarlang.interpreter.core", "rich", "lark", "prompt_toolkit", "shtab"} & modules
 
 
 def test_a_json_script_loads_neither_rich_nor_prompt_toolkit():
     code = "from scalarlang.front import cli\ncli.main(['--json', '-c', 'let x = var 2'])"
     modules = _imported(code)
-    assert "scalarlang.interpreter.session" in modules
+    assert "scalarlang.interpreter.core" in modules
     assert not {"rich", "prompt_toolkit", "shtab", "argcomplete"} & modules
 
 

@@ -1,4 +1,4 @@
-"""The interpreter (`Session`), statement by statement, against docs/language.md (issue #3).
+"""The interpreter (`Interpreter`), statement by statement, against docs/language.md (issue #3).
 
 Programs are run in-process and judged by their outcomes (data, not text); the text and JSON
 front ends have their own tests in ``test_cli.py``.
@@ -13,7 +13,7 @@ import pytest
 
 from scalarlang import Scalar, ScalarOperation
 from scalarlang.engine.gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE
-from scalarlang.interpreter.session import LABEL_LIMIT, Session
+from scalarlang.interpreter.core import LABEL_LIMIT, Interpreter
 from scalarlang.interpreter.kinds import RUNTIME_KINDS
 from scalarlang.interpreter.outcomes import (
     BackwardShown,
@@ -30,21 +30,21 @@ from scalarlang.language.source import Source
 # ---- helpers --------------------------------------------------------------------------------
 
 
-def run(text: str, session: Session | None = None, *, name: str = "test.sad", atomic: bool = False) -> list:
-    session = Session() if session is None else session
+def run(text: str, session: Interpreter | None = None, *, name: str = "test.sad", atomic: bool = False) -> list:
+    session = Interpreter() if session is None else session
     return list(session.run(Source(name, text), atomic=atomic))
 
 
-def run_ok(text: str, session: Session | None = None) -> tuple[Session, list]:
+def run_ok(text: str, session: Interpreter | None = None) -> tuple[Interpreter, list]:
     """Run ``text``; it must not fail. Returns the session and its outcomes."""
-    session = Session() if session is None else session
+    session = Interpreter() if session is None else session
     outcomes = run(text, session)
     failures = [outcome for outcome in outcomes if isinstance(outcome, Failed)]
     assert not failures, failures[0].diagnostic
     return session, outcomes
 
 
-def failure(text: str, session: Session | None = None):
+def failure(text: str, session: Interpreter | None = None):
     """Run ``text``; its last outcome must be a failure. Returns the diagnostic."""
     outcomes = run(text, session)
     assert outcomes and isinstance(outcomes[-1], Failed), outcomes
@@ -65,7 +65,7 @@ def bits(value: float | None) -> bytes | None:
     return None if value is None else struct.pack("<d", value)
 
 
-def state(session: Session) -> tuple:
+def state(session: Interpreter) -> tuple:
     """Every binding (by identity) and the bits of every stored gradient reachable from one."""
     bindings = tuple((name, id(node)) for name, node in session.bindings.items())
     seen: dict[int, bytes | None] = {}
@@ -109,7 +109,7 @@ def test_let_binding_the_same_node_twice_shares_it():
 
 
 def test_a_failing_let_binds_nothing():
-    session = Session()
+    session = Interpreter()
     run_ok("let x = var 2", session)
     diagnostic = failure("let y = x / 0", session)
     assert diagnostic.kind == "non-finite-result"
@@ -302,7 +302,7 @@ def test_label_leaves_out_the_parentheses_of_the_node_itself():
 
 
 def test_a_name_bound_later_takes_over_a_source_text_label():
-    session = Session()
+    session = Interpreter()
     _, outcomes = run_ok("let x = var 2\nlet y = x * x\ngraph(y)", session)
     graph = only(outcomes, GraphShown)
     assert graph.labels(1) == "y"
@@ -439,7 +439,7 @@ def test_backward_error_fields_are_the_engine_fields():
 
 
 def test_backward_failing_late_in_accumulation_commits_nothing():
-    session = Session()
+    session = Interpreter()
     run_ok("let w = var 1\nlet out = w * 1e-10\nbackward(out, 1e308)", session)
     before = state(session)
     assert failure("backward(out, 1e308)", session).kind == "non-finite-accumulated-gradient"
@@ -534,7 +534,7 @@ def test_gradcheck_analytic_comes_from_a_fresh_pass_that_writes_nothing():
 
 def test_gradcheck_numerical_is_a_central_difference_of_the_replayed_graph():
     step = 0.5
-    session = Session()
+    session = Interpreter()
     outcomes = run(f"let y = var 0.7\nexpect gradcheck-failed: gradcheck(exp(y * 3), y, {step}, 1e-9)", session)
     expected = only(outcomes, Expected)
     analytic = 3 * math.exp(2.1)
@@ -824,7 +824,7 @@ def test_the_first_runtime_error_stops_the_program():
 
 
 def test_a_syntax_error_anywhere_runs_nothing():
-    session = Session()
+    session = Interpreter()
     outcomes = run("let x = var 2\nprint 1\nbackward(x)\nlet = 3", session)
     (failed,) = outcomes
     assert failed.diagnostic.kind == "syntax-error"
@@ -837,7 +837,7 @@ def test_a_statement_after_a_semicolon_and_comments():
 
 
 def test_a_session_goes_on_after_a_failure():
-    session = Session()
+    session = Interpreter()
     run_ok("let x = var 2", session)
     assert failure("lose", session).kind == "undefined-name"
     _, outcomes = run_ok("x", session)
@@ -845,7 +845,7 @@ def test_a_session_goes_on_after_a_failure():
 
 
 def test_atomic_run_undoes_earlier_statements_of_the_same_input():
-    session = Session()
+    session = Interpreter()
     run_ok(SEED_PROGRAM + "backward(loss)", session)
     before = state(session)
     outcomes = run("let x = var 5\nlet fresh = x\nbackward(loss)\nzero_grad\nlose", session, atomic=True)
@@ -855,13 +855,13 @@ def test_atomic_run_undoes_earlier_statements_of_the_same_input():
 
 
 def test_without_atomic_earlier_statements_stay():
-    session = Session()
+    session = Interpreter()
     run("let x = var 5\nlose", session)
     assert session.lookup("x").value == 5.0
 
 
 def test_an_internal_error_is_reported_and_the_session_goes_on(monkeypatch):
-    session = Session()
+    session = Interpreter()
     run_ok("let x = var 2", session)
 
     def broken(self, *args):

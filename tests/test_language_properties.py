@@ -25,7 +25,7 @@ from scalarlang import Scalar, ScalarAutodiffError
 from scalarlang.language import tree as ast
 from scalarlang.language.tree import Program
 from scalarlang.render.events import dumps, event_of
-from scalarlang.interpreter.session import Session
+from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.kinds import RUNTIME_KINDS
 from scalarlang.interpreter.outcomes import (
     BackwardShown,
@@ -194,7 +194,7 @@ def _bits(value):
     return None if value is None else struct.pack("<d", value)
 
 
-def session_state(session: Session) -> tuple:
+def session_state(session: Interpreter) -> tuple:
     """Bindings by identity and the bits of every stored gradient reachable from them."""
     seen = {}
     for node in session.bindings.values():
@@ -215,7 +215,7 @@ def test_random_programs_give_only_normal_outcomes_or_runtime_failures(text):
     note(text)
     source = Source("random.sad", text)
     program = parse_program(source)  # well-formed: it must parse
-    session = Session()
+    session = Interpreter()
     renderer = Renderer(make_console(io.StringIO(), width=100, color="never"))
     for statement in program.statements:
         before = session_state(session)
@@ -239,7 +239,7 @@ def test_random_programs_give_only_normal_outcomes_or_runtime_failures(text):
 
 @given(programs(), st.sampled_from(sorted(RUNTIME_KINDS)), statements(NAMES))
 def test_expect_leaves_the_state_as_before(prefix, kind, statement):
-    session = Session()
+    session = Interpreter()
     list(session.run(Source("prefix.sad", prefix)))
     before = session_state(session)
     outcomes = list(session.run(Source("expect.sad", f"expect {kind}: {statement}")))
@@ -368,7 +368,7 @@ def test_json_backward_events_match_the_engine_called_directly(steps):
     text = program_text(steps)
     note(text)
     events = []
-    for outcome in Session().run(Source("train.sad", text)):
+    for outcome in Interpreter().run(Source("train.sad", text)):
         event = event_of(outcome)
         if event is not None:
             events.append(json.loads(dumps(event)))

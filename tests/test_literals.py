@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from scalarlang.interpreter.session import Session
+from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.outcomes import Failed
 from scalarlang.language.source import Source
 
 
 def failure_of(text: str) -> Failed:
-    outcomes = list(Session().run(Source("literals.sad", text)))
+    outcomes = list(Interpreter().run(Source("literals.sad", text)))
     failed = [outcome for outcome in outcomes if isinstance(outcome, Failed)]
     assert len(failed) == 1, outcomes
     return failed[0]
@@ -58,4 +58,4 @@ def test_an_underflowing_literal_is_a_syntax_error(text, literal, column):
 
 @pytest.mark.parametrize("text", ["let x = var 0", "let x = var 0.000", "let x = var 0e5", "let x = var .0e-999", "let x = var 5e-324"])
 def test_zeros_and_the_smallest_subnormal_are_fine(text):
-    assert not any(isinstance(outcome, Failed) for outcome in Session().run(Source("ok.sad", text)))
+    assert not any(isinstance(outcome, Failed) for outcome in Interpreter().run(Source("ok.sad", text)))

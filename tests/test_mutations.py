@@ -2,7 +2,7 @@
 
 The programs are the examples with lines dropped, repeated and swapped and numbers replaced
 (still valid syntax), or with tokens deleted, duplicated, swapped, replaced and inserted
-(mostly broken). Each is run through the `Session` statement by statement, through the text
+(mostly broken). Each is run through the `Interpreter` statement by statement, through the text
 and JSON front ends, and (a seeded batch) through the real command:
 
 - the answer is success or a diagnostic of docs/language.md's kinds, never an internal error;
@@ -34,7 +34,7 @@ from scalarlang import Scalar
 from scalarlang.front import cli
 from scalarlang.language import tree as ast
 from scalarlang.language.diagnostics import LanguageError
-from scalarlang.interpreter.session import Session
+from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.kinds import PROGRAM_KINDS, RUNTIME_KINDS
 from scalarlang.interpreter.outcomes import Failed
 from scalarlang.front.runner import ScriptOutput, read_source
@@ -143,7 +143,7 @@ def bits(value: float | None) -> bytes | None:
     return None if value is None else struct.pack("<d", value)
 
 
-def snapshot(session: Session) -> tuple:
+def snapshot(session: Interpreter) -> tuple:
     bindings = tuple((name, id(node), bits(node.value)) for name, node in session.bindings.items())
     gradients = {}
     for node in session.bindings.values():
@@ -162,9 +162,9 @@ def run_checked(text: str) -> tuple[list[ast.Statement], str | None]:
     except LanguageError as error:
         kind = error.diagnostic.kind
         assert kind in {"syntax-error", "too-deep"}, error.diagnostic.message
-        assert [type(outcome) for outcome in Session().run(source)] == [Failed]
+        assert [type(outcome) for outcome in Interpreter().run(source)] == [Failed]
         return [], kind
-    session = Session()
+    session = Interpreter()
     done: list[ast.Statement] = []
     for statement in program.statements:
         before = snapshot(session)

@@ -21,7 +21,7 @@ from prompt_toolkit.validation import ValidationError
 from pygments.token import Comment, Error, Keyword, Name, Number, Operator, String
 
 from scalarlang.front.highlight import SadLexer, highlight_source, prompt_toolkit_style_rules
-from scalarlang.interpreter.session import KEYWORDS, STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
+from scalarlang.interpreter.core import KEYWORDS, STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
 from scalarlang.render.text import Renderer, make_console
 from scalarlang.front.repl import (
     META_COMMANDS,
@@ -730,7 +730,7 @@ def test_sad_lexer_tokens_of_the_training_forms():
 
 def test_importing_the_highlighter_is_cheap():
     # (the package itself imports the engine: that is not the highlighter's to change)
-    code = "import sys, scalarlang.front.highlight; print(sorted(m for m in sys.modules if m.startswith(('rich', 'lark', 'scalarlang.interpreter.session', 'prompt_toolkit'))))"
+    code = "import sys, scalarlang.front.highlight; print(sorted(m for m in sys.modules if m.startswith(('rich', 'lark', 'scalarlang.interpreter.core', 'prompt_toolkit'))))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert result.stdout.strip() == "[]"
 

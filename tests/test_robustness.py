@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from scalarlang import Scalar
 from scalarlang.front import cli
 from scalarlang.render.events import dumps, event_of, event_pieces
-from scalarlang.interpreter.session import LABEL_LIMIT, Session
+from scalarlang.interpreter.core import LABEL_LIMIT, Interpreter
 from scalarlang.interpreter.kinds import PROGRAM_KINDS, RUNTIME_KINDS
 from scalarlang.interpreter.outcomes import BackwardShown, Expected, Failed
 from scalarlang.render.text import Renderer, make_console
@@ -55,7 +55,7 @@ def bits(value: float | None) -> bytes | None:
     return None if value is None else struct.pack("<d", value)
 
 
-def snapshot(session: Session) -> tuple:
+def snapshot(session: Interpreter) -> tuple:
     """Every binding (identity, value bits) and the bits of every stored gradient reachable
     from a binding: what a failed statement must leave exactly as it was."""
     bindings = tuple((name, id(node), bits(node.value)) for name, node in session.bindings.items())
@@ -66,13 +66,13 @@ def snapshot(session: Session) -> tuple:
     return bindings, tuple(sorted(gradients.items()))
 
 
-def run(text: str, session: Session | None = None, *, atomic: bool = False, name: str = "test.sad") -> list:
-    session = Session() if session is None else session
+def run(text: str, session: Interpreter | None = None, *, atomic: bool = False, name: str = "test.sad") -> list:
+    session = Interpreter() if session is None else session
     return list(session.run(Source(name, text), atomic=atomic))
 
 
-def run_ok(text: str, session: Session | None = None) -> Session:
-    session = Session() if session is None else session
+def run_ok(text: str, session: Interpreter | None = None) -> Interpreter:
+    session = Interpreter() if session is None else session
     failures = [outcome for outcome in run(text, session) if isinstance(outcome, Failed)]
     assert not failures, failures[0].diagnostic
     return session
@@ -126,7 +126,7 @@ def expected_status(kind: str | None) -> int:
     return 2 if kind in STATIC_KINDS else 1
 
 
-def make_core(session: Session | None = None) -> tuple[ReplCore, io.StringIO]:
+def make_core(session: Interpreter | None = None) -> tuple[ReplCore, io.StringIO]:
     stream = io.StringIO()
     renderer = Renderer(make_console(stream, width=100, color="never"), echo_bindings=True)
     return ReplCore(renderer, session=session), stream
@@ -251,7 +251,7 @@ CASES = [
 ] + [pytest.param(statement, kind, id=statement) for statement, kind in FAILING_STATEMENTS]
 
 
-def fresh_prelude() -> Session:
+def fresh_prelude() -> Interpreter:
     return run_ok(PRELUDE)
 
 
@@ -334,7 +334,7 @@ def test_a_failed_statement_keeps_labels_and_first_names():
 
 
 def test_a_script_stops_at_its_first_failure_and_keeps_what_came_before():
-    session = Session()
+    session = Interpreter()
     outcomes = run("let x = var 2\nbackward(x * x)\nbackward(x, inf)\nlet y = x", session)
     assert last_failure(outcomes).kind == "non-finite-seed"
     assert session.lookup("x").gradient == 4.0 and session.lookup("y") is None

@@ -19,7 +19,7 @@ from scalarlang.language.diagnostics import LanguageError
 from scalarlang.interpreter.direct import OnceCompiler
 from scalarlang.render.events import dumps, event_of
 from scalarlang.interpreter.expressions import Compiler
-from scalarlang.interpreter.session import Session
+from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.labels import made_span
 from scalarlang.interpreter.outcomes import Bound, Defined, Failed
 from scalarlang.front.runner import ScriptOutput
@@ -48,8 +48,8 @@ w
 @pytest.mark.parametrize("tail", ["", "let bad = nope + 1\nprint 1\n", "let v = x / 0\n", "fn len(a) = a\n"])
 def test_without_echo_only_the_binding_outcomes_are_missing(tail):
     text = ECHOING_PROGRAM + tail
-    echoed = list(Session().run(Source("p.sad", text)))
-    silent = list(Session().run(Source("p.sad", text), echo=False))
+    echoed = list(Interpreter().run(Source("p.sad", text)))
+    silent = list(Interpreter().run(Source("p.sad", text), echo=False))
     assert any(isinstance(outcome, (Bound, Defined)) for outcome in echoed)
     assert not any(isinstance(outcome, (Bound, Defined)) for outcome in silent)
     kept = [outcome for outcome in echoed if not isinstance(outcome, (Bound, Defined))]
@@ -60,7 +60,7 @@ def test_without_echo_only_the_binding_outcomes_are_missing(tail):
 
 
 def test_without_echo_the_session_ends_the_same():
-    echoing, silent = Session(), Session()
+    echoing, silent = Interpreter(), Interpreter()
     list(echoing.run(Source("p.sad", ECHOING_PROGRAM)))
     list(silent.run(Source("p.sad", ECHOING_PROGRAM), echo=False))
     assert {name: (node.value, node.gradient) for name, node in echoing.bindings.items()} == {
@@ -75,7 +75,7 @@ def test_without_echo_the_session_ends_the_same():
 @pytest.mark.parametrize("json_lines", [False, True])
 def test_scripts_ask_for_no_binding_echoes_and_print_the_same(json_lines, monkeypatch):
     def script(echo_asked: bool | None) -> str:
-        original = Session.run
+        original = Interpreter.run
 
         def run(self, source, **options):
             asked.append(options.get("echo", True))
@@ -83,10 +83,10 @@ def test_scripts_ask_for_no_binding_echoes_and_print_the_same(json_lines, monkey
                 options["echo"] = echo_asked
             return original(self, source, **options)
 
-        monkeypatch.setattr(Session, "run", run)
+        monkeypatch.setattr(Interpreter, "run", run)
         out, err = io.StringIO(), io.StringIO()
         ScriptOutput(out, err, json_lines=json_lines, color="never").run(Source("p.sad", ECHOING_PROGRAM))
-        monkeypatch.setattr(Session, "run", original)
+        monkeypatch.setattr(Interpreter, "run", original)
         return out.getvalue() + err.getvalue()
 
     asked: list[bool] = []
@@ -151,7 +151,7 @@ def _entry(entry):
 def _evaluated(compiler_class, text: str):
     """What evaluating ``text`` once with a compiler of ``compiler_class`` made: the nodes it
     recorded, in order, and its result's graph, or its diagnostic."""
-    session = Session()
+    session = Interpreter()
     list(session.run(Source("setup.sad", SETUP)))
     source = Source("e.sad", f"let r = {text}\n")
     expr = parse_program(source).statements[0].value
@@ -201,7 +201,7 @@ def test_walked_and_compiled_expressions_agree_on_these(text):
 
 
 def _events(text: str) -> list[str]:
-    session = Session()
+    session = Interpreter()
     # (Bindings make no JSON event: their outcomes are compared as data.)
     return [
         repr(outcome) if isinstance(outcome, (Bound, Defined)) else dumps(event_of(outcome) or {})
@@ -261,7 +261,7 @@ repeat 3 { let w = x * 3
 
     Run._compile = compile_
     try:
-        outcomes = list(Session().run(Source("t.sad", text)))
+        outcomes = list(Interpreter().run(Source("t.sad", text)))
     finally:
         Run._compile = original
     assert not [outcome for outcome in outcomes if isinstance(outcome, Failed)]
@@ -274,7 +274,7 @@ def test_every_kept_action_belongs_to_a_statement_still_alive():
         for i in range(50)
     )
     source = Source("kept.sad", text)
-    session = Session()
+    session = Interpreter()
     run = Run(session, source, None)
     for _ in run.steps(parse_program(source).statements, True):
         pass
@@ -368,7 +368,7 @@ def test_long_straight_line_programs_show_the_same_with_and_without_lasting_entr
     text = "\n".join(lines) + "\n"
 
     def events():
-        outcomes = Session().run(Source("long.sad", text), atomic=atomic, echo=echo)
+        outcomes = Interpreter().run(Source("long.sad", text), atomic=atomic, echo=echo)
         return [repr(o) if isinstance(o, (Bound, Defined)) else dumps(event_of(o) or {}) for o in outcomes]
 
     settled = []
@@ -404,7 +404,7 @@ def _events_compiled(text: str, atomic: bool = False) -> list[str]:
 def _events_of(text: str, atomic: bool) -> list[str]:
     return [
         repr(outcome) if isinstance(outcome, (Bound, Defined)) else dumps(event_of(outcome) or {})
-        for outcome in Session().run(Source("p.sad", text), atomic=atomic)
+        for outcome in Interpreter().run(Source("p.sad", text), atomic=atomic)
     ]
 
 
@@ -456,7 +456,7 @@ def _straight_expressions():
     return st.recursive(leaves, extend, max_leaves=6)
 
 
-def _session_state(session: Session, outcomes) -> tuple:
+def _session_state(session: Interpreter, outcomes) -> tuple:
     """All a run leaves behind, as data: its outcomes, the names' nodes, every label entry in
     each generation's order (by the nodes' operations, value bits and entries)."""
     labels = session._labels
@@ -479,7 +479,7 @@ def _session_state(session: Session, outcomes) -> tuple:
 def _run_both_ways(text: str, monkeypatch, **options) -> tuple[tuple, tuple]:
     def state(straight: bool) -> tuple:
         monkeypatch.setattr(Run, "straight", straight)
-        session = Session()
+        session = Interpreter()
         list(session.run(Source("setup.sad", STRAIGHT_SETUP)))
         outcomes = list(session.run(Source("p.sad", text), **options))
         return _session_state(session, outcomes)
@@ -548,7 +548,7 @@ def test_straight_label_entries_are_one_tuple_a_node_of_objects_that_exist_alrea
     from scalarlang.interpreter.labels import made_span
 
     text = "let a0 = var 1\n" + "".join(f"let a{i} = a{i - 1} * 2.5 + {i}\n" for i in range(1, 40))
-    session = Session()
+    session = Interpreter()
     list(session.run(Source("p.sad", text), echo=False))
     labels = session._labels
     last = session._names["a39"]
@@ -631,7 +631,7 @@ def test_only_the_command_s_own_process_freezes_what_a_run_made():
     text = "let a0 = var 1\n" + "".join(f"let a{i} = a{i - 1} * 2 + 1\n" for i in range(1, 200)) + "backward(a199)\n"
     gc.unfreeze()
     try:
-        list(Session().run(Source("lib.sad", text)))  # a library's session: nothing frozen
+        list(Interpreter().run(Source("lib.sad", text)))  # a library's session: nothing frozen
         assert gc.get_freeze_count() == 0
         assert cli.main(["-c", "let x = var 1\nx * 2"]) == 0  # argv given: not its own process
         assert gc.get_freeze_count() == 0

@@ -12,7 +12,7 @@ import pytest
 from scalarlang import Scalar, ScalarOperation
 from scalarlang.interpreter import control
 from scalarlang.render.events import event_of
-from scalarlang.interpreter.session import Session
+from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.kinds import RUNTIME_KINDS
 from scalarlang.interpreter.labels import Labels
 from scalarlang.interpreter.outcomes import (
@@ -51,20 +51,20 @@ assert value(w) == 2 within 1e-3
 """
 
 
-def run(text: str, session: Session | None = None, **options) -> list:
-    session = Session() if session is None else session
+def run(text: str, session: Interpreter | None = None, **options) -> list:
+    session = Interpreter() if session is None else session
     return list(session.run(Source("test.sad", text), **options))
 
 
-def run_ok(text: str, session: Session | None = None, **options) -> tuple[Session, list]:
-    session = Session() if session is None else session
+def run_ok(text: str, session: Interpreter | None = None, **options) -> tuple[Interpreter, list]:
+    session = Interpreter() if session is None else session
     outcomes = run(text, session, **options)
     failures = [outcome for outcome in outcomes if isinstance(outcome, Failed)]
     assert not failures, failures[0].diagnostic
     return session, outcomes
 
 
-def failure(text: str, session: Session | None = None, **options):
+def failure(text: str, session: Interpreter | None = None, **options):
     outcomes = run(text, session, **options)
     assert outcomes and isinstance(outcomes[-1], Failed), outcomes
     return outcomes[-1].diagnostic
@@ -420,7 +420,7 @@ def test_a_failure_names_its_iterations_innermost_first():
 
 def test_a_failing_script_keeps_what_ran_before_and_the_repl_undoes_the_input():
     program = "let n = const 0\nrepeat 10 { let n = n + 1\n assert n < 5 }"
-    session = Session()
+    session = Interpreter()
     assert failure(program, session).kind == "assertion-failed"
     assert session.lookup("n").value == 5.0  # a script stops; nothing is undone
     session, _ = run_ok("let x = var 2\nlet n = const 0")
@@ -431,7 +431,7 @@ def test_a_failing_script_keeps_what_ran_before_and_the_repl_undoes_the_input():
 
 
 def test_each_statement_of_a_body_is_atomic():
-    session = Session()
+    session = Interpreter()
     failure("let x = var 1\nrepeat 3 { let y = x * 2\n let x = y + log(x - 2) }", session)
     assert session.lookup("x").value == 1.0 and session.lookup("y").value == 2.0
 
@@ -440,7 +440,7 @@ def test_each_statement_of_a_body_is_atomic():
 
 
 def test_too_many_iterations_fail_before_running():
-    session = Session()
+    session = Interpreter()
     diagnostic = failure("let n = const 0\nrepeat 2000000 { let n = n + 1 }", session)
     assert diagnostic.kind == "too-long" and session.lookup("n").value == 0.0
     assert failure("for i in 0..1000001 { }").kind == "too-long"
@@ -476,18 +476,18 @@ def test_an_interrupt_in_a_loop_undoes_the_whole_atomic_input(monkeypatch):
 
 def test_a_partly_consumed_run_leaves_the_collector_on():
     assert gc.isenabled()
-    outcomes = Session().run(Source("t.sad", "print 1\nprint 2\nprint 3"))
+    outcomes = Interpreter().run(Source("t.sad", "print 1\nprint 2\nprint 3"))
     assert next(outcomes).text == "1.000000000000"
     assert gc.isenabled()
     outcomes.close()
     assert gc.isenabled()
-    outcomes = Session().run(Source("t.sad", "print 1\nrepeat 3 { print 2 }"))
+    outcomes = Interpreter().run(Source("t.sad", "print 1\nrepeat 3 { print 2 }"))
     next(outcomes)
     del outcomes
     assert gc.isenabled()
     gc.disable()
     try:  # a caller that had it off keeps it off
-        outcomes = Session().run(Source("t.sad", "print 1\nprint 2"))
+        outcomes = Interpreter().run(Source("t.sad", "print 1\nprint 2"))
         next(outcomes)
         assert not gc.isenabled()
         list(outcomes)

@@ -17,7 +17,7 @@ import struct
 from hypothesis import given, note
 from hypothesis import strategies as st
 
-from scalarlang.interpreter.session import Session
+from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.outcomes import Failed, Printed
 from scalarlang.language.source import Source
 
@@ -197,7 +197,7 @@ def oracle_of(functions, main, starts) -> str:
 
 
 def observe(program: str):
-    session = Session()
+    session = Interpreter()
     outcomes = list(session.run(Source("p.sad", program)))
     numbers = []
     for outcome in outcomes:

@@ -162,7 +162,7 @@ def _leaf_value(value: object, operation: ScalarOperation) -> float:
 class Scalar:
     """One node of a scalar graph. Build leaves with `variable` and `constant`."""
 
-    __slots__ = ("_value", "_operation", "_left", "_dleft", "_right", "_dright", "_gradient", "_walk", "_index")
+    __slots__ = ("_value", "_operation", "_left", "_dleft", "_right", "_dright", "_gradient", "_walk", "_index", "tag")
 
     # _left/_right are the operands of slots 0 and 1 (None when absent: a leaf has neither, a
     # unary node no _right); _dleft/_dright are d(node)/d(operand) at forward values (unset
@@ -185,6 +185,10 @@ class Scalar:
     _gradient: float | None
     _walk: object
     _index: int
+    # What the program that made the node says of it; the engine never reads it but for
+    # `label`. A str (`Scalar.variable(2, label="w")`), or an object whose str() is the label:
+    # the interpreter keeps where the node was made and makes the text only when it is shown.
+    tag: object
 
     # numpy's scalars and arrays defer to our reflected operators (np.float32(2) * x is
     # Scalar.__rmul__), instead of wrapping the node in an object array.
@@ -196,14 +200,18 @@ class Scalar:
     # ---- construction ----------------------------------------------------------------------
 
     @classmethod
-    def variable(cls, value: int | float) -> Scalar:
-        """A tracked leaf; its gradient starts at 0.0."""
-        return _leaf(_leaf_value(value, _VARIABLE), _VARIABLE, 0.0)
+    def variable(cls, value: int | float, label: str | None = None) -> Scalar:
+        """A tracked leaf; its gradient starts at 0.0. ``label`` names it in tables and pictures."""
+        node = _leaf(_leaf_value(value, _VARIABLE), _VARIABLE, 0.0)
+        node.tag = _label_text(label)
+        return node
 
     @classmethod
-    def constant(cls, value: int | float) -> Scalar:
+    def constant(cls, value: int | float, label: str | None = None) -> Scalar:
         """An untracked leaf; backpropagation treats it as a constant."""
-        return _leaf(_leaf_value(value, _CONSTANT), _CONSTANT, None)
+        node = _leaf(_leaf_value(value, _CONSTANT), _CONSTANT, None)
+        node.tag = _label_text(label)
+        return node
 
     # ---- read-only state -------------------------------------------------------------------
 
@@ -223,6 +231,14 @@ class Scalar:
     def gradient(self) -> float | None:
         """The accumulated gradient of committed backward passes; None when untracked."""
         return self._gradient
+
+    @property
+    def label(self) -> str | None:
+        """What tables and pictures call this node: the ``label=`` it was made with, or what the
+        program that made it says (the interpreter: the first name bound to it, else the source
+        text that made it); None when nothing does."""
+        tag = self.tag
+        return None if tag is None else str(tag)
 
     @property
     def exponent(self) -> float | None:
@@ -276,6 +292,7 @@ class Scalar:
         node._dright = 1.0
         node._gradient = None if self._gradient is None and other._gradient is None else 0.0
         node._walk = None
+        node.tag = None
         return node
 
     def __sub__(self, other: object) -> Scalar:
@@ -295,6 +312,7 @@ class Scalar:
         node._dright = -1.0
         node._gradient = None if self._gradient is None and other._gradient is None else 0.0
         node._walk = None
+        node.tag = None
         return node
 
     def __mul__(self, other: object) -> Scalar:
@@ -316,6 +334,7 @@ class Scalar:
         node._dright = left
         node._gradient = None if self._gradient is None and other._gradient is None else 0.0
         node._walk = None
+        node.tag = None
         return node
 
     def __truediv__(self, other: object) -> Scalar:
@@ -347,6 +366,7 @@ class Scalar:
         node._dright = dright
         node._gradient = None if self._gradient is None and other._gradient is None else 0.0
         node._walk = None
+        node.tag = None
         return node
 
     def __radd__(self, other: object) -> Scalar:
@@ -396,6 +416,7 @@ class Scalar:
         node._right = None
         node._gradient = None if self._gradient is None else 0.0
         node._walk = None
+        node.tag = None
         return node
 
     def log(self) -> Scalar:
@@ -425,6 +446,7 @@ class Scalar:
             node._dright = 2.0  # the exponent: see __slots__
             node._gradient = None if self._gradient is None else 0.0
             node._walk = None
+            node.tag = None
             return node
         if kind is Scalar:
             raise TypeError(_TRACKED_EXPONENT)
@@ -441,6 +463,7 @@ class Scalar:
         node._dright = power  # the exponent: see __slots__
         node._gradient = None if self._gradient is None else 0.0
         node._walk = None
+        node.tag = None
         return node
 
     def __rpow__(self, base: object) -> Scalar:
@@ -481,6 +504,7 @@ class Scalar:
         node._right = None
         node._gradient = None if self._gradient is None else 0.0
         node._walk = None
+        node.tag = None
         return node
 
     def sigmoid(self) -> Scalar:
@@ -499,6 +523,7 @@ class Scalar:
         node._right = None
         node._gradient = None if self._gradient is None else 0.0
         node._walk = None
+        node.tag = None
         return node
 
     def abs(self) -> Scalar:
@@ -569,6 +594,12 @@ class Scalar:
         return scalar_svg(self)
 
 
+def _label_text(label: object) -> str | None:
+    if label is None or type(label) is str:
+        return label
+    raise TypeError(f"a label must be a str, not {type(label).__name__}")
+
+
 def _leaf(value: float, operation: ScalarOperation, gradient: float | None) -> Scalar:
     node = _new(Scalar)
     node._value = value
@@ -577,6 +608,7 @@ def _leaf(value: float, operation: ScalarOperation, gradient: float | None) -> S
     node._right = None
     node._gradient = gradient
     node._walk = None
+    node.tag = None
     return node
 
 
@@ -590,6 +622,7 @@ def _unary(value: float, operation: ScalarOperation, operand: Scalar, derivative
     node._right = None
     node._gradient = None if operand._gradient is None else 0.0
     node._walk = None
+    node.tag = None
     return node
 
 
@@ -605,6 +638,7 @@ def _binary(value: float, operation: ScalarOperation, left: Scalar, dleft: float
     node._dright = dright
     node._gradient = None if left._gradient is None and right._gradient is None else 0.0
     node._walk = None
+    node.tag = None
     return node
 
 

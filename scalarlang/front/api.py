@@ -11,7 +11,7 @@ A `Session` keeps its names from one `run` to the next (as a REPL does); `sessio
 the engine's `Scalar`, whose graph Jupyter draws (`Scalar._repr_svg_`). Errors are results
 too: `result.error` is the diagnostic, shown Rust-style, never as a Python traceback.
 
-This is a thin wrapper over the interpreter's `Session`, which yields outcomes one statement
+This is a thin wrapper over the interpreter's `Interpreter`, which yields outcomes one statement
 at a time for front ends; here each outcome is rendered as it arrives (labels are looked up
 when shown) into plain text and HTML, with the terminal's colours.
 """
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from ..language.diagnostics import Diagnostic
 from ..pictures import DrawingError, Picture, graph_picture, svg_text, write_picture
-from ..interpreter.session import Session as _InterpreterSession
+from ..interpreter.core import Interpreter
 from ..interpreter.outcomes import BackwardShown, Failed, Outcome
 from ..render.text import DEFAULT_WIDTH, Renderer, make_console
 from ..language.source import Source, Span
@@ -119,10 +119,10 @@ class Session:
 
     def __init__(self, *, width: int = DEFAULT_WIDTH) -> None:
         self.width = width
-        self._session = _InterpreterSession()
+        self._session = Interpreter()
 
     @property
-    def interpreter(self) -> _InterpreterSession:
+    def interpreter(self) -> Interpreter:
         """The interpreter's session underneath (its outcomes, for front ends of your own)."""
         return self._session
 

@@ -57,7 +57,7 @@ _OPERATOR = "|".join(
 
 
 def _builtin_names() -> tuple[str, ...]:
-    from ..interpreter.session import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
+    from ..interpreter.core import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
 
     return tuple(VALUE_FUNCTIONS) + tuple(STATEMENT_FUNCTIONS)
 

@@ -1,7 +1,7 @@
-"""The REPL: a thin prompt_toolkit front end over the interpreter's `Session`.
+"""The REPL: a thin prompt_toolkit front end over the interpreter's `Interpreter`.
 
 `ReplCore` has no terminal: it takes one input (a line, or several lines while a parenthesis,
-bracket or brace was open), runs it with ``Session.run(source, atomic=True)`` or handles a meta-command, and
+bracket or brace was open), runs it with ``Interpreter.run(source, atomic=True)`` or handles a meta-command, and
 prints through `Renderer`, the same rendering the script runner uses. `run_repl` puts one
 `PromptSession` on top: file history, completion, highlighting with `highlight.SadLexer`, and
 the parser deciding whether Enter runs the input or continues it on a new line.
@@ -39,7 +39,7 @@ from ..language.diagnostics import Diagnostic, LanguageError
 from ..engine.scalar import Scalar
 from .highlight import SadLexer, prompt_toolkit_style_rules
 from .history import history_path, open_history
-from ..interpreter.session import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, Session
+from ..interpreter.core import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, Interpreter
 from ..interpreter.kinds import RUNTIME_KINDS
 from ..language.lexicon import KEYWORDS
 from ..interpreter.outcomes import Drawn, Failed, Outcome
@@ -78,7 +78,7 @@ _EXPECT_KIND = re.compile(r"(?:^|[^A-Za-z0-9_])expect[ \t]+([a-z-]*)\Z")
 
 
 class ReplCore:
-    """Runs REPL inputs against one `Session` and prints what they did.
+    """Runs REPL inputs against one `Interpreter` and prints what they did.
 
     ``out`` prints results; ``errors`` (default: ``out``) prints diagnostics and messages about
     our own faults. Each input is atomic: when it fails, every name and stored gradient is as
@@ -90,10 +90,10 @@ class ReplCore:
         out: Renderer,
         errors: Renderer | None = None,
         *,
-        session: Session | None = None,
+        session: Interpreter | None = None,
         debug: bool = False,
     ):
-        self.session = session if session is not None else Session()
+        self.session = session if session is not None else Interpreter()
         self.out = out
         self.errors = errors if errors is not None else out
         self.debug = debug

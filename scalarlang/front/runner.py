@@ -165,7 +165,7 @@ class ScriptOutput:
         own_process: bool = False,
     ):
         self.out = out
-        # The command's own process, which ends with its programs (see `Session.lives_to_exit`).
+        # The command's own process, which ends with its programs (see `Interpreter.lives_to_exit`).
         self.own_process = own_process
         self.quiet = quiet
         self.err = err
@@ -193,13 +193,13 @@ class ScriptOutput:
             self._start()
             self.show(Failed(item))
             return EXIT_STATIC
-        from ..interpreter.session import Session
+        from ..interpreter.core import Interpreter
 
         self.file = item.name
         self._start()
         status = EXIT_OK
         _left_for_exit.clear()  # (the program before: freed before this one runs)
-        session = Session()
+        session = Interpreter()
         session.pass_observer = self.pass_drawer
         session.lives_to_exit = self.own_process
         # Scripts show no bindings, as text or JSON: the session need not build them.

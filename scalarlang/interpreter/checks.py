@@ -240,7 +240,7 @@ def compile_expect(run, statement: tree.Expect):
 
     def expect(show):
         # A failure is kept as its diagnostic: the exception would hold this frame in its
-        # traceback, a reference cycle (see `Session.run_program`).
+        # traceback, a reference cycle (see `Interpreter.run_program`).
         result = unknown if unknown is not None else run.trial(inner)
         for link in reversed(chain):
             result = _judge(link, result, source)

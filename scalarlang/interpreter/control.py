@@ -1,6 +1,6 @@
 """Running statements: blocks, loops, `if`, `quiet`, with an explicit stack of frames.
 
-`Run` holds what one `Session.run` needs (the session's names and labels, the compiler of the
+`Run` holds what one `Interpreter.run` needs (the session's names and labels, the compiler of the
 source, the undo journal, the statement budget). `Run.steps` executes a block: each simple
 statement is compiled once into an action (`statements`) and its action called as often as
 loops ask (a statement outside any loop runs once: its expressions are walked, `direct`, not

@@ -177,7 +177,7 @@ def survivors(table: dict, others: tuple[dict, ...] = ()) -> dict:
     """Empty ``table``; return its entries whose keys something refers to besides the
     tables (``table`` and ``others``), in their order.
 
-    Nodes are freed by reference counting alone (see ``Session.run_program``), so a node
+    Nodes are freed by reference counting alone (see ``Interpreter.run_program``), so a node
     whose count is made up of these tables' references is unreachable: no name, graph or
     outcome can show it again. Keys are popped newest first, so an unreachable result is
     freed (when the next key is popped) before its operands are looked at. The count of an

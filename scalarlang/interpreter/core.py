@@ -1,4 +1,4 @@
-"""The `.sad` interpreter: a `Session` runs programs against the engine.
+"""The `.sad` interpreter: an `Interpreter` runs programs against the engine.
 
 Each statement is atomic: it computes everything that can fail before it binds a name or
 changes a stored gradient. Front ends that want a whole input undone on failure (the REPL's
@@ -42,11 +42,11 @@ __all__ = [
     "MAX_STATEMENTS",
     "STATEMENT_FUNCTIONS",
     "VALUE_FUNCTIONS",
-    "Session",
+    "Interpreter",
 ]
 
 
-class Session:
+class Interpreter:
     """Names (values, functions, tables: one namespace) and labels of one program or REPL
     session, over the engine's nodes."""
 
