@@ -49,16 +49,11 @@ from .tree import (
     Unary,
     ZeroGrad,
 )
-from .compact import Statements, encode
-from .shapes import Compacted, is_compact, rebuild
-from .frozen import constructor
-from .source import LineIndex, Span, indexed_span
+from .source import LineIndex, Span
 from .syntax_errors import MAX_NESTING, printable, syntax_error, too_deep
 
-# The nodes and spans made for every statement, built without a frozen class's slow
-# `__init__` (see `frozen`): the same objects.
-_binary, _call, _expr_statement, _leaf, _let, _name, _number, _unary = map(
-    constructor, (Binary, Call, ExprStatement, Leaf, Let, Name, Number, Unary)
+_binary, _call, _expr_statement, _leaf, _let, _name, _number, _unary = (
+    Binary, Call, ExprStatement, Leaf, Let, Name, Number, Unary
 )
 
 
@@ -95,14 +90,14 @@ def tok_span(tok: Any) -> Span:
     lines = _current.lines
     if lines is None:  # tokens not from `syntax`'s parse (a test's own lark parser)
         return Span(tok.start_pos, tok.end_pos, tok.line, tok.column, tok.end_line, tok.end_column)
-    return indexed_span(tok.start_pos, tok.end_pos, lines)
+    return Span.indexed(tok.start_pos, tok.end_pos, lines)
 
 
 def join(first: Span, last: Span) -> Span:
     lines = _current.lines
     if lines is None:
         return Span(first.start, last.end, first.line, first.column, last.end_line, last.end_column)
-    return indexed_span(first.start, last.end, lines)
+    return Span.indexed(first.start, last.end, lines)
 
 
 class Part:
@@ -197,14 +192,7 @@ class Builder:
     # -- program, blocks and statements
 
     def start(self, statements: list) -> Program:
-        # The parser's driver stores each top-level statement compact as it is reduced, but
-        # the last one is reduced here, at the end of the text.
-        lines = _current.lines
-        if statements and statements[-1].__class__ is Compacted:  # lark reduced it at the end
-            statements[-1] = statements[-1].data
-        if statements and lines is not None and not is_compact(statements[-1]):
-            statements[-1] = encode(statements[-1], lines)
-        return Program(Statements(statements, lines, _current.text, rebuild))
+        return Program(tuple(statements))
 
     def block(self, children: list) -> Block:
         open_, *statements, close = children

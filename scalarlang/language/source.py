@@ -7,7 +7,6 @@ from bisect import bisect_right
 from dataclasses import FrozenInstanceError, dataclass, field
 from typing import Any, cast
 
-from .frozen import filler
 
 
 class Span:
@@ -130,9 +129,6 @@ class LineIndex:
 
 _NEWLINE = re.compile("\n")
 
-# `Span.indexed` without its three `object.__setattr__` calls, for the parser's hot paths.
-indexed_span = filler(Span, Span.__slots__, Span.indexed, (0, 1, LineIndex("ab")))
-
 
 @dataclass(frozen=True, slots=True)
 class Source:
@@ -151,3 +147,6 @@ class Source:
         if 1 <= line <= len(lines):
             return lines[line - 1].rstrip("\r")
         return ""
+
+
+indexed_span = Span.indexed  # (for the straight-line run path until it is deleted)

@@ -1,6 +1,6 @@
-"""The wording of syntax errors: what the lexer, the builder and lark reject, as Diagnostics.
+"""The wording of syntax errors: what the layout, the builder and lark reject, as Diagnostics.
 
-The lexer and the builder raise ``Reject`` (kind, message, span, notes); lark's parser raises
+The layout and the builder raise ``Reject`` (kind, message, span, notes); lark's parser raises
 ``UnexpectedToken``, which ``unexpected_token`` turns into a ``Reject`` that says what was found,
 what would have done (in words: "an expression", "`)`"), and, for the habits of Python and
 micrograd users, the `.sad` form (``hints``). ``diagnostic`` is the one place where anything
@@ -111,12 +111,11 @@ def keyword_as_name(tok: Any, previous: str | None, bracket: Any = None) -> Reje
 # ---- what lark's parser did not take ---------------------------------------------------------
 
 
-def unexpected_token(exc: Any, interactive: Any, text: str, table: tuple) -> Reject:
-    """lark's parser did not take a token: say what was found and what would have done
-    (``table``: the parser's actions and end states, as ``syntax._table`` gives them)."""
-    tok = exc.token
-    expected = expected_terminals(interactive.parser_state.state_stack, *table)
-    stack = list(interactive.parser_state.value_stack)
+def unexpected_token(tok: Any, expected: set[str], stack: list, text: str) -> Reject:
+    """lark's parser did not take ``tok``: say what was found and what would have done
+    (``expected``: the terminals it would have taken, lark's ``accepts()``; ``stack``: the
+    parser's values, whose unreduced tokens tell what is open)."""
+    stack = list(stack)
     if tok.type == "$END":
         found, span = "end of input", end_span(text)
     elif tok.type == "_NL":
@@ -198,33 +197,6 @@ def _line_end(text: str, pos: int) -> int:
 def _last_value_is(brace: Any, tok: Any, text: str) -> bool:
     """Whether only blanks stand between the hole's `{` and this `}`."""
     return not text[brace.end_pos : tok.start_pos].strip()
-
-
-def expected_terminals(state_stack: list, actions: dict, end_states: frozenset) -> set[str]:
-    """The terminals the parser could take in this state: each of the state's terminals run
-    through the LALR table on a copy of the state stack (reductions only, no values) until
-    it is shifted, or found to fail. What lark's ``accepts()`` finds, without its deep copy
-    of the value stack for every terminal (seconds at the end of a long program)."""
-    accepted = set()
-    for symbol in actions[state_stack[-1]]:
-        if not symbol.isupper():  # a nonterminal's goto
-            continue
-        stack = list(state_stack)
-        while True:
-            action = actions[stack[-1]].get(symbol)
-            if action is None:
-                break
-            target, size, callback = action
-            if callback is None:  # a shift: taken
-                accepted.add(symbol)
-                break
-            if size:
-                del stack[-size:]
-            stack.append(actions[stack[-1]][target][0])
-            if symbol == "$END" and stack[-1] in end_states:  # the whole program reduced
-                accepted.add(symbol)
-                break
-    return accepted
 
 
 def open_brackets(stack: list) -> list:

@@ -7,7 +7,6 @@ walks them uses an explicit stack, never recursion.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .source import Span
@@ -263,7 +262,6 @@ Statement = (
 
 @dataclass(frozen=True, slots=True)
 class Program:
-    """A whole program. The parser gives its statements as a ``compact.Statements``: top-level
-    statements are kept compact and made nodes again when read."""
+    """A whole program: its top-level statements in order."""
 
-    statements: Sequence[Statement]
+    statements: tuple[Statement, ...]
