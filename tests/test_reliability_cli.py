@@ -229,7 +229,7 @@ def test_a_program_over_the_limit_is_too_long(tmp_path):
     assert "1,600 bytes" in small.message
     assert read_source(str(path), limit=1600).text == "print 1\n" * 200  # exactly the limit: fine
     assert text_source("<command line>", "x" * 1001, limit=1000).kind == "too-long"
-    assert SOURCE_LIMIT == 64 * 1024 * 1024
+    assert SOURCE_LIMIT == 8 * 1024 * 1024
 
 
 def test_standard_input_over_the_limit_reads_at_most_one_byte_more():
@@ -252,7 +252,7 @@ def test_dev_zero_fails_fast_without_growing(tmp_path):
     started = time.monotonic()
     result = subprocess.run([str(COMMAND), "/dev/zero"], capture_output=True, env=env(), timeout=60)
     assert result.returncode == 2
-    assert result.stderr.decode().startswith("error[too-long]: /dev/zero is longer than the 64 MB a program may have")
+    assert result.stderr.decode().startswith("error[too-long]: /dev/zero is longer than the 8 MB a program may have")
     assert time.monotonic() - started < 30
 
 

@@ -17,9 +17,11 @@ from ..language.source import Source
 EXIT_OK, EXIT_RUNTIME, EXIT_STATIC = 0, 1, 2
 
 # The largest program read, in bytes of UTF-8. A program is parsed whole before it runs, so
-# its size bounds the memory it takes; past this (a runaway generator, `scalarlang /dev/zero`)
-# the error is `too-long`, found after reading at most one byte more.
-SOURCE_LIMIT = 64 * 1024 * 1024
+# its size bounds the memory it takes: the densest text (`1+1+1+...`) parses into about 165
+# bytes a byte at the peak (tests/test_parse_limits.py), so 8 MB parse within 1.4 GB, under
+# 2 GB. Past this (a runaway generator, `scalarlang /dev/zero`) the error is `too-long`, found
+# after reading at most one byte more.
+SOURCE_LIMIT = 8 * 1024 * 1024
 
 
 def read_source(path: str, stdin: IO[str] | None = None, limit: int = SOURCE_LIMIT) -> Source | Diagnostic:

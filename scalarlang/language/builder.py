@@ -1,9 +1,8 @@
-"""The AST builder: lark's inline transformer, one method per grammar alias.
+"""The AST builder: the parser's transformer, one method per grammar alias.
 
 lark calls each method with a production's children as the parser reduces it, so the AST is
-built bottom-up without recursion: a chain ``x+x+...+x`` (or ``x**x**...``) is one repetition
-folded in a loop, and expression nesting is counted as it is reduced and capped at
-``MAX_NESTING``. What the grammar leaves open is checked here, with words of our own: table
+built bottom-up without recursion (a chain ``x+x+...+x`` is reduced one operator at a time),
+and expression nesting is counted as it is reduced and capped at ``MAX_NESTING``. What the grammar leaves open is checked here, with words of our own: table
 rows of one width, one name for a range, a table or its name after `for NAME, ... in`.
 
 Spans: every node's span is exactly the source text of that expression, so
@@ -20,6 +19,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from sys import intern  # a name's text is kept once however often it is used
 from typing import Any
+
+from lark import Transformer
 
 from .tree import (
     Assert,
@@ -52,9 +53,6 @@ from .tree import (
 from .source import LineIndex, Span
 from .syntax_errors import MAX_NESTING, printable, syntax_error, too_deep
 
-_binary, _call, _expr_statement, _leaf, _let, _name, _number, _unary = (
-    Binary, Call, ExprStatement, Leaf, Let, Name, Number, Unary
-)
 
 
 class _Current(threading.local):
@@ -77,13 +75,6 @@ def spans_of(text: str) -> Iterator[None]:
         yield
     finally:
         _current.lines, _current.text = previous
-
-
-def current_lines() -> LineIndex:
-    """The line index of the text being parsed (inside `spans_of`)."""
-    lines = _current.lines
-    assert lines is not None, "only inside spans_of"
-    return lines
 
 
 def tok_span(tok: Any) -> Span:
@@ -185,7 +176,7 @@ def _plural(count: int) -> str:
     return f"{count} number" + ("" if count == 1 else "s")
 
 
-class Builder:
+class Builder(Transformer):
     """One method per grammar alias. Expressions travel as `Part`s; statements, blocks and
     tables are finished nodes."""
 
@@ -200,7 +191,7 @@ class Builder:
 
     def expr_stmt(self, children: list) -> ExprStatement:
         (part,) = children
-        return _expr_statement(part.outer, part.node)
+        return ExprStatement(part.outer, part.node)
 
     def let_stmt(self, children: list) -> Let:
         keyword, name, value = children
@@ -208,7 +199,7 @@ class Builder:
             node, end = value.node, value.outer
         else:
             node, end = value, value.span
-        return _let(join(tok_span(keyword), end), intern(str(name)), tok_span(name), node)
+        return Let(join(tok_span(keyword), end), intern(str(name)), tok_span(name), node)
 
     def print_stmt(self, children: list) -> Print:
         keyword, *items = children
@@ -333,18 +324,14 @@ class Builder:
 
     def leaf(self, children: list) -> Part:
         keyword, part = children
-        node = _leaf(join(tok_span(keyword), part.outer), str(keyword), part.node)
+        node = Leaf(join(tok_span(keyword), part.outer), str(keyword), part.node)
         return _nested(node, part.depth + 1, keyword)
 
     def sum(self, children: list) -> Part:
-        """`a op b op c ...`, folded left in a loop: ((a op b) op c) ..."""
-        acc = children[0]
-        node, first, depth = acc.node, acc.outer, acc.depth
-        for i in range(1, len(children), 2):
-            right = children[i + 1]
-            node = _binary(join(first, right.outer), intern(str(children[i])), node, right.node)
-            depth = max(depth, right.depth)
-        return Part(node, node.span, depth)
+        """`a op b`: the grammar's chains are left-recursive, so `a` may be a chain already."""
+        left, op, right = children
+        node = Binary(join(left.outer, right.outer), intern(str(op)), left.node, right.node)
+        return Part(node, node.span, max(left.depth, right.depth))
 
     product = sum
 
@@ -352,7 +339,7 @@ class Builder:
         """`a ** b ** c ...` (the last exponent may be negated), folded right in a loop."""
         if getattr(children[-2], "type", None) == "MINUS":  # `... ** -operand`
             minus, part = children[-2], children[-1]
-            node = _unary(join(tok_span(minus), part.outer), "-", part.node)
+            node = Unary(join(tok_span(minus), part.outer), "-", part.node)
             acc = _nested(node, part.depth + 1, minus)
             bases = children[:-3:2]
         else:
@@ -360,13 +347,13 @@ class Builder:
             bases = children[:-1:2]
         node, last, depth = acc.node, acc.outer, acc.depth
         for base in reversed(bases):
-            node = _binary(join(base.outer, last), "**", base.node, node)
+            node = Binary(join(base.outer, last), "**", base.node, node)
             depth = max(depth, base.depth)
         return Part(node, node.span, depth)
 
     def neg(self, children: list) -> Part:
         minus, part = children
-        node = _unary(join(tok_span(minus), part.outer), "-", part.node)
+        node = Unary(join(tok_span(minus), part.outer), "-", part.node)
         return _nested(node, part.depth + 1, minus)
 
     def number(self, children: list) -> Part:
@@ -375,12 +362,12 @@ class Builder:
         value = float(tok)
         if value == 0.0:
             _check_underflow(tok, span)
-        return Part(_number(span, value), span, 0)
+        return Part(Number(span, value), span, 0)
 
     def name(self, children: list) -> Part:
         (tok,) = children
         span = tok_span(tok)
-        return Part(_name(span, intern(str(tok))), span, 0)
+        return Part(Name(span, intern(str(tok))), span, 0)
 
     def call(self, children: list) -> Part:
         function, _open, args, close = children
@@ -400,7 +387,7 @@ class Builder:
             depth = max([depth] + [a.depth + 1 for a in args[first:]])
             args = args[:first]
         nodes = tuple(_value(a)[0] for a in args)
-        call = _call(span, intern(str(function)), tok_span(function), nodes, keywords)
+        call = Call(span, intern(str(function)), tok_span(function), nodes, keywords)
         return _nested(call, depth, function)
 
     def keyword(self, children: list) -> _Named:
