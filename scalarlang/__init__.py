@@ -53,35 +53,11 @@ from typing import TYPE_CHECKING, Any  # noqa: E402
 
 from ._version import __version__
 
+from .engine import EXPORTS as _ENGINE_EXPORTS
+from .engine import reprs as _reprs
+
 # name -> the module (relative to this package) that defines it
-_EXPORTS = {
-    "ParentEdge": "engine.scalar",
-    "Scalar": "engine.scalar",
-    "ScalarOperation": "engine.scalar",
-    "ENGINE_ERRORS": "engine.errors",
-    "NonFiniteAccumulatedGradient": "engine.errors",
-    "NonFiniteContribution": "engine.errors",
-    "NonFiniteDerivative": "engine.errors",
-    "NonFiniteLeaf": "engine.errors",
-    "NonFinitePassAdjoint": "engine.errors",
-    "NonFiniteResult": "engine.errors",
-    "NonFiniteSeed": "engine.errors",
-    "ScalarAutodiffError": "engine.errors",
-    "UntrackedOutput": "engine.errors",
-    "GRADCHECK_STEP": "engine.gradcheck",
-    "GRADCHECK_TOLERANCE": "engine.gradcheck",
-    "GradientCheckError": "engine.gradcheck",
-    "InvalidGradcheckStep": "engine.gradcheck",
-    "InvalidGradcheckTolerance": "engine.gradcheck",
-    "NonFiniteGradcheckInput": "engine.gradcheck",
-    "NonFiniteGradcheckValue": "engine.gradcheck",
-    "ScalarGradientCheck": "engine.gradcheck",
-    "scalar_gradient_check": "engine.gradcheck",
-    "format_exponent": "engine.numbers",
-    "format_number": "engine.numbers",
-    "BackwardEdge": "engine.records",
-    "BackwardNode": "engine.records",
-    "BackwardPass": "engine.records",
+_EXPORTS = {name: f"engine.{module}" for name, module in _ENGINE_EXPORTS.items()} | {
     # The Python API and the Jupyter extension (they load the interpreter, rich, drawing).
     "Result": "front.api",
     "Session": "front.api",
@@ -106,8 +82,27 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_EXPORTS))
 
 
+# What Jupyter shows of engine objects: the engine imports nothing above it, so the drawing
+# and the pass tables are registered from here, and load on the first display.
+def _scalar_svg(node: "Scalar") -> "str | None":
+    from .pictures.reprs import scalar_svg
+
+    return scalar_svg(node)
+
+
+def _backward_pass_html(backward_pass: "BackwardPass") -> str:
+    from .front.api import backward_pass_html
+
+    return backward_pass_html(backward_pass)
+
+
+_reprs.register(_reprs.SCALAR_SVG, _scalar_svg)
+_reprs.register(_reprs.BACKWARD_PASS_HTML, _backward_pass_html)
+
+
 if TYPE_CHECKING:  # what type checkers and IDEs see
-    from .engine.scalar import ParentEdge, Scalar, ScalarOperation
+    from .engine.node import ParentEdge, ScalarOperation
+    from .engine.scalar import Scalar
     from .engine.errors import (
         ENGINE_ERRORS,
         NonFiniteAccumulatedGradient,

@@ -104,6 +104,42 @@ def test_backward_pass_html_has_the_tables_and_the_picture():
     assert "adjoint 8.000000000000" in html
 
 
+def _fresh_python(code: str) -> str:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+
+
+def test_engine_reprs_are_registered_by_the_package_in_a_fresh_process():
+    code = (
+        "import scalarlang\n"
+        "x = scalarlang.Scalar.variable(2)\n"
+        "print(x._repr_svg_()[:200].replace('\\n', ' '))\n"
+        "print('edges, in reverse order' in (x * x).backward()._repr_html_())"
+    )
+    svg, html = _fresh_python(code).splitlines()
+    assert "<svg" in svg
+    assert html == "True"
+
+
+def test_the_engine_imports_nothing_above_it():
+    for module in ("scalar", "passes", "records", "gradcheck", "replay", "gradients"):
+        code = (
+            f"import sys, scalarlang.engine.{module}\n"
+            "print(sorted({m.split('.')[1] for m in sys.modules if m.startswith('scalarlang.')}))"
+        )
+        assert _fresh_python(code).strip() == "['_version', 'engine']", module
+
+
+def test_engine_reprs_are_none_until_a_display_is_registered(monkeypatch):
+    from scalarlang.engine import reprs
+
+    monkeypatch.setattr(reprs, "_displays", {})
+    x = Scalar.variable(2)
+    assert x._repr_svg_() is None  # Jupyter: no such display
+    assert x.backward()._repr_html_() is None
+    with pytest.raises(ValueError):
+        reprs.register("no-such-kind", str)
+
+
 # ---- the magics, in-process ----------------------------------------------------------------
 
 

@@ -1,1 +1,89 @@
-"""engine"""
+"""The scalar reverse-mode engine: nodes and their operations (node, scalar, arithmetic),
+passes and their records (passes, records), typed errors, the numerical gradient check
+(gradcheck, replay), gradients saved for undo, the number formatter.
+
+It imports nothing else of scalarlang; what Jupyter shows of its objects is registered from
+above (reprs). The public names below load on first use (PEP 562), as in the package
+above, so that registering a display at start-up does not load the engine.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# public name -> the module of this package that defines it
+EXPORTS = {
+    "ParentEdge": "node",
+    "ScalarOperation": "node",
+    "Scalar": "scalar",
+    "BackwardEdge": "records",
+    "BackwardNode": "records",
+    "BackwardPass": "records",
+    "ENGINE_ERRORS": "errors",
+    "NonFiniteAccumulatedGradient": "errors",
+    "NonFiniteContribution": "errors",
+    "NonFiniteDerivative": "errors",
+    "NonFiniteLeaf": "errors",
+    "NonFinitePassAdjoint": "errors",
+    "NonFiniteResult": "errors",
+    "NonFiniteSeed": "errors",
+    "ScalarAutodiffError": "errors",
+    "UntrackedOutput": "errors",
+    "GRADCHECK_STEP": "gradcheck",
+    "GRADCHECK_TOLERANCE": "gradcheck",
+    "GradientCheckError": "gradcheck",
+    "InvalidGradcheckStep": "gradcheck",
+    "InvalidGradcheckTolerance": "gradcheck",
+    "NonFiniteGradcheckInput": "gradcheck",
+    "NonFiniteGradcheckValue": "gradcheck",
+    "ScalarGradientCheck": "gradcheck",
+    "scalar_gradient_check": "gradcheck",
+    "format_exponent": "numbers",
+    "format_number": "numbers",
+}
+
+__all__ = sorted(EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(EXPORTS))
+
+
+if TYPE_CHECKING:  # what type checkers and IDEs see
+    from .errors import (
+        ENGINE_ERRORS,
+        NonFiniteAccumulatedGradient,
+        NonFiniteContribution,
+        NonFiniteDerivative,
+        NonFiniteLeaf,
+        NonFinitePassAdjoint,
+        NonFiniteResult,
+        NonFiniteSeed,
+        ScalarAutodiffError,
+        UntrackedOutput,
+    )
+    from .gradcheck import (
+        GRADCHECK_STEP,
+        GRADCHECK_TOLERANCE,
+        GradientCheckError,
+        InvalidGradcheckStep,
+        InvalidGradcheckTolerance,
+        NonFiniteGradcheckInput,
+        NonFiniteGradcheckValue,
+        ScalarGradientCheck,
+        scalar_gradient_check,
+    )
+    from .node import ParentEdge, ScalarOperation
+    from .numbers import format_exponent, format_number
+    from .records import BackwardEdge, BackwardNode, BackwardPass
+    from .scalar import Scalar

@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 from typing import Callable
 
-from .scalar import real_number
+from .node import real_number
 from .errors import ScalarAutodiffError
 
 # 2**-20 is exact in binary, so the seed's 2*x*x at 2 gives exactly 8.

@@ -1,13 +1,14 @@
 """Saving and restoring stored gradients, for front ends that undo a failed line.
 
-Part of the engine layer: the only place outside ``engine`` that writes a stored gradient.
+Besides a pass's commit and `zero_grad` (passes.py), the only writer of stored gradients.
 """
 
 from __future__ import annotations
 
 from typing import Iterable
 
-from .scalar import _WALK_LOCK, Scalar, _write_gradients
+from .node import _WALK_LOCK, _write_gradients
+from .scalar import Scalar
 
 SavedGradients = list[tuple[Scalar, float]]
 
@@ -19,7 +20,7 @@ def save_gradients(nodes: Iterable[Scalar]) -> SavedGradients:
 
 def restore_gradients(saved: SavedGradients) -> None:
     """Put back what `save_gradients` saw, latest save first, in one step that neither an
-    interrupt nor another thread's pass can split (see ``engine._write_gradients``)."""
+    interrupt nor another thread's pass can split (see ``node._write_gradients``)."""
     latest_first = saved[::-1]
     nodes = [node for node, _ in latest_first]
     gradients = [gradient for _, gradient in latest_first]

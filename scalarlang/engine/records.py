@@ -14,8 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator, overload
 
+from .node import _WALK_LOCK, _write_gradients
+from .reprs import BACKWARD_PASS_HTML, display
+
 if TYPE_CHECKING:
-    from .scalar import Scalar, ScalarOperation
+    from .node import ScalarOperation
+    from .scalar import Scalar
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,9 +101,7 @@ class BackwardPass:
         """Write every tracked node's prospective gradient (all checked finite already).
 
         For callers that commit later than the pass; ``Scalar.backward`` commits itself.
-        All the writes are one step nothing can split (see ``engine._write_gradients``)."""
-        from .scalar import _WALK_LOCK, _write_gradients
-
+        All the writes are one step nothing can split (see ``node._write_gradients``)."""
         with _WALK_LOCK:
             _write_gradients(self.topology, self._accumulated)  # None for untracked nodes
 
@@ -127,8 +129,6 @@ class BackwardPass:
         edges = self._edges
         if 3 * index < len(edges):
             return edges
-        from .scalar import _WALK_LOCK
-
         topology, position = self.topology, self._position
         child = edges[-3] - 1 if edges else len(topology) - 1
         with _WALK_LOCK:  # no walk in another thread re-marks a node between its two reads
@@ -181,11 +181,9 @@ class BackwardPass:
     def __repr__(self) -> str:
         return f"BackwardPass(seed={self.seed!r}, nodes=<{len(self.topology)}>, edges=<{len(self._edge_before)}>)"
 
-    def _repr_html_(self) -> str:
-        """Jupyter's view: the pass's tables and picture (imported lazily: rich, drawing)."""
-        from ..front.api import backward_pass_html
-
-        return backward_pass_html(self)
+    def _repr_html_(self) -> str | None:
+        """Jupyter's view: the pass's tables and picture; None until a display is registered."""
+        return display(BACKWARD_PASS_HTML, self)
 
 
 def _same_float(left: float, right: float) -> bool:

@@ -12,7 +12,9 @@ from typing import Callable, Sequence
 
 # the engine's own IEEE pow (it never raises, also for an inf or nan base), so that a
 # replayed pow gives the engine's bits
-from .scalar import Scalar, ScalarOperation, _power
+from .arithmetic import power
+from .node import ScalarOperation
+from .scalar import Scalar
 
 
 def _exp(value: float) -> float:
@@ -118,7 +120,7 @@ class Replay:
             elif operation is ScalarOperation.POW:
                 exponent = self._exponents[index]
                 assert exponent is not None  # every pow node has one
-                values.append(_power(values[operands[0]], exponent))
+                values.append(power(values[operands[0]], exponent))
             elif len(operands) == 1:
                 values.append(_UNARY[operation](values[operands[0]]))
             else:

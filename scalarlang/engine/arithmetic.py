@@ -1,0 +1,62 @@
+"""IEEE results of pow and division where Python raises or goes complex.
+
+Pow and division are the operations whose float arithmetic Python refuses for some finite
+operands (ZeroDivisionError, OverflowError, a complex power); here they give the IEEE value
+(inf, -inf, nan) for the engine's typed errors to carry. The gradient check's replay computes
+pow with the same function, so a replayed pow gives the engine's bits.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .errors import NonFiniteDerivative, NonFiniteResult
+from .node import ScalarOperation
+
+_POW = ScalarOperation.POW
+_INF = math.inf
+_NAN = math.nan
+
+
+def _odd_integer(number: float) -> bool:
+    return number % 2.0 == 1.0  # also for negative numbers: -3.0 % 2.0 is 1.0
+
+
+def power(base: float, exponent: float) -> float:
+    """IEEE pow(base, exponent) of two finite floats, never a Python exception or a complex.
+
+    Shared with the gradient check's replay, so that a replayed pow gives the same bits."""
+    if exponent == 2.0:
+        return base * base  # correctly rounded (libm's pow is not always), as in Scalar.__pow__
+    if base < 0.0 and exponent % 1.0 != 0.0:
+        return _NAN  # a negative base with a fractional exponent (Python: a complex number)
+    try:
+        return base**exponent
+    except ZeroDivisionError:  # a zero base, a negative exponent: inf, signed as the zero
+        negative = _odd_integer(exponent) and math.copysign(1.0, base) < 0.0
+        return -_INF if negative else _INF
+    except OverflowError:
+        return -_INF if base < 0.0 and _odd_integer(exponent) else _INF
+
+
+def power_and_derivative(base: float, exponent: float) -> tuple[float, float]:
+    """The value and local derivative of pow, or the typed error; exponent 0 gives 0 exactly."""
+    value = power(base, exponent)
+    if value - value != 0.0:
+        raise NonFiniteResult(_POW, value)
+    if exponent == 0.0:
+        return value, 0.0
+    derivative = exponent * power(base, exponent - 1.0)
+    if derivative - derivative != 0.0 and base != 0.0:
+        # base^(c-1) overflowed, though c * base^c / base need not (a tiny base and exponent)
+        derivative = exponent * value / base
+    if derivative - derivative != 0.0:
+        raise NonFiniteDerivative(_POW, 0, derivative)
+    return value, derivative
+
+
+def divide_by_zero(numerator: float, denominator: float) -> float:
+    """The IEEE quotient Python refuses to compute: +-inf, or nan for 0/0."""
+    if numerator == 0.0:
+        return _NAN
+    return math.copysign(_INF, numerator) * math.copysign(1.0, denominator)

@@ -1,0 +1,270 @@
+"""What a graph node is: its slots, its leaves and what can be read from it.
+
+`Scalar` (scalar.py) is this class with the operations that make new nodes; keeping the
+state here leaves that module to the operations and their derivatives. A node changes only
+in its stored gradient and in the marks a topology walk leaves on it; both change under one
+lock, and a write of stored gradients is one step nothing can split (`_write_gradients`).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import deque
+from enum import StrEnum
+from itertools import repeat
+from numbers import Real
+from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Self, SupportsFloat
+
+from .errors import NonFiniteLeaf
+from .reprs import SCALAR_SVG, display
+
+if TYPE_CHECKING:
+    from .scalar import Scalar
+
+
+class ScalarOperation(StrEnum):
+    """The operation that made a node; ``str()`` is its stable name."""
+
+    VARIABLE = "variable"
+    CONSTANT = "constant"
+    DETACHED = "detached"
+    ADD = "add"
+    SUB = "sub"
+    MUL = "mul"
+    NEG = "neg"
+    EXP = "exp"
+    TANH = "tanh"
+    DIV = "div"
+    LOG = "log"
+    POW = "pow"
+    SQRT = "sqrt"
+    RELU = "relu"
+    SIGMOID = "sigmoid"
+    ABS = "abs"
+    MAX = "max"
+    MIN = "min"
+
+
+class ParentEdge(NamedTuple):
+    """One operand slot of a node: the operand and d(node)/d(operand) at forward values."""
+
+    parent: Scalar
+    local_derivative: float
+
+
+_VARIABLE = ScalarOperation.VARIABLE
+_CONSTANT = ScalarOperation.CONSTANT
+_POW = ScalarOperation.POW
+_INF = math.inf
+_new = object.__new__
+
+
+def real_number(value: object, what: str) -> float:
+    """``value`` as a float, for any real number (``numbers.Real``: int, float, Fraction,
+    numpy's scalars) except bool; anything else, or a conversion that fails, is a TypeError.
+
+    A number too large for a float (an int, a Fraction) becomes +-inf: the callers reject
+    non-finite values with their own typed errors. One function for every entry point, so
+    that all of them accept and reject alike."""
+    if type(value) is float:
+        return value
+    number: SupportsFloat
+    if type(value) is int:
+        number = value
+    elif isinstance(value, Real) and not isinstance(value, bool):
+        number = value
+    else:
+        raise TypeError(
+            f"{what} must be a real number (int, float, Fraction, numpy scalar), "
+            f"not {type(value).__name__}"
+        )
+    try:
+        return float(number)
+    except OverflowError:
+        return _overflowed(number, what)
+    except Exception as error:  # a __float__ of its own that fails
+        raise TypeError(f"{what}: float() of a {type(value).__name__} failed: {error}") from error
+
+
+def _overflowed(value: SupportsFloat, what: str) -> float:
+    """+-inf for a real number too large for a float, by its sign."""
+    try:
+        positive = bool(value > 0)  # type: ignore[operator]
+    except Exception as error:
+        raise TypeError(f"{what}: a {type(value).__name__} too large for a float has no sign") from error
+    return _INF if positive else -_INF
+
+
+def _is_number(value: object) -> bool:
+    """Whether ``value`` is a real number an operation takes as a constant (not bool)."""
+    kind = type(value)
+    if kind is float or kind is int:
+        return True
+    return isinstance(value, Real) and not isinstance(value, bool)
+
+
+def _leaf_value(value: object, operation: ScalarOperation) -> float:
+    """A finite float from a real number, or the typed error; non-numbers are TypeErrors."""
+    if type(value) is float:
+        number = value
+    elif type(value) is int:  # the common case inline: one call fewer for x * 3
+        try:
+            number = float(value)
+        except OverflowError:
+            raise NonFiniteLeaf(operation, _INF if value > 0 else -_INF) from None
+    else:
+        number = real_number(value, "a scalar value")
+    if number - number != 0.0:  # inf - inf and nan - nan are nan
+        raise NonFiniteLeaf(operation, number)
+    return number
+
+
+class Node:
+    """A graph node's state and its read-only view; `Scalar` adds the operations."""
+
+    __slots__ = ("_value", "_operation", "_left", "_dleft", "_right", "_dright", "_gradient", "_walk", "_index", "tag")
+
+    # _left/_right are the operands of slots 0 and 1 (None when absent: a leaf has neither, a
+    # unary node no _right); _dleft/_dright are d(node)/d(operand) at forward values (unset
+    # when the operand is absent).
+    # A pow node keeps its exponent in _dright: it has one operand, so that slot is free.
+    # A slot of its own would cost every node 8 bytes, and a write in every operation to set
+    # it to None (an unset slot cannot be read, and __slots__ allows no class default);
+    # `exponent` reads _dright only when the operation is pow.
+    # _gradient is None for untracked nodes, a float for tracked ones.
+    # _walk and _index are scratch for the topology walk: the token of the last walk that
+    # finished this node and its position in that walk's order (_index is unset until then,
+    # and only read when _walk is the current walk's token, so stale values are harmless).
+
+    _value: float
+    _operation: ScalarOperation
+    _left: Scalar | None
+    _dleft: float
+    _right: Scalar | None
+    _dright: float
+    _gradient: float | None
+    _walk: object
+    _index: int
+    # What the program that made the node says of it; the engine never reads it but for
+    # `label`. A str (`Scalar.variable(2, label="w")`), or an object whose str() is the label:
+    # the interpreter keeps where the node was made and makes the text only when it is shown.
+    tag: object
+
+    def __init__(self) -> None:
+        raise TypeError("use Scalar.variable(v) or Scalar.constant(v)")
+
+    # ---- leaves ----------------------------------------------------------------------------
+
+    @classmethod
+    def variable(cls, value: int | float, label: str | None = None) -> Self:
+        """A tracked leaf; its gradient starts at 0.0. ``label`` names it in tables and pictures."""
+        return _new_leaf(cls, _leaf_value(value, _VARIABLE), _VARIABLE, 0.0, _label_text(label))
+
+    @classmethod
+    def constant(cls, value: int | float, label: str | None = None) -> Self:
+        """An untracked leaf; backpropagation treats it as a constant."""
+        return _new_leaf(cls, _leaf_value(value, _CONSTANT), _CONSTANT, None, _label_text(label))
+
+    # ---- read-only state -------------------------------------------------------------------
+
+    @property
+    def value(self) -> float:
+        return self._value
+
+    @property
+    def operation(self) -> ScalarOperation:
+        return self._operation
+
+    @property
+    def tracks_gradient(self) -> bool:
+        return self._gradient is not None
+
+    @property
+    def gradient(self) -> float | None:
+        """The accumulated gradient of committed backward passes; None when untracked."""
+        return self._gradient
+
+    @property
+    def label(self) -> str | None:
+        """What tables and pictures call this node: the ``label=`` it was made with, or what the
+        program that made it says (the interpreter: the first name bound to it, else the source
+        text that made it); None when nothing does."""
+        tag = self.tag
+        return None if tag is None else str(tag)
+
+    @property
+    def exponent(self) -> float | None:
+        """The exponent of a pow node (a parameter, not an operand); None for other nodes."""
+        return self._dright if self._operation is _POW else None
+
+    @property
+    def parents(self) -> tuple[ParentEdge, ...]:
+        """The ordered operand edges: one per operand slot, repeats included."""
+        if self._left is None:
+            return ()
+        if self._right is None:
+            return (ParentEdge(self._left, self._dleft),)
+        return (ParentEdge(self._left, self._dleft), ParentEdge(self._right, self._dright))
+
+    def is_same_node(self, other: Scalar) -> bool:
+        """Whether both handles are the same graph node (equal values are not enough)."""
+        return self is other
+
+    def __repr__(self) -> str:
+        return (
+            f"Scalar(value={self._value!r}, operation={self._operation}, "
+            f"gradient={self._gradient!r})"
+        )
+
+    def __copy__(self) -> Self:
+        return self  # a node is its identity; copying would make a different node
+
+    def __deepcopy__(self, memo: dict) -> Self:
+        return self
+
+    def _repr_svg_(self) -> str | None:
+        """Jupyter's picture of this node's graph; None (no picture) until one is registered."""
+        return display(SCALAR_SVG, self)
+
+
+def _new_leaf(cls: type[Any], value: float, operation: ScalarOperation, gradient: float | None,
+              tag: object = None) -> Any:
+    """A leaf of class ``cls`` (a Scalar): no operand, gradient 0.0 when tracked, else None."""
+    node = _new(cls)
+    node._value = value
+    node._operation = operation
+    node._left = None
+    node._right = None
+    node._gradient = gradient
+    node._walk = None
+    node.tag = tag
+    return node
+
+
+def _label_text(label: object) -> str | None:
+    if label is None or type(label) is str:
+        return label
+    raise TypeError(f"a label must be a str, not {type(label).__name__}")
+
+
+# ---- the lock and the one-step write ---------------------------------------------------------
+
+# Walks keep their marks (_walk, _index) on the nodes, which graphs in other threads may share:
+# one walk at a time, from the walk until the pass has read the indices. A pass also holds it
+# while it reads the stored gradients and commits, so that concurrent passes on one graph add
+# up (no update is lost, as in PyTorch). Under the GIL this costs nothing in throughput.
+_WALK_LOCK = threading.Lock()
+
+_GRADIENT = "_gradient"
+_consume: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend  # runs an iterator to its end in C, keeping nothing
+
+
+def _write_gradients(nodes: Iterable[Node], values: Iterable[float | None]) -> None:
+    """Store ``values`` as the gradients of ``nodes`` in one step nothing can split.
+
+    The writes run inside one C call (deque.extend over map(setattr, ...): setting a slot and
+    freeing the old float run no Python code), so the interpreter reaches no point where it
+    runs a signal handler or switches threads: a KeyboardInterrupt arrives before or after
+    all the writes, never between two of them, and no other thread sees half of them."""
+    _consume(map(setattr, nodes, repeat(_GRADIENT), values))

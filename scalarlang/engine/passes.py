@@ -1,0 +1,246 @@
+"""Graph walks and reverse passes: topology, the fresh pass of docs/engine.md, zero_grad.
+
+`Scalar` takes the public functions here as its methods (`out.backward()`). Walks use
+explicit stacks, so a chain a million nodes deep works. They mark nodes with a per-walk
+token (one identity test per edge), and the pass checks finiteness once at the end of its
+per-edge loop, walking again with every check in place only when something was not finite
+(see `_propagate`).
+
+Threads and interrupts: a pass holds the walk lock (node.py) from its walk through its
+commit, so passes from several threads on one graph add up; every write of stored gradients
+is one C-level step (`_write_gradients`), so a KeyboardInterrupt or a thread switch never
+splits it.
+"""
+
+from __future__ import annotations
+
+from itertools import repeat
+from typing import TYPE_CHECKING
+
+from .errors import (
+    NonFiniteAccumulatedGradient,
+    NonFiniteContribution,
+    NonFinitePassAdjoint,
+    NonFiniteSeed,
+    UntrackedOutput,
+)
+from .node import _WALK_LOCK, _write_gradients, real_number
+from .records import BackwardPass
+
+if TYPE_CHECKING:
+    from .scalar import Scalar
+
+
+def topology(output: Scalar) -> list[Scalar]:
+    """Every node reachable from ``output`` once, operands before results (DFS post-order)."""
+    with _WALK_LOCK:
+        return _topology(output)
+
+
+def reverse_pass(output: Scalar, seed: float = 1.0) -> BackwardPass:
+    """One fresh reverse pass from ``output``; writes no stored gradient."""
+    return _compute_pass(output, seed, False)
+
+
+def backward(output: Scalar) -> BackwardPass:
+    """One fresh pass seeded by 1, then add its adjoints to the stored gradients."""
+    return _compute_pass(output, 1.0, True)
+
+
+def backward_with_seed(output: Scalar, seed: float) -> BackwardPass:
+    """One fresh pass seeded by ``seed``, committed only when all of it is finite."""
+    return _compute_pass(output, seed, True)
+
+
+def zero_grad(output: Scalar) -> None:
+    """Set every tracked node reachable from ``output`` to stored gradient 0.0, all at once (see
+    ``_write_gradients``): no pass in another thread commits into the middle of it."""
+    with _WALK_LOCK:
+        order = _topology(output)
+        tracked = [node for node in order if node._gradient is not None]
+        _write_gradients(tracked, repeat(0.0, len(tracked)))
+
+
+def _topology(output: Scalar) -> list[Scalar]:
+    """Iterative post-order DFS from ``output`` visiting operands in slot order.
+
+    It gives the order of the recursive walk: ``node`` descends into its first unfinished
+    operand, saving itself on ``path``; with none left it finishes and the walk climbs back.
+    Because nodes never change their operands the graph is acyclic, so a node is never
+    reached again while it is on the path, and "visited" only needs marking when a node is
+    finished. The mark is a token made for this walk: one identity test, and marks left by
+    earlier walks (or by a walk that was interrupted) can never be mistaken for this one's.
+    """
+    walk = object()
+    order: list[Scalar] = []
+    append = order.append
+    path: list[Scalar] = []
+    push = path.append
+    pop = path.pop
+    finished = 0  # len(order)
+    node = output
+    while True:
+        left = node._left
+        if left is not None:
+            if left._walk is not walk:
+                if left._left is None:  # a leaf finishes at once
+                    left._walk = walk
+                    left._index = finished
+                    append(left)
+                    finished += 1
+                else:
+                    push(node)
+                    node = left
+                    continue
+            right = node._right
+            if right is not None and right._walk is not walk:
+                if right._left is None:
+                    right._walk = walk
+                    right._index = finished
+                    append(right)
+                    finished += 1
+                else:
+                    push(node)
+                    node = right
+                    continue
+        node._walk = walk
+        node._index = finished
+        append(node)
+        finished += 1
+        if not path:
+            return order
+        node = pop()
+
+
+def _finite_seed(seed: object) -> float:
+    value = real_number(seed, "a backward seed")
+    if value - value != 0.0:
+        raise NonFiniteSeed(value)
+    return value
+
+
+def _compute_pass(output: Scalar, seed: object, commit: bool) -> BackwardPass:
+    """The fresh pass of docs/engine.md: checks in order, nothing written until ``commit``.
+
+    Stored gradients are only read in the prospective-sum step. The walk allocates no object
+    the cyclic garbage collector tracks (floats and ints only), so it triggers no collection.
+    """
+    if output._gradient is None:
+        raise UntrackedOutput(output._operation)
+    seed = _finite_seed(seed)
+    # The lock covers the walk (its marks and indices live on the nodes until propagation
+    # ends) through the commit: the stored gradients read below are still the stored ones
+    # when the sums are written.
+    with _WALK_LOCK:
+        order = _topology(output)
+        adjoints, edge_before = _propagate(order, seed)
+        count = len(order)
+
+        # None marks the untracked nodes: the gradient they keep at the commit, and what
+        # their records report.
+        accumulated: list[float | None] = [None] * count
+        index = 0
+        for node in order:
+            stored = node._gradient
+            if stored is not None:
+                adjoint = adjoints[index]
+                total = stored + adjoint
+                if total - total != 0.0:
+                    raise NonFiniteAccumulatedGradient(index, stored, adjoint)
+                accumulated[index] = total
+            index += 1
+
+        if commit:
+            # Every check has passed: now, and only now, write the stored gradients, every
+            # node in one step (an untracked one gets the None it has).
+            _write_gradients(order, accumulated)
+
+    return BackwardPass._from_walk(seed, order, adjoints, accumulated, edge_before, output._walk)
+
+
+def _propagate(order: list[Scalar], seed: float) -> tuple[list[float], list[float]]:
+    """Step 3 of the pass: the fresh adjoints, and each edge's parent adjoint before it.
+
+    The edge record keeps only what cannot be derived afterwards, the "before" adjoint (see
+    ``records``); 0.0 stands for an untracked parent, whose record reports None.
+
+    This walk leaves the finiteness checks out of the per-edge loop: IEEE arithmetic keeps a
+    non-finite value non-finite (inf + x is inf or nan, nan + x is nan), so a non-finite
+    contribution or sum leaves its mark in the final adjoints or in the sum of the discarded
+    contributions to untracked parents. When the marks are all finite, no check of step 3
+    could have failed; otherwise ``_propagate_checked`` walks again with every check in
+    place, to raise the first failing one with its fields (or, when only a finite sum
+    overflowed, to return the same figures).
+    """
+    count = len(order)
+    adjoints = [0.0] * count
+    adjoints[count - 1] = seed
+    edge_before: list[float] = []
+    add_before = edge_before.append
+    discarded = 0.0  # contributions to untracked parents, summed only to be checked
+    child = count
+    for node in reversed(order):
+        child -= 1
+        operand = node._left
+        if operand is None:
+            continue  # a leaf: no edges
+        upstream = adjoints[child]
+        # Slot 0, then slot 1 (written out twice: a loop over slots would allocate per node).
+        if operand._gradient is None:
+            discarded += upstream * node._dleft
+            add_before(0.0)
+        else:
+            parent = operand._index
+            previous = adjoints[parent]
+            adjoints[parent] = previous + upstream * node._dleft
+            add_before(previous)
+        operand = node._right
+        if operand is None:
+            continue
+        if operand._gradient is None:
+            discarded += upstream * node._dright
+            add_before(0.0)
+        else:
+            parent = operand._index
+            previous = adjoints[parent]
+            adjoints[parent] = previous + upstream * node._dright
+            add_before(previous)
+    marks = sum(adjoints, discarded)
+    if marks - marks != 0.0:
+        return _propagate_checked(order, seed)
+    return adjoints, edge_before
+
+
+def _propagate_checked(order: list[Scalar], seed: float) -> tuple[list[float], list[float]]:
+    """Step 3 exactly as docs/engine.md states it, each check at its edge, in visiting order."""
+    count = len(order)
+    adjoints = [0.0] * count
+    adjoints[count - 1] = seed
+    edge_before: list[float] = []
+    for child in range(count - 1, -1, -1):
+        node = order[child]
+        upstream = adjoints[child]
+        for slot, operand, local in _edges_of(node):
+            contribution = upstream * local
+            if contribution - contribution != 0.0:
+                raise NonFiniteContribution(child, operand._index, slot, upstream, local)
+            if operand._gradient is None:
+                edge_before.append(0.0)
+                continue
+            parent = operand._index
+            previous = adjoints[parent]
+            total = previous + contribution
+            if total - total != 0.0:
+                raise NonFinitePassAdjoint(parent, previous, contribution)
+            adjoints[parent] = total
+            edge_before.append(previous)
+    return adjoints, edge_before
+
+
+def _edges_of(node: Scalar) -> tuple:
+    """(slot, operand, local derivative) for each operand edge of ``node``, in slot order."""
+    if node._left is None:
+        return ()
+    if node._right is None:
+        return ((0, node._left, node._dleft),)
+    return ((0, node._left, node._dleft), (1, node._right, node._dright))
