@@ -14,7 +14,7 @@ from scalarlang.interpreter import control
 from scalarlang.render.events import event_of
 from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.kinds import RUNTIME_KINDS
-from scalarlang.interpreter.labels import Labels
+from scalarlang.interpreter.labels import Made, Named
 from scalarlang.interpreter.outcomes import (
     BackwardShown,
     Bound,
@@ -319,10 +319,12 @@ def test_loop_bodies_echo_nothing_but_print_graph_gradcheck():
 def test_echo_statements_in_loops_build_no_labels(monkeypatch):
     session, _ = run_ok("let x = var 2")
     calls = []
-    original = Labels.label_of
-    monkeypatch.setattr(Labels, "label_of", lambda self, node: calls.append(node) or original(self, node))
+    for tag in (Made, Named):  # a label's text is made by its tag's str()
+        original = tag.__str__
+        monkeypatch.setattr(tag, "__str__", lambda self, original=original: calls.append(self) or original(self))
     run_ok("repeat 300 { let y = x * x + x\n backward(y)\n y }", session)
     assert calls == []
+    assert session.label_of(session.lookup("y")) == "y" and calls
 
 
 def test_quiet_statement_and_quiet_run():

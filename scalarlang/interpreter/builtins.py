@@ -13,6 +13,7 @@ from typing import Callable
 from ..language import tree
 from ..engine.scalar import Scalar
 from ..engine.errors import ScalarAutodiffError
+from .labels import label_of
 
 # Functions that give a value, with their argument counts (None: one or more).
 VALUE_FUNCTIONS: dict[str, int | None] = {
@@ -47,7 +48,7 @@ def arity_text(accepted: tuple[int, ...] | None) -> str:
 
 def _engine_unary(method):
     def build(compiler, call: tree.Call):
-        span, entries, origin = call.span, compiler.entries, compiler.origin(call.span)
+        span, origin = call.span, compiler.origin(call.span)
         engine_error = compiler.engine_error
 
         def combine(args, operand):
@@ -55,7 +56,7 @@ def _engine_unary(method):
                 node = method(operand)
             except ScalarAutodiffError as error:
                 raise engine_error(error, span) from None
-            entries[node] = origin
+            node.tag = origin
             return node
 
         def fuse(operand_of):  # the closure with its operand's called inline: one call less
@@ -65,7 +66,7 @@ def _engine_unary(method):
                     node = method(operand)
                 except ScalarAutodiffError as error:
                     raise engine_error(error, span) from None
-                entries[node] = origin
+                node.tag = origin
                 return node
 
             return run
@@ -77,7 +78,7 @@ def _engine_unary(method):
 
 def _engine_binary(method):
     def build(compiler, call: tree.Call):
-        span, entries, origin = call.span, compiler.entries, compiler.origin(call.span)
+        span, origin = call.span, compiler.origin(call.span)
         engine_error = compiler.engine_error
 
         def combine(args, left, right):
@@ -85,7 +86,7 @@ def _engine_binary(method):
                 node = method(left, right)
             except ScalarAutodiffError as error:
                 raise engine_error(error, span) from None
-            entries[node] = origin
+            node.tag = origin
             return node
 
         return combine, call.args
@@ -97,11 +98,11 @@ def _constant_of(read, count: bool = False):
     """A built-in whose result is a new constant holding ``read(operand)``."""
 
     def build(compiler, call: tree.Call):
-        entries, origin = compiler.entries, compiler.origin(call.span, count)
+        origin = compiler.origin(call.span, count)
 
         def combine(args, operand):
             node = Scalar.constant(read(operand))
-            entries[node] = origin
+            node.tag = origin
             return node
 
         return combine, call.args
@@ -110,7 +111,7 @@ def _constant_of(read, count: bool = False):
 
 
 def _build_grad(compiler, call: tree.Call):
-    entries, origin, label_of = compiler.entries, compiler.origin(call.span), compiler.labels.label_of
+    origin = compiler.origin(call.span)
     argument_span = call.args[0].span
 
     def combine(args, operand):
@@ -123,14 +124,14 @@ def _build_grad(compiler, call: tree.Call):
                 {"operation": str(operand.operation)},
             )
         node = Scalar.constant(gradient)
-        entries[node] = origin
+        node.tag = origin
         return node
 
     return combine, call.args
 
 
 def _build_sum(compiler, call: tree.Call, mean: bool = False):
-    span, entries, origin = call.span, compiler.entries, compiler.origin(call.span)
+    span, origin = call.span, compiler.origin(call.span)
     count_origin = compiler.origin(call.span, True)
     engine_error = compiler.engine_error
     count = len(call.args)
@@ -141,12 +142,12 @@ def _build_sum(compiler, call: tree.Call, mean: bool = False):
         try:
             for operand in operands[1:]:
                 total = total + operand
-                entries[total] = origin
+                total.tag = origin
             if mean:
                 divisor = Scalar.constant(count)
-                entries[divisor] = count_origin
+                divisor.tag = count_origin
                 total = total / divisor
-                entries[total] = origin
+                total.tag = origin
         except ScalarAutodiffError as error:
             raise engine_error(error, span) from None
         return total
@@ -156,7 +157,7 @@ def _build_sum(compiler, call: tree.Call, mean: bool = False):
 
 def _build_len(compiler, call: tree.Call):
     argument = call.args[0]
-    entries, origin = compiler.entries, compiler.origin(call.span, True)
+    origin = compiler.origin(call.span, True)
     if not isinstance(argument, tree.Name):
         error = compiler.fail(
             "not-a-table",
@@ -179,7 +180,7 @@ def _build_len(compiler, call: tree.Call):
                 "not-a-table", f"`len` takes a table; `{key}` is not one", argument.span, {"name": key}
             )
         node = Scalar.constant(len(table.rows))
-        entries[node] = origin
+        node.tag = origin
         return node
 
     return length, ()

@@ -11,11 +11,11 @@ from ..engine.errors import ScalarAutodiffError
 from .expressions import literal_value
 from ..engine.gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE, scalar_gradient_check
 from .kinds import RUNTIME_KINDS
-from .labels import LABEL_LIMIT, cut, shorten, suggestion
+from .labels import LABEL_LIMIT, cut, label_of, shorten, suggestion
 from ..engine.numbers import format_exponent, format_number
 from .outcomes import Expected, GradcheckShown
 from ..engine.replay import Replay
-from .statements import pass_failure
+from .graphs import pass_failure
 
 # An inner error's message quoted by `expectation-failed` is cut to this many characters.
 MESSAGE_LIMIT = 300
@@ -37,7 +37,7 @@ GRADCHECK_NAMES = ("step", "tolerance")
 def compile_gradcheck(run, statement: tree.ExprStatement, call: tree.Call):
     """``gradcheck(OUT, X, ...)``: each variable checked against one reverse pass of OUT, all
     before any line is shown, so a failing check shows nothing (and changes nothing)."""
-    compiler, labels = run.compiler, run.labels
+    compiler = run.compiler
     named = _gradcheck_keywords(compiler, call)
     output_of = compiler.expression(call.args[0])
     # (Text arguments were refused before: `compile_expression_statement`.)
@@ -67,10 +67,10 @@ def compile_gradcheck(run, statement: tree.ExprStatement, call: tree.Call):
         try:
             backward_pass = output.reverse_pass()
         except ScalarAutodiffError as error:
-            raise pass_failure(compiler, labels, error, output, call.span, call.args[0].span) from None
+            raise pass_failure(compiler, error, output, call.span, call.args[0].span) from None
         shown = []
         for variable, arg in zip(variables, rest):
-            position = _position(compiler, labels, output, variable, backward_pass.topology, arg)
+            position = _position(compiler, output, variable, backward_pass.topology, arg)
             analytic = backward_pass.nodes[position].pass_adjoint
             try:
                 check = scalar_gradient_check(
@@ -84,8 +84,8 @@ def compile_gradcheck(run, statement: tree.ExprStatement, call: tree.Call):
             if not check.passed:
                 # Among several variables the caret shows which one failed.
                 where = call.span if len(variables) == 1 else arg.span
-                raise _check_failed(compiler, labels, output, variable, check, where)
-            shown.append(GradcheckShown(span, labels.label_of(output), labels.label_of(variable), check))
+                raise _check_failed(compiler, output, variable, check, where)
+            shown.append(GradcheckShown(span, label_of(output), label_of(variable), check))
         for outcome in shown:
             run.emit(outcome)
 
@@ -138,25 +138,25 @@ def _is_variable(node) -> bool:
     return node.operation is ScalarOperation.VARIABLE
 
 
-def _position(compiler, labels, output, variable, topology, arg) -> int:
+def _position(compiler, output, variable, topology, arg) -> int:
     """Where `variable` is in the output's topology; not a variable of that graph is an error."""
     position = next((i for i, node in enumerate(topology) if node is variable), None)
     if _is_variable(variable) and position is not None:
         return position
     where = "is not a variable" if not _is_variable(variable) else (
-        f"is not in the graph of `{labels.label_of(output)}`"
+        f"is not in the graph of `{label_of(output)}`"
     )
     raise compiler.fail(
         "not-a-variable",
-        f"gradcheck needs a tracked variable of the output's graph; `{labels.label_of(variable)}` {where}",
+        f"gradcheck needs a tracked variable of the output's graph; `{label_of(variable)}` {where}",
         arg.span,
     )
 
 
-def _check_failed(compiler, labels, output, variable, check, span) -> LanguageError:
+def _check_failed(compiler, output, variable, check, span) -> LanguageError:
     return compiler.fail(
         "gradcheck-failed",
-        f"gradient check of `{labels.label_of(output)}` by `{labels.label_of(variable)}` failed: "
+        f"gradient check of `{label_of(output)}` by `{label_of(variable)}` failed: "
         f"analytic {format_number(check.analytic)}, numerical {format_number(check.numerical)}, "
         f"scaled error {format_exponent(check.scaled_error)} > tolerance {format_exponent(check.tolerance)}",
         span,
@@ -238,10 +238,12 @@ def compile_expect(run, statement: tree.Expect):
             suggestion(last.kind, sorted(RUNTIME_KINDS)),
         )
 
+    inner_actions = [None]  # the inner statement's action, compiled when it first runs
+
     def expect(show):
         # A failure is kept as its diagnostic: the exception would hold this frame in its
         # traceback, a reference cycle (see `Interpreter.run_program`).
-        result = unknown if unknown is not None else run.trial(inner)
+        result = unknown if unknown is not None else run.trial(inner, inner_actions)
         for link in reversed(chain):
             result = _judge(link, result, source)
         if isinstance(result, Diagnostic):

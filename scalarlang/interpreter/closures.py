@@ -18,19 +18,19 @@ if TYPE_CHECKING:
     from .expressions import Evaluate
 
 
-def arithmetic(operation, span, origin, entries, source):
+def arithmetic(operation, span, origin, source):
     def combine(args, left, right):
         try:
             node = operation(left, right)
         except ScalarAutodiffError as error:
             raise engine_failure(source, error, span) from None
-        entries[node] = origin
+        node.tag = origin
         return node
 
     return combine
 
 
-def fused(operation, span, origin, entries, source):
+def fused(operation, span, origin, source):
     """The closure of ``left OP right`` with its operands' closures called inline."""
 
     def fuse(left, right):
@@ -41,7 +41,7 @@ def fused(operation, span, origin, entries, source):
                 node = operation(a, b)
             except ScalarAutodiffError as error:
                 raise engine_failure(source, error, span) from None
-            entries[node] = origin
+            node.tag = origin
             return node
 
         return run

@@ -1,34 +1,32 @@
 """Running statements: blocks, loops, `if`, `quiet`, with an explicit stack of frames.
 
-`Run` holds what one `Interpreter.run` needs (the session's names and labels, the compiler of the
-source, the undo journal, the statement budget). `Run.steps` executes a block: each simple
-statement is compiled once into an action (`statements`) and its action called as often as
-loops ask (a statement outside any loop runs once: its expressions are walked, `direct`, not
-compiled, and its action is not kept); a compound statement's action evaluates its head (the
-count, the range, the condition) and returns the frame of the block to run next. Nesting is iterated, never
-recursed; outcomes are handed out after each statement that made some, never accumulated.
+`Run` holds what one `Interpreter.run` needs (the session's names, the compiler of the source,
+the undo journal, the statement budget). `Run.steps` is the one driver: every statement is
+compiled into an action (`statements`, `checks`) when it first runs, and the action is called
+as often as loops ask; a compound statement's action evaluates its head (the count, the range,
+the condition) and returns the frame of the block to run next. A block's actions are kept by
+the compound statement's action, so a loop body is compiled once however often it runs; the
+program's own statements run once, and their actions are dropped after it. Nesting is
+iterated, never recursed; outcomes are handed out after each statement that made some, never
+accumulated.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import partial
 from typing import Any, Callable, Generator
 
 from ..language import tree
 from ..language.diagnostics import Diagnostic, LanguageError
 from ..engine.scalar import Scalar
 from ..engine.errors import ScalarAutodiffError
-from ..language.compact import Statements
-from .direct import OnceCompiler
 from .expressions import Compiler
 from .failures import engine_failure, with_note
 from .journal import Journal
-from .labels import NURSERY_SIZE
+from .labels import Named
 from ..engine.numbers import format_count, format_number
 from .outcomes import Outcome
 from .checks import COMPARISONS, compile_assert, compile_expect
-from .straight import run_straight, run_straight_ints
 from .statements import (
     compile_descend,
     compile_expression_statement,
@@ -37,7 +35,6 @@ from .statements import (
     compile_print,
     compile_zero_grad,
     reserved,
-    run_let_once,
 )
 
 # Limits, each a typed error (`too-long`), checked before a loop starts where its count is known.
@@ -71,45 +68,36 @@ class Loop:
 
 
 class Frame:
-    __slots__ = ("statements", "index", "show", "loop", "repeats", "items", "lines", "text")
+    """A block being run: its statements, their actions (compiled when each first runs; None
+    for statements that run once, whose actions are not kept) and the next one's index."""
 
-    def __init__(self, statements: Sequence, show: bool, loop: Loop | None = None):
+    __slots__ = ("statements", "actions", "index", "show", "loop")
+
+    def __init__(self, statements: Sequence, actions: list | None, show: bool, loop: Loop | None = None):
         self.statements = statements
+        self.actions = actions
         self.index = 0
         self.show = show
         self.loop = loop
-        # Its statements may run again: it is a loop's body, or inside one (set by the driver).
-        self.repeats = loop is not None
-        # A program's statements as the parser keeps them (compact ones, bytes or ints, which
-        # `straight` may run without reading them back as nodes), its text and its lines.
-        self.items: tuple | None = None
-        self.lines = self.text = None
-        if statements.__class__ is Statements:
-            self.items, self.lines, self.text = statements.held()
+
+
+def actions_for(statements: Sequence) -> list:
+    """The slots for a block's actions, kept by the statement that holds the block."""
+    return [None] * len(statements)
 
 
 class Run:
     """One run of a source against a session."""
 
-    # Whether compact top-level `let`s may run straight from their values (`straight`);
-    # tests turn it off to compare with the usual way.
-    straight = True
-
     def __init__(self, session, source, journal: Journal | None, echo: bool = True):
         self.session = session
         self.names = session._names
-        self.labels = session._labels
-        self.compiler = Compiler(self.names, self.labels, source)
-        self.once = OnceCompiler(self.names, self.labels, source)  # for statements run once
+        self.compiler = Compiler(self.names, source)
         self.journal = journal
         self.echo = echo  # False: bindings (`let`, `fn`, `descend`) make no outcome at all
         self.pending: list[Outcome] = []
         self.muted = 0  # inside `expect`: the statement's outcomes are not shown
         self.left = MAX_STATEMENTS
-        self.compiled: dict[int, Callable] = {}  # id of a statement of the program -> action
-        # The statements `compiled` holds actions of, kept alive: a statement read from the
-        # parsed form is made anew each time, so an id could otherwise be reused.
-        self.kept: list[tree.Statement] = []
         self.current: tree.Statement | None = None
 
     # ---- what actions call ----------------------------------------------------------------
@@ -124,30 +112,35 @@ class Run:
         if not self.muted:
             self.pending.append(outcome)
 
-    def trial(self, statement: tree.Statement) -> Diagnostic | None:
-        """Run ``statement`` for `expect`, show nothing, and undo all it did; its failure."""
-        outer = self.journal
-        self.journal = Journal()
-        self.muted += 1
+    def trial(self, statement: tree.Statement, actions: list) -> Diagnostic | None:
+        """Run ``statement`` for `expect`, show nothing, and undo all it did; its failure.
+
+        Interrupt-safe: whatever the moment, the outer journal and muting are back as they
+        were, and what the statement did is undone (an interrupted undo is finished first),
+        so the outer journal needs to know nothing of it."""
+        outer, muted, inner = self.journal, self.muted, Journal()
         try:
-            for _ in self.steps((statement,), False):
+            self.journal = inner
+            self.muted = muted + 1
+            for _ in self.steps((statement,), False, actions):
                 pass
         except LanguageError as error:
             return error.diagnostic
         finally:
-            self.journal.undo(self.names)
             self.journal = outer
-            self.muted -= 1
+            self.muted = muted
+            inner.undo(self.names)
         return None
 
     # ---- the driver -------------------------------------------------------------------------
 
-    def steps(self, statements: Sequence, show: bool) -> Generator[list[Outcome], None, None]:
+    def steps(
+        self, statements: Sequence, show: bool, actions: list | None = None
+    ) -> Generator[list[Outcome], None, None]:
         """Run ``statements``; yield the outcomes of each statement that made some. A failure
         is raised as a LanguageError naming the loop iterations it happened in."""
-        stack = [Frame(statements, show)]
-        pending, compiled, labels = self.pending, self.compiled, self.labels
-        entries = labels.entries
+        stack = [Frame(statements, actions, show)]
+        pending = self.pending
         try:
             while stack:
                 frame = stack[-1]
@@ -163,75 +156,27 @@ class Run:
                             continue
                     stack.pop()
                     continue
-                # (A binding to show goes the usual way.)
-                items = frame.items if self.straight and not (frame.show and self.echo) else None
-                if items is not None and items[index].__class__ is int:
-                    # The statements of learnt shapes from here, as long as they run straight.
-                    ran = run_straight_ints(
-                        self, items, index, min(len(body), index + self.left), frame.lines, frame.text, not frame.repeats
-                    )
-                    if ran > index:
-                        self.left -= ran - index
-                        frame.index = ran
-                        self.current = None  # (no outcome; the nursery settled between them)
-                        continue
-                    items = None  # the first of them did not: the usual way
                 frame.index = index + 1
+                statement = self.current = body[index]
                 self.left -= 1
                 if self.left < 0:
-                    statement = self.current = body[index]
                     raise self._too_long_run(statement)
-                if (
-                    items is not None
-                    and items[index].__class__ is bytes
-                    and run_straight(self, items[index], frame.lines, frame.text)
-                ):
-                    self.current = None  # (it made no outcome)
+                actions = frame.actions
+                if actions is None:  # runs once: compiled, run and dropped
+                    action = self._compile(statement)
                 else:
-                    statement = body[index]
-                    self.current = statement
-                    action = compiled.get(id(statement))
+                    action = actions[index]
                     if action is None:
-                        if frame.repeats:
-                            action = compiled[id(statement)] = self._compile(statement)
-                            self.kept.append(statement)
-                        else:
-                            # A statement outside any loop runs once: its expressions are
-                            # walked, not compiled, and its action is not kept (it would only
-                            # hold memory the cyclic collector rescans).
-                            action = self._compile_once(statement)
-                    pushed = action(frame.show)
-                    if pushed is not None:
-                        if frame.repeats:
-                            pushed.repeats = True
-                        stack.append(pushed)
+                        action = actions[index] = self._compile(statement)
+                pushed = action(frame.show)
+                if pushed is not None:
+                    stack.append(pushed)
                 if pending:
                     batch = pending[:]
                     pending.clear()
                     yield batch
-                if len(entries) > NURSERY_SIZE:
-                    self._settle(not frame.repeats)
         except LanguageError as error:
             raise _in_iterations(error, stack) from None
-
-    def _settle(self, lasting: bool) -> None:
-        journal = self.journal
-        if journal is None:
-            self.labels.settle((), lasting)
-            return
-        # The journal first: a node it alone keeps alive would keep its operands' entries.
-        journal.prune(self.labels)
-        self.labels.settle((journal.gradients,), lasting)
-
-    def _compile_once(self, statement: tree.Statement) -> Callable:
-        if statement.__class__ is tree.Let:  # the commonest: run without compiling an action
-            return partial(run_let_once, self, statement)
-        compiler = self.compiler
-        self.compiler = self.once
-        try:
-            return self._compile(statement)
-        finally:
-            self.compiler = compiler
 
     def _compile(self, statement: tree.Statement) -> Callable:
         simple = _SIMPLE.get(type(statement))
@@ -247,7 +192,8 @@ class Run:
             return self._compile_if(statement)
         if isinstance(statement, tree.Quiet):
             inner = (statement.statement,)
-            return lambda show: Frame(inner, False)
+            inner_actions = actions_for(inner)
+            return lambda show: Frame(inner, inner_actions, False)
         raise TypeError(f"unknown statement {type(statement).__name__}")
 
     # ---- compound statements ---------------------------------------------------------------
@@ -255,10 +201,11 @@ class Run:
     def _compile_repeat(self, statement: tree.Repeat):
         count_of = self.compiler.number(statement.count)
         body = statement.body.statements
+        actions = actions_for(body)
 
         def repeat(show):
             count = self._count(count_of(None), statement.count.span, "the count of `repeat`")
-            return self._loop(statement, body, count, _nothing, _no_names)
+            return self._loop(statement, body, actions, count, _nothing, _no_names)
 
         return repeat
 
@@ -267,8 +214,8 @@ class Run:
         problem = reserved(compiler, statement.name, statement.name_span, "a loop's name")
         start_of, stop_of = compiler.number(statement.start), compiler.number(statement.stop)
         body, name = statement.body.statements, statement.name
-        entries, bind, names = self.labels.entries, self.bind, self.names
-        named = (name, None, True)  # the label entry of each fresh index: a count named `name`
+        actions, bind, names = actions_for(body), self.bind, self.names
+        tag = Named(name, True)  # each fresh index's label: a count named `name`
 
         def for_range(show):
             if problem is not None:
@@ -279,13 +226,13 @@ class Run:
 
             def begin(iteration):
                 node = Scalar.constant(start + iteration)
-                entries[node] = named
+                node.tag = tag
                 if self.journal is None:
                     names[name] = node
                 else:
                     bind(name, node)
 
-            return self._loop(statement, body, count, begin, lambda i: f"{name} = {start + i}")
+            return self._loop(statement, body, actions, count, begin, lambda i: f"{name} = {start + i}")
 
         return for_range
 
@@ -297,8 +244,8 @@ class Run:
             if problem is None and name in statement.names[:index]:
                 problem = compiler.fail("wrong-arguments", f"`{name}` is named twice in `for`", span, {"name": name})
         names, body, source = statement.names, statement.body.statements, compiler.source
-        entries, bind, bound = self.labels.entries, self.bind, self.names
-        named = tuple((name, None, False) for name in names)  # label entries of fresh constants
+        actions, bind, bound = actions_for(body), self.bind, self.names
+        tags = tuple(Named(name) for name in names)  # the labels of each row's fresh constants
         table_span = statement.table.span
 
         def for_table(show):
@@ -318,12 +265,12 @@ class Run:
 
             def begin(iteration):
                 journal = self.journal
-                for name, value, entry in zip(names, rows[iteration], named):
+                for name, value, tag in zip(names, rows[iteration], tags):
                     try:
                         node = Scalar.constant(value)
                     except ScalarAutodiffError as error:
                         raise engine_failure(source, error, table_span) from None
-                    entries[node] = entry
+                    node.tag = tag
                     if journal is None:
                         bound[name] = node
                     else:
@@ -332,7 +279,7 @@ class Run:
             def describe(iteration):
                 return ", ".join(f"{name} = {format_number(value)}" for name, value in zip(names, rows[iteration]))
 
-            return self._loop(statement, body, count, begin, describe)
+            return self._loop(statement, body, actions, count, begin, describe)
 
         return for_table
 
@@ -341,18 +288,20 @@ class Run:
         right_of = self.compiler.number(statement.right)
         compare = COMPARISONS[statement.op]
         then = statement.then.statements
+        then_actions = actions_for(then)
         otherwise = statement.otherwise.statements if statement.otherwise is not None else None
+        otherwise_actions = actions_for(otherwise) if otherwise is not None else None
 
         def if_(show):
             if compare(left_of(None), right_of(None)):
-                return Frame(then, show)
+                return Frame(then, then_actions, show)
             if otherwise is not None:
-                return Frame(otherwise, show)
+                return Frame(otherwise, otherwise_actions, show)
             return None
 
         return if_
 
-    def _loop(self, statement, body: tuple, count: int, begin, describe) -> Frame | None:
+    def _loop(self, statement, body: tuple, actions: list, count: int, begin, describe) -> Frame | None:
         if count == 0:
             return None
         if not body:
@@ -370,7 +319,7 @@ class Run:
             )
         loop = Loop(statement.span, count, begin, describe)
         begin(0)
-        return Frame(body, False, loop)
+        return Frame(body, actions, False, loop)
 
     def _whole(self, value: float, span, what: str) -> int:
         if not (value - value == 0.0 and value.is_integer()):

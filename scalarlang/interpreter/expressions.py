@@ -31,7 +31,7 @@ from .functions import Function, arity_problem, invocation
 from ..language.diagnostics import LanguageError
 from ..engine.scalar import Scalar
 from ..engine.errors import ScalarAutodiffError
-from .labels import LABEL_LIMIT, Labels, shorten, suggestion
+from .labels import LABEL_LIMIT, Made, formatted, label_of, shorten, suggestion
 from ..engine.numbers import format_count
 from ..language.source import Source, Span
 
@@ -61,26 +61,29 @@ def literal_value(expr: tree.Expr) -> float | None:
 class Compiler:
     """Compiles the expressions of one source (or one function body) against a session."""
 
-    def __init__(self, names: dict, labels: Labels, source: Source, params: tuple[str, ...] | None = None):
+    def __init__(self, names: dict, source: Source, params: tuple[str, ...] | None = None):
         self.names = names
-        self.labels = labels
-        self.entries = labels.entries
         self.source = source
         self.params = {name: index for index, name in enumerate(params)} if params is not None else None
         self.early = params is not None  # a function body: calls are resolved now
         self.call_depth = 0  # the deepest function a function body calls
-        # (start, end, count) -> the label entry: keyed by offsets, which stand for the span in
-        # one source, because hashing a span computes its line and column (a bisection).
-        self._origins: dict[tuple[int, int, bool], tuple] = {}
+        # In a function body, (start, end, count) -> the tag of the nodes made there, so that
+        # the body's own result is known by its tag (`Function.origin`); keyed by offsets,
+        # which stand for the span in one source (hashing a span computes its line and column).
+        self._origins: dict[tuple[int, int, bool], Made] | None = {} if self.early else None
 
     # ---- helpers the built-ins use ---------------------------------------------------------
 
-    def origin(self, span: Span, count: bool = False) -> tuple:
+    def origin(self, span: Span, count: bool = False) -> Made:
+        """The tag of the nodes the expression at ``span`` makes: one object per expression."""
+        origins = self._origins
+        if origins is None:
+            return Made(self.source, span, count)
         key = (span.start, span.end, count)
-        entry = self._origins.get(key)
-        if entry is None:
-            entry = self._origins[key] = (self.source, span, count)
-        return entry
+        made = origins.get(key)
+        if made is None:
+            made = origins[key] = Made(self.source, span, count)
+        return made
 
     def fail(self, kind: str, message: str, span: Span, fields=None, notes=()) -> LanguageError:
         return failure(self.source, kind, message, span, fields, notes)
@@ -103,7 +106,6 @@ class Compiler:
 
     def text(self, item: tree.StringLiteral | tree.Expr) -> Callable[[tuple | None], str]:
         """A print item: a string with its holes filled, or a value; counts as whole numbers."""
-        formatted = self.labels.formatted
         if not isinstance(item, tree.StringLiteral):
             evaluate = self.expression(item)
             return lambda args: formatted(evaluate(args))
@@ -170,7 +172,7 @@ class Compiler:
         return None
 
     def _number(self, value: float, make, span: Span):
-        entries, origin = self.entries, self.origin(span)
+        origin = self.origin(span)
         if value - value != 0.0:
             source = self.source
 
@@ -184,7 +186,7 @@ class Compiler:
 
         def number(args):
             node = make(value)
-            entries[node] = origin
+            node.tag = origin
             return node
 
         return number
@@ -230,11 +232,11 @@ class Compiler:
 
     def _inner(self, node: tree.Expr):
         """``(combine, operand expressions, fuse)`` of a node that has operands."""
-        span, entries, origin, source = node.span, self.entries, self.origin(node.span), self.source
+        span, origin, source = node.span, self.origin(node.span), self.source
         if isinstance(node, tree.Binary):
             operation = ARITHMETIC.get(node.op)
             if operation is not None:
-                return arithmetic(operation, span, origin, entries, source), (node.left, node.right), fused(operation, span, origin, entries, source)
+                return arithmetic(operation, span, origin, source), (node.left, node.right), fused(operation, span, origin, source)
             if node.op == "**":
                 literal = literal_value(node.right)
                 if literal is not None and literal - literal == 0.0:
@@ -246,7 +248,7 @@ class Compiler:
         if isinstance(node, tree.Unary):
             def negate(args, operand):
                 result = operand.neg()
-                entries[result] = origin
+                result.tag = origin
                 return result
 
             return negate, (node.operand,), None
@@ -255,7 +257,7 @@ class Compiler:
 
             def leaf(args, operand):
                 result = make(operand.value)
-                entries[result] = origin
+                result.tag = origin
                 return result
 
             return leaf, (node.operand,), None
@@ -264,9 +266,8 @@ class Compiler:
         raise TypeError(f"unknown expression {type(node).__name__}")
 
     def _power(self, node: tree.Binary):
-        span, entries, origin, source = node.span, self.entries, self.origin(node.span), self.source
+        span, origin, source = node.span, self.origin(node.span), self.source
         hint = f"help: for a tracked exponent write `exp({self.text_of(node.right)} * log({self.text_of(node.left)}))`"
-        label_of = self.labels.label_of
         exponent_span = node.right.span
 
         def power(args, base, exponent):
@@ -283,26 +284,26 @@ class Compiler:
                 result = base.__pow__(exponent._value)
             except ScalarAutodiffError as error:
                 raise engine_failure(source, error, span) from None
-            entries[result] = origin
+            result.tag = origin
             return result
 
         return power
 
     def _literal_power(self, node: tree.Binary, exponent: float):
-        span, entries, origin, source = node.span, self.entries, self.origin(node.span), self.source
+        span, origin, source = node.span, self.origin(node.span), self.source
 
         def power(args, base):
             try:
                 result = base.__pow__(exponent)
             except ScalarAutodiffError as error:
                 raise engine_failure(source, error, span) from None
-            entries[result] = origin
+            result.tag = origin
             return result
 
         return power
 
     def _remainder(self, node: tree.Binary):
-        span, entries, origin, source = node.span, self.entries, self.origin(node.span), self.source
+        span, origin, source = node.span, self.origin(node.span), self.source
 
         def remainder(args, left, right):
             divisor = right._value
@@ -315,7 +316,7 @@ class Compiler:
                     {"operation": "remainder", "value": float("nan")},
                 )
             result = Scalar.constant(left._value % divisor)
-            entries[result] = origin
+            result.tag = origin
             return result
 
         return remainder

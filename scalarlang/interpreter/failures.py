@@ -56,3 +56,13 @@ def with_note(error: LanguageError, note: str) -> LanguageError:
         diagnostic.kind, diagnostic.message, diagnostic.span, diagnostic.source, diagnostic.fields,
         diagnostic.notes + (note,),
     ))
+
+
+def raising(error: LanguageError):
+    """The action of a statement that can only fail (found when it was compiled)."""
+    diagnostic = error.diagnostic
+
+    def action(show):
+        raise LanguageError(diagnostic)
+
+    return action

@@ -19,7 +19,7 @@ class Function:
         self.params = params
         self.arity = len(params)
         self.body = body
-        self.origin = origin  # the label entry of the body's own result node
+        self.origin = origin  # the tag of the body's own result node
         self.depth = depth
         self.span = span
 
@@ -30,7 +30,7 @@ class Function:
 def invocation(compiler, call: tree.Call, fixed: Function | None):
     """``(combine, operands, fuse)`` of a call of a function defined with ``fn``: ``fixed``
     when the compiler resolved it (in a function body), else looked up when the call runs."""
-    entries, call_origin, get = compiler.entries, compiler.origin(call.span), compiler.names.get
+    call_origin, get = compiler.origin(call.span), compiler.names.get
     note = f"in the call `{compiler.text_of(call)}` at {call.span.line}:{call.span.column}"
     name, count = call.function, len(call.args)
 
@@ -42,8 +42,8 @@ def invocation(compiler, call: tree.Call, fixed: Function | None):
             result = function.body(operands)
         except LanguageError as error:
             raise with_note(error, note) from None
-        if entries.get(result) is function.origin:  # made by the body itself: named by the call
-            entries[result] = call_origin
+        if result.tag is function.origin:  # made by the body itself: named by the call
+            result.tag = call_origin
         return result
 
     def combine(args, *operands):

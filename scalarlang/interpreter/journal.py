@@ -8,21 +8,25 @@ at, putting the journal back restores the state before the input.
 
 from __future__ import annotations
 
+import sys
 from typing import Iterable
 
-from ..engine.scalar import Scalar
-from .labels import survivors
 from ..engine.gradients import restore_gradients
+from ..engine.scalar import Scalar
 
 MISSING = object()
+# The saved gradients are pruned when they have grown to twice their size after the last
+# pruning, and never below this many.
+PRUNE_MINIMUM = 1_024
 
 
 class Journal:
-    __slots__ = ("names", "gradients")
+    __slots__ = ("names", "gradients", "prune_at")
 
     def __init__(self) -> None:
         self.names: dict[str, object] = {}
         self.gradients: dict[Scalar, float] = {}
+        self.prune_at = PRUNE_MINIMUM
 
     def remember_name(self, name: str, current: dict) -> None:
         if name not in self.names:
@@ -34,11 +38,9 @@ class Journal:
             gradient = node.gradient
             if gradient is not None and node not in saved:
                 saved[node] = gradient
-
-    def prune(self, labels) -> None:
-        """Forget the saved gradients of nodes nothing can reach any more (the graphs of
-        earlier iterations): putting them back would change nothing anyone can see."""
-        self.gradients = survivors(self.gradients, (labels.entries, labels.middle, labels.old))
+        if len(saved) > self.prune_at:
+            self.gradients = survivors(saved)
+            self.prune_at = max(PRUNE_MINIMUM, 2 * len(self.gradients))
 
     def undo(self, names: dict) -> None:
         for name, previous in self.names.items():
@@ -49,3 +51,25 @@ class Journal:
         restore_gradients(list(self.gradients.items()))
         self.names.clear()
         self.gradients.clear()
+
+
+def survivors(table: dict) -> dict:
+    """Empty ``table``; return its entries whose keys something else refers to, in order:
+    the saved gradients of nodes nothing can reach any more (the graphs of earlier
+    iterations) are dropped, since putting them back would change nothing anyone can see."""
+    if not table:
+        return {}
+    table[object()] = None
+    key, entry = table.popitem()
+    baseline = sys.getrefcount(key)
+    keys: list = []
+    values: list = []
+    while table:
+        key, entry = table.popitem()
+        if sys.getrefcount(key) > baseline:
+            keys.append(key)
+            values.append(entry)
+    key = entry = None
+    keys.reverse()
+    values.reverse()
+    return dict(zip(keys, values))

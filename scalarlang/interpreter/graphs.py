@@ -1,0 +1,170 @@
+"""Statements that walk a graph: ``backward(...)`` (a pass, committed only when it is all
+finite), ``draw(...)`` (a picture), and the notes that name the nodes a pass error is about."""
+
+from __future__ import annotations
+
+from ..language import tree
+from ..language.diagnostics import Diagnostic, LanguageError
+from ..engine.scalar import Scalar, ScalarOperation
+from ..engine.errors import ScalarAutodiffError
+from .failures import raising
+from .labels import formatted, label_of, made_at, name_of, operation_text, source_label
+from ..engine.numbers import format_parameter
+from .outcomes import BackwardShown, Drawn
+
+
+def compile_backward(run, statement: tree.ExprStatement, call: tree.Call):
+    compiler = run.compiler
+    output_of = compiler.expression(call.args[0])
+    if len(call.args) == 2:
+        seed_of, seed_span = compiler.number(call.args[1]), call.args[1].span
+    else:
+        seed_of, seed_span = (lambda args: 1.0), call.span
+    output_span, span = call.args[0].span, statement.span
+
+    def backward(show):
+        output = output_of(None)
+        seed = seed_of(None)
+        journal = run.journal
+        observer = run.session.pass_observer
+        try:
+            if journal is None and not show and observer is None:
+                output.backward_with_seed(seed)  # checks everything, then commits: atomic
+                return
+            backward_pass = output.reverse_pass(seed)
+        except ScalarAutodiffError as error:
+            raise pass_failure(compiler, error, output, seed_span, output_span) from None
+        if observer is not None and not run.muted:
+            # --draw: the pass's picture is written before anything is committed, so a
+            # picture that cannot be written leaves the stored gradients as they were.
+            from ..pictures.errors import DrawingError
+
+            topology = backward_pass.topology
+            try:
+                observer(backward_pass, label_of(output), lambda index: label_of(topology[index]))
+            except DrawingError as error:
+                raise compiler.fail(error.kind, error.message, span, error.fields) from None
+        if journal is not None:
+            journal.remember_gradients(backward_pass.topology)
+        backward_pass._commit()
+        if show:
+            topology = backward_pass.topology
+            run.emit(BackwardShown(
+                span,
+                label_of(output),
+                backward_pass,
+                lambda index: label_of(topology[index]),
+                lambda index: operation_text(topology[index]),
+                lambda index: formatted(topology[index]),
+            ))
+
+    return backward
+
+
+def compile_draw(run, statement: tree.ExprStatement, call: tree.Call):
+    """``draw(EXPR)``, ``draw(EXPR, "FILE")``: the picture of EXPR's graph as it is now.
+
+    It shows in loop bodies and under ``quiet`` too: a picture is asked for, never an echo."""
+    from ..pictures import DrawingError, graph_picture, picture_format, render, write_picture  # on first use
+
+    compiler, args = run.compiler, call.args
+    if (
+        len(args) not in (1, 2)
+        or isinstance(args[0], tree.StringLiteral)
+        or (len(args) == 2 and not isinstance(args[1], tree.StringLiteral))
+    ):
+        return raising(compiler.fail(
+            "wrong-arguments",
+            '`draw` takes an expression and, optionally, a file name in quotes: draw(loss) or '
+            'draw(loss, "loss.svg")',
+            call.span,
+            {"function": "draw", "expected": [1, 2], "got": len(args)},
+        ))
+    target = compiler.expression(args[0])
+    path_of = compiler.text(args[1]) if len(args) == 2 else None
+    target_span, file_span, span = args[0].span, args[-1].span, statement.span
+
+    def draw(show):
+        node = target(None)
+        path = path_of(None) if path_of is not None else None
+        try:
+            output_format = picture_format(path) if path is not None else None
+            picture = graph_picture(node, label_of)
+        except DrawingError as error:
+            where = target_span if error.kind == "graph-too-large" else file_span
+            raise compiler.fail(error.kind, error.message, where, error.fields) from None
+        if path is not None:
+            try:
+                if run.muted:  # `expect` tries the statement: it makes the picture, writes nothing
+                    render(picture, output_format)
+                else:
+                    write_picture(picture, path)
+            except DrawingError as error:
+                raise compiler.fail(error.kind, error.message, file_span, error.fields) from None
+        run.emit(Drawn(span, label_of(node), picture, path, output_format))
+
+    return draw
+
+
+def pass_failure(compiler, error, output, seed_span, output_span) -> LanguageError:
+    if error.kind == "non-finite-seed":
+        return compiler.engine_error(error, seed_span)
+    failure = compiler.engine_error(error, output_span)
+    notes = _node_notes(compiler, error, output)
+    if notes:
+        diagnostic = failure.diagnostic
+        return LanguageError(Diagnostic(
+            diagnostic.kind, diagnostic.message, diagnostic.span, diagnostic.source, diagnostic.fields, notes
+        ))
+    if error.kind == "untracked-output":
+        diagnostic = failure.diagnostic
+        return LanguageError(Diagnostic(
+            diagnostic.kind, diagnostic.message, diagnostic.span, diagnostic.source, diagnostic.fields,
+            (_untracked_hint(output),),
+        ))
+    return failure
+
+
+# Fields of pass errors that are topology indices, in the order their notes are shown.
+_INDEX_FIELDS = ("child", "parent", "node")
+
+
+def _node_notes(compiler, error, output: Scalar) -> tuple[str, ...]:
+    """``node 5 is s, made at 4:9 by x * h``: the nodes a pass error names by topology index."""
+    indices = []
+    for field in _INDEX_FIELDS:
+        index = error.fields.get(field)
+        if isinstance(index, int) and index not in indices:
+            indices.append(index)
+    if not indices:
+        return ()
+    topology = output.topology()
+    notes = []
+    for index in indices:
+        if not 0 <= index < len(topology):
+            continue
+        node = topology[index]
+        note = f"node {index} is `{label_of(node)}`"
+        made = made_at(node)
+        if made is not None:
+            source, span = made
+            where = f"{span.line}:{span.column}" if source is compiler.source else f"{source.name}:{span.line}:{span.column}"
+            note += f", made at {where} by `{source_label(source.text, span)}`"
+        notes.append(note)
+    return tuple(notes)
+
+
+def _untracked_hint(output: Scalar) -> str:
+    """How to make the output trackable: name a constant leaf it was made from."""
+    for node in output.topology():
+        if node.operation is ScalarOperation.CONSTANT:
+            name = name_of(node)
+            if name is not None:
+                return (
+                    f"help: `{label_of(output)}` depends on no variable: `{name}` is a constant; "
+                    f"make it a variable with `let {name} = var {format_parameter(node.value)}`"
+                )
+    return (
+        f"help: `{label_of(output)}` depends on no variable; "
+        "make one with `var`, e.g. `let x = var 2`"
+    )
