@@ -18,7 +18,7 @@ from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.kinds import DRAWING_KINDS, PROGRAM_KINDS, RUNTIME_KINDS
 from scalarlang.interpreter.outcomes import Drawn, Expected, Failed
 from scalarlang.render.text import Renderer, make_console
-from scalarlang.front.repl import ReplCore
+from scalarlang.front.repl_core import ReplCore
 from scalarlang.language.source import Source
 from test_drawing import parse_dot
 
@@ -232,7 +232,7 @@ def test_repl_completes_draw_names_then_files(tmp_path):
     from prompt_toolkit.completion import CompleteEvent
     from prompt_toolkit.document import Document
 
-    from scalarlang.front.repl import SadCompleter
+    from scalarlang.front.editing import SadCompleter
 
     (tmp_path / "pictures").mkdir()
     completer = SadCompleter(lambda: ["loss", "lr", "x"])

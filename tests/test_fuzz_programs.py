@@ -62,7 +62,7 @@ from scalarlang.interpreter.core import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, In
 from scalarlang.interpreter.kinds import RUNTIME_KINDS, STATIC_KINDS
 from scalarlang.interpreter.outcomes import Failed
 from scalarlang.render.text import Renderer, make_console
-from scalarlang.front.repl import ReplCore
+from scalarlang.front.repl_core import ReplCore
 from scalarlang.front.runner import ScriptOutput
 from scalarlang.language.source import Source
 from scalarlang.language.parser import parse_program

@@ -247,7 +247,7 @@ def test_the_command_prints_one_line_per_variable(tmp_path):
 
 def test_the_repl_help_shows_the_named_and_several_variable_forms():
     from scalarlang.render.text import Renderer, make_console
-    from scalarlang.front.repl import ReplCore
+    from scalarlang.front.repl_core import ReplCore
 
     stream = io.StringIO()
     core = ReplCore(Renderer(make_console(stream, width=120, color="never"), echo_bindings=True))

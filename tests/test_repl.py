@@ -23,19 +23,10 @@ from pygments.token import Comment, Error, Keyword, Name, Number, Operator, Stri
 from scalarlang.front.highlight import SadLexer, highlight_source, prompt_toolkit_style_rules
 from scalarlang.interpreter.core import KEYWORDS, STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
 from scalarlang.render.text import Renderer, make_console
-from scalarlang.front.repl import (
-    META_COMMANDS,
-    GuardedCompleter,
-    InputCheck,
-    ReplCore,
-    ReplLexer,
-    SadCompleter,
-    SadValidator,
-    build_prompt_session,
-    history_path,
-    open_history,
-    repl_loop,
-)
+from scalarlang.front.editing import GuardedCompleter, InputCheck, ReplLexer, SadCompleter, SadValidator
+from scalarlang.front.history import history_path, open_history
+from scalarlang.front.repl import build_prompt_session, repl_loop
+from scalarlang.front.repl_core import META_COMMANDS, ReplCore
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = ["let x = var 2", "let square = x * x", "let loss = square + square"]

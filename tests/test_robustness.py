@@ -33,7 +33,8 @@ from scalarlang.interpreter.core import LABEL_LIMIT, Interpreter
 from scalarlang.interpreter.kinds import PROGRAM_KINDS, RUNTIME_KINDS
 from scalarlang.interpreter.outcomes import BackwardShown, Expected, Failed
 from scalarlang.render.text import Renderer, make_console
-from scalarlang.front.repl import InputCheck, ReplCore
+from scalarlang.front.editing import InputCheck
+from scalarlang.front.repl_core import ReplCore
 from scalarlang.front.runner import ScriptOutput, read_source, text_source
 from scalarlang.language.source import Source
 from scalarlang.language.parser import MAX_NESTING

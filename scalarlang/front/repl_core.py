@@ -1,0 +1,334 @@
+"""The REPL without a terminal: `ReplCore` runs one input against one `Interpreter` and prints
+what it did.
+
+An input is a line, or several lines while a parenthesis, bracket or brace was open; it runs
+with ``Interpreter.run(source, atomic=True)`` or is a meta-command (`:help`, `:vars`, `:draw`,
+...). Output goes through `Renderer`, the rendering the script runner uses. The prompt on top
+(repl.py) and the tests drive the same core, so nothing here imports prompt_toolkit.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import sys
+import traceback
+from typing import TYPE_CHECKING, Iterable, TextIO, cast
+
+from rich.text import Text
+
+from ..interpreter.core import VALUE_FUNCTIONS, Interpreter
+from ..interpreter.kinds import RUNTIME_KINDS
+from ..interpreter.outcomes import Drawn, Failed, Outcome
+from ..language.diagnostics import Diagnostic
+from ..language.source import Source, Span
+from ..render.text import STYLES, Renderer, value_line
+from .runner import read_source
+
+if TYPE_CHECKING:
+    from ..engine.scalar import Scalar
+
+META_COMMANDS = {
+    "help": ("", "this list"),
+    "vars": ("", "every binding with its value and gradient"),
+    "graph": ("NAME", "the graph of a bound name"),
+    "draw": ("NAME [FILE]", "its picture: DOT text, or FILE (.svg, .png, .dot)"),
+    "load": ("FILE", "run a .sad file into this session"),
+    "reset": ("", "forget every binding"),
+    "quit": ("", "leave (also Ctrl-D)"),
+}
+_META = re.compile(r"\s*:(\S*)\s*(.*?)\s*\Z", re.DOTALL)
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+class ReplCore:
+    """Runs REPL inputs against one `Interpreter` and prints what they did.
+
+    ``out`` prints results; ``errors`` (default: ``out``) prints diagnostics and messages about
+    our own faults. Each input is atomic: when it fails, every name and stored gradient is as
+    it was before it.
+    """
+
+    def __init__(
+        self,
+        out: Renderer,
+        errors: Renderer | None = None,
+        *,
+        session: Interpreter | None = None,
+        debug: bool = False,
+    ):
+        self.session = session if session is not None else Interpreter()
+        self.out = out
+        self.errors = errors if errors is not None else out
+        self.debug = debug
+        self.count = 0  # inputs read so far; the source of input N is named `<repl:N>`
+        self._reported: set[tuple[str, str]] = set()
+        self._pending: list[tuple[str, BaseException]] = []
+        self._pending_messages: list[str] = []
+
+    # ---- one input ------------------------------------------------------------------------
+
+    def handle(self, text: str) -> bool:
+        """Run one input (statements or a meta-command); False when the user asked to leave."""
+        self.report_background_faults()
+        if not text.strip():
+            return True
+        self.count += 1
+        try:
+            if text.lstrip().startswith(":"):
+                return self._meta(text)
+            self.run(Source(self.source_name(), text))
+        except KeyboardInterrupt:
+            self.message("interrupted: nothing of this input was kept")
+        except Exception as error:  # a bug of ours: report it, keep the session
+            self.internal_error("running the input", error)
+        return True
+
+    def source_name(self) -> str:
+        return f"<repl:{self.count}>"
+
+    def run(self, source: Source, renderer: Renderer | None = None) -> bool:
+        """Run ``source`` atomically and show its outcomes; True when nothing failed."""
+        outcomes = self.session.run(source, atomic=True)
+        shown = 0
+        try:
+            for outcome in outcomes:
+                if isinstance(outcome, Failed):
+                    self.show(outcome)
+                    if shown:
+                        self.message("the statements before it in this input were undone")
+                    return False
+                self.show(outcome, renderer)
+                shown += 1
+        finally:
+            outcomes.close()  # stopped early (Ctrl-C while printing): the session undoes it
+        return True
+
+    def show(self, outcome: Outcome, renderer: Renderer | None = None) -> None:
+        """Render one outcome; a fault while rendering is reported, never raised."""
+        failed = isinstance(outcome, Failed)
+        renderer = renderer or (self.errors if failed else self.out)
+        try:
+            renderer.outcome(outcome)
+        except Exception as error:
+            self.internal_error("showing the result", error)
+        if isinstance(outcome, Failed) and outcome.traceback:
+            if self.debug:
+                self._write_traceback(outcome.traceback)
+            else:
+                self.message("run with --debug to see the traceback")
+
+    # ---- meta-commands ----------------------------------------------------------------------
+
+    def _meta(self, text: str) -> bool:
+        match = cast("re.Match[str]", _META.match(text))  # matches any text that starts with `:`
+        word, argument = match.group(1), match.group(2)
+        command = command_named(word)
+        if command is None:
+            known = ", ".join(f":{name} {parameter}".rstrip() for name, (parameter, _) in META_COMMANDS.items())
+            close = difflib.get_close_matches(word, list(META_COMMANDS), n=1)
+            notes = (f"the commands are {known}",) + ((f"did you mean `:{close[0]}`?",) if close else ())
+            self.complain(f"unknown command `:{_shorten(word)}`", notes)
+            return True
+        parameter = META_COMMANDS[command][0]
+        if not parameter and argument:
+            self.complain(f"`:{command}` takes no argument")
+            return True
+        if parameter and not argument:
+            self.complain(f"`:{command}` needs {'a file' if parameter == 'FILE' else 'a name'}: :{command} {parameter}")
+            return True
+        if command == "quit":
+            return False
+        if command == "help":
+            self.help()
+        elif command == "vars":
+            self.show_vars()
+        elif command == "graph":
+            self.show_graph(text, match.start(2), argument)
+        elif command == "draw":
+            self.draw(text, match.start(2), argument)
+        elif command == "load":
+            self.load(argument)
+        elif command == "reset":
+            self.session.reset()
+            self.message("the session is reset: no names are bound")
+        return True
+
+    def help(self) -> None:
+        label = STYLES["label"]
+        functions = " ".join(VALUE_FUNCTIONS)
+        rows = [
+            ("statements", "let NAME = EXPR · EXPR · print ITEM, ITEM … · zero_grad · zero_grad(EXPR)"),
+            ("", "backward(EXPR) · backward(EXPR, SEED) · graph(EXPR)"),
+            ("", "gradcheck(OUT, X, Y, …[, step: S][, tolerance: T]) · gradcheck(OUT, X, STEP, TOLERANCE)"),
+            ("", "  (with 4 arguments Y, Z are variables if both are tracked, else STEP and TOLERANCE)"),
+            ("", "assert A == B [within TOL] (also != < <= > >=) · expect KIND: STATEMENT · quiet STATEMENT"),
+            ("", 'draw(EXPR) · draw(EXPR, "FILE") (FILE: .svg, .png or .dot)'),
+            ("training", "fn NAME(P, …) = EXPR · descend NAME, … by LR · let NAME = [(1, 3), (2, 5), …]"),
+            ("", "repeat N { … } · for i in A..B { … } · for x, y in TABLE { … } · if A OP B { … } else { … }"),
+            ("expressions", "var EXPR · const EXPR · + - * / % ** · -a · ( … ) · 2.5 · 1e-3 · inf · nan · \"text {EXPR}\""),
+            ("functions", functions),
+            ("commands", "  ".join(f":{name}" + (f" {arg}" if arg else "") for name, (arg, _) in META_COMMANDS.items())),
+        ]
+        widest = max(len(arg) for arg, _ in META_COMMANDS.values())
+        rows += [("", f":{name:<6} {arg:<{widest}} {about}") for name, (arg, about) in META_COMMANDS.items()]
+        rows += [
+            ("error kinds", "for `expect KIND: STATEMENT` (Tab completes them): " + " ".join(sorted(RUNTIME_KINDS))),
+            ("keys", "Enter runs the input, or starts a new line while a `(`, `[` or `{` is open (indented in a block)"),
+            ("", "Alt-Enter new line · Tab completes · Right takes the grey suggestion from history"),
+            ("", "Up/Down history · Ctrl-C drops the input (or stops a long run) · Ctrl-D leaves"),
+        ]
+        for title, body in rows:
+            self.out.line(Text.assemble((f"{title:<12}", label), body))
+
+    def show_vars(self) -> None:
+        bindings = self.session.bindings
+        if not bindings:
+            self.message("no names are bound yet")
+            return
+        for name, node in bindings.items():
+            try:
+                self.out.line(value_line(self.session.state_of(node, name)))
+            except Exception as error:
+                self.internal_error("showing the result", error)
+
+    def show_graph(self, text: str, start: int, name: str) -> None:
+        node = self._binding(text, start, name, "graph")
+        if node is not None:
+            self.show(self.session.graph_of(node, _span(text, start, start + len(name))))
+
+    def draw(self, text: str, start: int, argument: str) -> None:
+        """``:draw NAME [FILE]``: as the statement ``draw(NAME[, "FILE"])``."""
+        from ..pictures import DrawingError, graph_picture, picture_format, write_picture
+
+        name, _, file = argument.partition(" ")
+        node = self._binding(text, start, name, "draw")
+        if node is None:
+            return
+        source = Source(self.source_name(), text)
+        file = file.strip()
+        file_start = text.rfind(file) if file else start
+        span = _span(text, file_start, file_start + len(file)) if file else _span(text, start, start + len(name))
+        path = os.path.expanduser(_unquote(file)) if file else None
+        try:
+            picture = graph_picture(node, self.session.label_of)
+            output_format = None if path is None else picture_format(path)
+            if path is not None:
+                write_picture(picture, path)
+        except DrawingError as error:
+            self.show(Failed(Diagnostic(error.kind, error.message, span, source, dict(error.fields))))
+            return
+        self.show(Drawn(span, self.session.label_of(node), picture, path, output_format))
+
+    def _binding(self, text: str, start: int, name: str, command: str) -> Scalar | None:
+        """The node bound to ``name``, else None once the error is shown."""
+        source = Source(self.source_name(), text)
+        span = _span(text, start, start + len(name))
+        if not _NAME.match(name):
+            self.complain(
+                f"`:{command}` takes the name of a binding, not `{_shorten(name)}`",
+                (f"for an expression, run `{command}(EXPR)`",),
+            )
+            return None
+        node = self.session.lookup(name)
+        if node is None:
+            close = difflib.get_close_matches(name, list(self.session.bindings), n=1)
+            notes = (f"help: did you mean `{close[0]}`?",) if close else ()
+            diagnostic = Diagnostic("undefined-name", f"`{name}` is not defined", span, source, {"name": name}, notes)
+            self.show(Failed(diagnostic))
+            return None
+        return node
+
+    def load(self, argument: str) -> None:
+        path = os.path.expanduser(_unquote(argument))
+        item = read_source(path)
+        if isinstance(item, Diagnostic):
+            self.show(Failed(item))
+            return
+        before = self.session.bindings
+        # A file runs as a script would print it: its `let`s are not echoed one by one.
+        quiet = Renderer(self.out.console, row_limit=self.out.row_limit, echo_bindings=False)
+        if self.run(item, quiet):
+            bound = [name for name, node in self.session.bindings.items() if before.get(name) is not node]
+            self.message(f"loaded {item.name}" + (f"; bound {', '.join(bound)}" if bound else ""))
+        else:
+            self.message(f"nothing of {item.name} was kept")
+
+    # ---- messages -----------------------------------------------------------------------------
+
+    def message(self, text: str) -> None:
+        self.out.line(Text(text, STYLES["dim"]))
+
+    def complain(self, text: str, notes: Iterable[str] = ()) -> None:
+        self.errors.line(Text.assemble(("error", STYLES["error"]), (f": {text}", "bold")))
+        for note in notes:
+            self.errors.line(Text.assemble(("  = ", STYLES["arrow"]), (note, STYLES["note"])))
+
+    def internal_error(self, where: str, error: BaseException) -> None:
+        """A bug of ours: one short line (the traceback with --debug); the session goes on."""
+        try:
+            self.errors.line(
+                Text.assemble(
+                    ("error[internal-error]", STYLES["error"]),
+                    f": while {where}: {type(error).__name__}: {error}; this is a bug in scalarlang",
+                )
+            )
+            if self.debug:
+                self._write_traceback("".join(traceback.format_exception(error)))
+        except Exception:  # the console itself fails: last resort
+            # (None only in a process without a console, where no REPL runs.)
+            cast(TextIO, sys.__stderr__).write(f"scalarlang: internal error while {where}: {type(error).__name__}\n")
+
+    def background_fault(self, where: str, error: BaseException) -> None:
+        """A fault while the prompt is up (completer, lexer): kept, reported after the input."""
+        self._pending.append((where, error))
+
+    def later(self, text: str) -> None:
+        """A message that arises while the prompt is up (the history file failing): printed
+        once the prompt is gone, so that it does not garble the line being edited."""
+        self._pending_messages.append(text)
+
+    def report_background_faults(self) -> None:
+        messages, self._pending_messages = self._pending_messages, []
+        for text in messages:
+            self.message(text)
+        pending, self._pending = self._pending, []
+        for where, error in pending:
+            key = (where, type(error).__name__)
+            if key in self._reported and not self.debug:
+                continue
+            self._reported.add(key)
+            self.internal_error(where, error)
+
+    def _write_traceback(self, text: str) -> None:
+        file = self.errors.console.file
+        file.write(text if text.endswith("\n") else text + "\n")
+        file.flush()
+
+
+def command_named(word: str) -> str | None:
+    """The meta-command ``word`` names, in full or by a prefix of one command only."""
+    if word in META_COMMANDS:
+        return word
+    matches = [name for name in META_COMMANDS if word and name.startswith(word)]
+    return matches[0] if len(matches) == 1 else None
+
+
+def _span(text: str, start: int, end: int) -> Span:
+    line = text.count("\n", 0, start) + 1
+    column = start - (text.rfind("\n", 0, start) + 1) + 1
+    end_line = text.count("\n", 0, end) + 1
+    end_column = end - (text.rfind("\n", 0, end) + 1) + 1
+    return Span(start, end, line, column, end_line, end_column)
+
+
+def _unquote(text: str) -> str:
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    return text
+
+
+def _shorten(text: str, limit: int = 30) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
