@@ -23,7 +23,8 @@ from ..interpreter.kinds import RUNTIME_KINDS
 from ..interpreter.outcomes import Drawn, Failed, Outcome
 from ..language.diagnostics import Diagnostic
 from ..language.source import Source, Span
-from ..render.text import STYLES, Renderer, value_line
+from ..render.styles import STYLES
+from ..render.text import Renderer, value_line
 from .runner import read_source
 
 if TYPE_CHECKING:

@@ -1,0 +1,14 @@
+"""The palette: the rich style of each kind of text we print (labels, errors, notes, table
+headers), shared by the tables, the value lines and diagnostics, and the REPL's messages."""
+
+STYLES = {
+    "label": "bold cyan",
+    "number": "",
+    "dim": "dim",
+    "error": "bold red",
+    "arrow": "bold blue",
+    "caret": "bold red",
+    "note": "bold",
+    "ok": "green",
+    "header": "bold",
+}
