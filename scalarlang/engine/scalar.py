@@ -15,7 +15,6 @@ finite by construction (an operand's value, a constant, 1 - tanh^2) is not check
 from __future__ import annotations
 
 import math
-from functools import partial
 
 from . import passes
 from .arithmetic import divide_by_zero, power_and_derivative
@@ -363,10 +362,6 @@ class Scalar(Node):
     backward = passes.backward
     backward_with_seed = passes.backward_with_seed
     zero_grad = passes.zero_grad
-
-
-# A leaf of this class as interpreter/straight.py's generated code makes them.
-_leaf = partial(_new_leaf, Scalar)
 
 
 def _unary(value: float, operation: ScalarOperation, operand: Scalar, derivative: float) -> Scalar:
