@@ -56,7 +56,6 @@ from fuzzing import (
 )
 
 from scalarlang.language import tree as ast
-from scalarlang.language.compact import Statements
 from scalarlang.language.diagnostics import LanguageError
 from scalarlang.interpreter.core import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, Interpreter
 from scalarlang.interpreter.kinds import RUNTIME_KINDS, STATIC_KINDS
@@ -329,7 +328,7 @@ def forms_of(program) -> set[str]:
     forms, stack = set(), [program]
     while stack:
         node = stack.pop()
-        if isinstance(node, (tuple, Statements)):
+        if isinstance(node, tuple):
             stack.extend(node)
             continue
         if not dataclasses.is_dataclass(node):

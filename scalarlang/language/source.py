@@ -148,5 +148,3 @@ class Source:
             return lines[line - 1].rstrip("\r")
         return ""
 
-
-indexed_span = Span.indexed  # (for the straight-line run path until it is deleted)
