@@ -336,20 +336,10 @@ class Builder(Transformer):
     product = sum
 
     def power(self, children: list) -> Part:
-        """`a ** b ** c ...` (the last exponent may be negated), folded right in a loop."""
-        if getattr(children[-2], "type", None) == "MINUS":  # `... ** -operand`
-            minus, part = children[-2], children[-1]
-            node = Unary(join(tok_span(minus), part.outer), "-", part.node)
-            acc = _nested(node, part.depth + 1, minus)
-            bases = children[:-3:2]
-        else:
-            acc = children[-1]
-            bases = children[:-1:2]
-        node, last, depth = acc.node, acc.outer, acc.depth
-        for base in reversed(bases):
-            node = Binary(join(base.outer, last), "**", base.node, node)
-            depth = max(depth, base.depth)
-        return Part(node, node.span, depth)
+        """`a ** b`: the grammar's `**` is right-recursive, so `b` may be a power already."""
+        base, _, exponent = children
+        node = Binary(join(base.outer, exponent.outer), "**", base.node, exponent.node)
+        return Part(node, node.span, max(base.depth, exponent.depth))
 
     def neg(self, children: list) -> Part:
         minus, part = children

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 from lark import Token
 from lark.lark import PostLex
@@ -60,7 +60,7 @@ class Layout(PostLex):
         previous: str | None = None  # the kind of the last token the parser was given
         for token in stream:
             kind = token.type
-            if kind in _KEYWORD_KINDS and _WORD_CHARACTER.match(text, token.end_pos):
+            if kind in _KEYWORD_KINDS and _WORD_CHARACTER.match(text, _end(token)):
                 token = _whole_word(token, text)
                 kind = "NAME"  # (the parser rejects it: only the keyword fitted here)
             elif kind in _WATCHED:
@@ -73,13 +73,17 @@ class Layout(PostLex):
             yield token
 
 
+def _end(token: Token) -> int:
+    return cast(int, token.end_pos)  # lark's lexer sets every position of its tokens
+
+
 def _whole_word(keyword: Token, text: str) -> Token:
     """The NAME of the whole word a keyword was lexed out of (`in` of `indata`)."""
-    end = _REST_OF_WORD.match(text, keyword.end_pos).end()
-    word = text[keyword.start_pos : end]
+    end = cast(re.Match, _REST_OF_WORD.match(text, _end(keyword))).end()  # (`*` matches anywhere)
+    word = text[cast(int, keyword.start_pos) : end]
     return Token(
         "NAME", word, keyword.start_pos, keyword.line, keyword.column,
-        keyword.line, keyword.column + len(word), end,
+        keyword.line, cast(int, keyword.column) + len(word), end,
     )
 
 

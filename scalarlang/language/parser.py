@@ -124,7 +124,7 @@ def _parse(text: str) -> Program:
         expected = interactive.accepts() - _LAYOUT_ONLY
         raise unexpected_token(token, expected, interactive.parser_state.value_stack, text) from None
     except UnexpectedCharacters as exc:
-        raise unexpected_character(text, exc.pos_in_stream) from None
+        raise unexpected_character(text, exc.pos_in_stream or 0) from None
     finally:
         layout.text = ""
         if collecting:
