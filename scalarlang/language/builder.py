@@ -2,8 +2,9 @@
 
 lark calls each method with a production's children as the parser reduces it, so the AST is
 built bottom-up without recursion (a chain ``x+x+...+x`` is reduced one operator at a time),
-and expression nesting is counted as it is reduced and capped at ``MAX_NESTING``. What the grammar leaves open is checked here, with words of our own: table
-rows of one width, one name for a range, a table or its name after `for NAME, ... in`.
+and expression nesting is counted as it is reduced and capped at ``MAX_NESTING``. What the
+grammar leaves open is checked here, with words of our own: one name for a range, names bound
+once, named arguments last.
 
 Spans: every node's span is exactly the source text of that expression, so
 ``source.slice(node.span)`` is its label. Parentheses are not part of the inner node's span
@@ -27,17 +28,22 @@ from .tree import (
     Binary,
     Block,
     Call,
+    Compare,
+    Comprehension,
     Descend,
     Expect,
     Expr,
     ExprStatement,
     ForRange,
-    ForTable,
+    ForClause,
+    ForEach,
     FunctionDef,
     If,
+    Index,
     Keyword,
     Leaf,
     Let,
+    ListLiteral,
     Name,
     Number,
     Print,
@@ -45,7 +51,6 @@ from .tree import (
     Quiet,
     Repeat,
     StringLiteral,
-    Table,
     Text,
     Unary,
     ZeroGrad,
@@ -146,20 +151,10 @@ def _names(tokens: list) -> tuple[tuple[str, ...], tuple[Span, ...]]:
 
 
 def _value(item: Any) -> tuple[Any, Span]:
-    """The node of a Part (or a finished node: a table, a string) and the span it covers."""
+    """The node of a Part (or a finished node: a string) and the span it covers."""
     if isinstance(item, Part):
         return item.node, item.outer
     return item, item.span
-
-
-class _Row:
-    """A table row while the table is built: its numbers and its source span."""
-
-    __slots__ = ("span", "values")
-
-    def __init__(self, values: tuple[float, ...], span: Span):
-        self.values = values
-        self.span = span
 
 
 class _Named:
@@ -172,13 +167,9 @@ class _Named:
         self.depth = depth
 
 
-def _plural(count: int) -> str:
-    return f"{count} number" + ("" if count == 1 else "s")
-
-
 class Builder(Transformer):
     """One method per grammar alias. Expressions travel as `Part`s; statements, blocks and
-    tables are finished nodes."""
+    strings are finished nodes."""
 
     # -- program, blocks and statements
 
@@ -195,11 +186,7 @@ class Builder(Transformer):
 
     def let_stmt(self, children: list) -> Let:
         keyword, name, value = children
-        if type(value) is Part:  # most often; a table is the other case
-            node, end = value.node, value.outer
-        else:
-            node, end = value, value.span
-        return Let(join(tok_span(keyword), end), intern(str(name)), tok_span(name), node)
+        return Let(join(tok_span(keyword), value.outer), intern(str(name)), tok_span(name), value.node)
 
     def print_stmt(self, children: list) -> Print:
         keyword, *items = children
@@ -248,21 +235,17 @@ class Builder(Transformer):
             raise syntax_error(
                 "a range `A..B` binds one name",
                 join(tok_span(names[1]), tok_span(names[-1])),
-                ("help: `for i in 0..3 { ... }`; several names take a table's rows",),
+                ("help: `for i in 0..3 { ... }`; several names take a list's rows",),
             )
         (name,) = names
         span = join(tok_span(keyword), body.span)
         return ForRange(span, str(name), tok_span(name), start.node, stop.node, body)
 
-    def for_table(self, children: list) -> ForTable:
+    def for_each(self, children: list) -> ForEach:
         names: list[Any] | tuple[str, ...]  # the name tokens, then their texts
         keyword, *names, _in, source, body = children
-        if isinstance(source, Part):
-            if not isinstance(source.node, Name):
-                raise _not_a_loop_source(source, names)
-            source = source.node
         names, spans = _names(names)
-        return ForTable(join(tok_span(keyword), body.span), names, spans, source, body)
+        return ForEach(join(tok_span(keyword), body.span), names, spans, source.node, body)
 
     def if_stmt(self, children: list) -> If:
         """`if C { } else if C { } ... else { }`: the chain folded from its end, each
@@ -288,37 +271,6 @@ class Builder(Transformer):
         keyword, *names, _by, rate = children
         names, spans = _names(names)
         return Descend(join(tok_span(keyword), rate.outer), names, spans, rate.node)
-
-    # -- tables
-
-    def table(self, children: list) -> Table:
-        open_, *rows, close = children
-        rows = [row for row in rows if row is not None]
-        width = len(rows[0].values) if rows else 0
-        for row in rows:
-            if len(row.values) != width:
-                raise syntax_error(
-                    f"this row has {_plural(len(row.values))} but the table's first row has"
-                    f" {width}: every row of a table has one width",
-                    row.span,
-                )
-        span = join(tok_span(open_), tok_span(close))
-        return Table(span, tuple(row.values for row in rows), width)
-
-    def entry(self, children: list) -> _Row:
-        tok = children[-1]
-        value = float(tok)
-        span = tok_span(tok)
-        if value == 0.0:
-            _check_underflow(tok, span)
-        if len(children) == 2:
-            value, span = -value, join(tok_span(children[0]), span)
-        return _Row((value,), span)
-
-    def tuple(self, children: list) -> _Row:
-        open_, *entries, close = children
-        values = tuple(entry.values[0] for entry in entries)
-        return _Row(values, join(tok_span(open_), tok_span(close)))
 
     # -- expressions
 
@@ -389,6 +341,47 @@ class Builder(Transformer):
     def args(self, parts: list) -> list:
         return parts
 
+    def compare(self, children: list) -> Part:
+        left, op, right = children
+        node = Compare(join(left.outer, right.outer), str(op), left.node, right.node)
+        return Part(node, node.span, max(left.depth, right.depth))
+
+    def index(self, children: list) -> Part:
+        target, open_, index, close = children
+        node = Index(join(target.outer, tok_span(close)), target.node, index.node)
+        return _nested(node, max(target.depth, index.depth + 1), open_)
+
+    def list(self, children: list) -> Part:
+        open_, *items, close = children
+        parts = [item for item in items if item is not None]
+        node = ListLiteral(join(tok_span(open_), tok_span(close)), tuple(part.node for part in parts))
+        return _nested(node, max((part.depth for part in parts), default=0) + 1, open_)
+
+    def comprehension(self, children: list) -> Part:
+        open_, item, *clauses, close = children
+        span = join(tok_span(open_), tok_span(close))
+        node = Comprehension(span, item.node, tuple(clause.node for clause in clauses))
+        depth = max([item.depth] + [clause.depth for clause in clauses]) + 1
+        return _nested(node, depth, open_)
+
+    def comprehension_for(self, children: list) -> Part:
+        """`for NAME, ... in SOURCE` or `for NAME in START..STOP`: a part whose node is the
+        clause (its depth is its source's)."""
+        keyword, *rest = children
+        at = next(index for index, child in enumerate(rest) if getattr(child, "type", None) == "IN")
+        name_tokens, (source, *range_end) = rest[:at], rest[at + 1 :]
+        stop = range_end[1] if range_end else None
+        if stop is not None and len(name_tokens) > 1:
+            raise syntax_error(
+                "a range `A..B` binds one name",
+                join(tok_span(name_tokens[1]), tok_span(name_tokens[-1])),
+                ("help: `[i * i for i in 0..3]`; several names take a list's rows",),
+            )
+        names, spans = _names(name_tokens)
+        end = (stop or source).outer
+        clause = ForClause(join(tok_span(keyword), end), names, spans, source.node, stop.node if stop else None)
+        return Part(clause, clause.span, max(source.depth, stop.depth if stop else 0))  # type: ignore[arg-type]
+
     def group(self, children: list) -> Part:
         open_, part, close = children
         if part.depth + 1 > MAX_NESTING:
@@ -403,29 +396,6 @@ class Builder(Transformer):
             if isinstance(p, Part) or p.type == "TEXT"
         )
         return StringLiteral(join(tok_span(open_), tok_span(close)), parts)
-
-
-def _number_text(node: Any) -> str:
-    if isinstance(node, Number) and node.value.is_integer() and abs(node.value) < 1e15:
-        return str(int(node.value))
-    return "N"
-
-
-def _not_a_loop_source(source: Part, names: list):
-    node = source.node
-    if isinstance(node, Call) and node.function == "range" and 1 <= len(node.args) <= 2:
-        bounds = [_number_text(arg) for arg in node.args]
-        if len(bounds) == 1:
-            bounds.insert(0, "0")
-        notes = (f"help: count with a range: `for {names[0]} in {bounds[0]}..{bounds[1]} {{ ... }}`"
-                 " (the end not included)",)
-    else:
-        notes = ("help: `for i in 0..3 { ... }`, or `for x, y in [(1, 2), (3, 4)] { ... }`",)
-    return syntax_error(
-        "`for ... in` takes a range `A..B`, a table `[...]` or the name of a table",
-        source.outer,
-        notes,
-    )
 
 
 _NONZERO_DIGIT = re.compile(r"[1-9]")

@@ -7,8 +7,9 @@ tokens of the contextual lexer pass through `Layout.process` on their way to the
   is an error, worded for the habit behind it (`var` inside an expression, `else` out of place).
 - Keywords are whole words: where only a keyword fits, lark's lexer takes `in` out of `indata`;
   the whole word goes on as one NAME, which the parser then rejects with what it expected.
-- Nesting is limited (`MAX_NESTING`): parentheses, and statements inside blocks, `expect`,
-  `quiet` and `else if`. Deeper input is the error `too-deep` before the parser's stack grows.
+- Nesting is limited (`MAX_NESTING`): parentheses and brackets, and statements inside blocks,
+  `expect`, `quiet` and `else if`. Deeper input is the error `too-deep` before the parser's
+  stack grows.
 
 One `Layout` serves every parse of its parser; the state of a parse lives in the generator,
 and the text being parsed (for whole words) is set per thread before each parse.
@@ -150,10 +151,14 @@ class _Guard:
         elif kind == "LSQB":
             opened.append(_BRACKET)
             self.brackets.append(token)
+            self.parens += 1
+            if self.parens > MAX_NESTING:
+                raise too_deep(tok_span(token))
         elif kind == "RSQB":
             if opened and opened[-1] == _BRACKET:
                 opened.pop()
                 self.brackets.pop()
+                self.parens -= 1
         elif kind == "_SEMI":
             self.level = self.block_levels[-1] if self.block_levels else 0
         elif kind == "IF":

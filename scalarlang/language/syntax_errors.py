@@ -15,10 +15,10 @@ from .diagnostics import Diagnostic
 from .hints import character_hint, token_hint
 from .source import Source, Span
 
-# Levels of parentheses (every `(`, also a call's and zero_grad's), unary minus, `var`/`const`;
-# and, counted apart, of statements: blocks, `expect`, `quiet` and `else if`. Deeper input is
-# the error `too-deep`: the interpreter walks the AST with explicit stacks, but renderers and
-# Python's own dataclass repr/eq do not.
+# Levels of parentheses and brackets (every `(` and `[`: calls, lists, indexing), unary minus,
+# `var`/`const`; and, counted apart, of statements: blocks, `expect`, `quiet` and `else if`.
+# Deeper input is the error `too-deep`: the interpreter walks the AST with explicit stacks,
+# but renderers and Python's own dataclass repr/eq do not.
 MAX_NESTING = 1000
 
 
@@ -161,20 +161,6 @@ def _special_message(tok, found, at_end, expected, opened, text, span):
         return "unexpected `}`: no block is open", span, ()
     if found == "`within`":
         return "`within` is only allowed in `assert A == B within TOLERANCE`", span, ()
-    if tok.type == "LSQB" and "LSQB" not in expected:
-        return (
-            "a table `[...]` is not an expression: bind it with `let NAME = [...]`"
-            " or loop over it with `for`",
-            span,
-            ("help: `let data = [(1, 3), (2, 5)]`, then `for x, y in data { ... }`",),
-        )
-    in_table = any(t.type == "LSQB" for t in opened)  # a `(` there is a row's
-    if in_table and "NUMBER" in expected and "NAME" not in expected and not at_end:
-        return (
-            f"unexpected {found} in a table: a table holds numbers only",
-            span,
-            ("help: rows are numbers or tuples of numbers: `[1, -2.5, inf]`, `[(1, 2), (3, 4)]`",),
-        )
     return None
 
 
@@ -220,7 +206,7 @@ def open_brackets(stack: list) -> list:
 
 
 # Groups of terminals said as one phrase, then single terminals, in the order they are listed.
-_EXPRESSION_START = {"NAME", "NUMBER", "INF", "NAN", "LPAR", "MINUS", "VAR", "CONST"}
+_EXPRESSION_START = {"NAME", "NUMBER", "INF", "NAN", "LPAR", "LSQB", "MINUS", "VAR", "CONST"}
 _STATEMENT_START = {
     "LET", "PRINT", "ASSERT", "EXPECT", "ZERO_GRAD", "QUIET", "FN", "REPEAT", "FOR", "IF",
     "DESCEND",
@@ -239,7 +225,7 @@ _FRIENDLY = {
     "DOTDOT": "`..`",
     "LBRACE": "`{`",
     "LPAR": "`(`",
-    "LSQB": "a table `[...]`",
+    "LSQB": "`[`",
     "_EQUAL": "`=`",
     "_COLON": "`:`",
     "IN": "`in`",
@@ -295,7 +281,8 @@ def describe_expected(expected: set[str]) -> str:
         left -= _TABLE_ENTRY
     if {"PLUS", "STAR"} <= left:
         phrases.append("an operator")
-        left -= _OPERATORS | {"LPAR"}  # after a name `(` would make a call: not worth saying
+        # After a name `(` would make a call and `[` index it: not worth saying.
+        left -= _OPERATORS | {"LPAR", "LSQB"}
     if {"EQ", "NE"} <= left:
         phrases.append("a comparison (`==`, `!=`, `<`, `<=`, `>`, `>=`)")
         left -= _COMPARISONS

@@ -83,18 +83,58 @@ class Leaf:
     operand: Expr
 
 
-Expr = Number | Name | Unary | Binary | Call | Leaf
+@dataclass(frozen=True, slots=True)
+class Compare:
+    """``left op right`` with op one of ``== != < <= > >=`` inside an expression: the constant
+    1 or 0, through which no gradient flows."""
+
+    span: Span
+    op: str
+    left: Expr
+    right: Expr
 
 
 @dataclass(frozen=True, slots=True)
-class Table:
-    """``[n, ...]`` or ``[(n, n), ...]``: rows of plain numbers, all of one width (a literal,
-    possibly negated, or ``inf``/``nan``). Only a ``let`` value or a ``for`` source; not an
-    expression. ``width`` is the tuple width (1 for ``[n, ...]``); an empty table has width 0."""
+class ListLiteral:
+    """``[a, b, ...]`` or a row ``(a, b, ...)``: a list of the items' values (a number item is
+    a fresh constant, as everywhere)."""
 
     span: Span
-    rows: tuple[tuple[float, ...], ...]
-    width: int
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ForClause:
+    """``for NAME, ... in SOURCE`` of a comprehension; with ``stop``, the source is the range
+    ``SOURCE..STOP`` and there is one name."""
+
+    span: Span
+    names: tuple[str, ...]
+    name_spans: tuple[Span, ...]
+    source: Expr
+    stop: Expr | None
+
+
+@dataclass(frozen=True, slots=True)
+class Comprehension:
+    """``[ITEM for ... in ... for ... in ...]``: the first clause is the outermost loop; the
+    clauses' names are bound only inside it."""
+
+    span: Span
+    item: Expr
+    clauses: tuple[ForClause, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Index:
+    """``target[index]``: counting from 0, a negative index from the end."""
+
+    span: Span
+    target: Expr
+    index: Expr
+
+
+Expr = Number | Name | Unary | Binary | Compare | Call | Leaf | ListLiteral | Comprehension | Index
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,12 +158,12 @@ class StringLiteral:
 
 @dataclass(frozen=True, slots=True)
 class Let:
-    """``let NAME = EXPR`` or ``let NAME = [ ... ]`` (a table)."""
+    """``let NAME = EXPR``."""
 
     span: Span
     name: str
     name_span: Span
-    value: Expr | Table
+    value: Expr
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,13 +253,14 @@ class ForRange:
 
 
 @dataclass(frozen=True, slots=True)
-class ForTable:
-    """``for NAME, ... in TABLE { ... }``; ``table`` is a literal or a name bound to one."""
+class ForEach:
+    """``for NAME, ... in SOURCE { ... }``: SOURCE is a list; one name takes each item, several
+    names take the items of each row."""
 
     span: Span
     names: tuple[str, ...]
     name_spans: tuple[Span, ...]
-    table: Table | Name
+    source: Expr
     body: Block
 
 
@@ -256,7 +297,7 @@ class Quiet:
 
 Statement = (
     Let | ExprStatement | Print | ZeroGrad | Assert | Expect
-    | FunctionDef | Repeat | ForRange | ForTable | If | Descend | Quiet
+    | FunctionDef | Repeat | ForRange | ForEach | If | Descend | Quiet
 )
 
 
