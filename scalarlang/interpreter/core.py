@@ -161,7 +161,7 @@ class Interpreter:
         straight-line program takes 0.59 s without the pause and 0.46 s with it;
         `examples/xor.sad`, `fit_line.sad` and `neuron.sad` take the same either way.
         """
-        run = Run(self, source, Journal() if atomic else None, echo)
+        run = Run(self, source, Journal(self._names) if atomic else None, echo)
         steps = run.steps(program.statements, not quiet)
         collecting = gc.isenabled()
         try:
@@ -201,7 +201,7 @@ class Interpreter:
 
     def _undo(self, run: Run) -> None:
         if run.journal is not None:
-            run.journal.undo(self._names)
+            run.journal.undo()
 
 
 def _internal_failure(error: BaseException, source: Source, span: Span | None = None) -> Failed:
