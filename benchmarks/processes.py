@@ -7,9 +7,10 @@ machine load touches them alike):
 - ``python-equivalent``: a straight-line program of N statements (``let aN = aN-1 * 1.0000001
   + k``, then one backward) run by ``scalarlang FILE``, against the same statements as a
   Python script on our engine (``python FILE.py``). The ratio says what the language costs
-  over writing the engine calls by hand. Target (issue "Interpreter speed"): <= 2.0.
+  over writing the engine calls by hand. Target (issue "One parser, one evaluator"): <= 5.0
+  (a program of this shape is not what users write; the language keeps one path for it).
 - ``statements``: the same kind of program with 100,000 statements through ``scalarlang``:
-  statements per second end to end. Target: >= 50,000.
+  statements per second end to end, for the record (no target).
 - ``training``: ``scalarlang examples/xor.sad`` against the same training loop written in
   Python on micrograd and on PyTorch (``benchmarks/training/``). Target: ratio to
   micrograd <= 1.0.
@@ -129,8 +130,8 @@ def case_parsed_memory(statements: int) -> dict:
 import json, sys, tracemalloc
 sys.path.insert(0, {str(BENCHMARKS)!r})
 from processes import straight_line_program
-from scalarlang.source import Source
-from scalarlang.syntax import parse_program
+from scalarlang.language.source import Source
+from scalarlang.language.parser import parse_program
 text, _ = straight_line_program({statements})
 source = Source("long.sad", text)
 parse_program(Source("warm.sad", "let x = var 1\\n"))  # load the parser's tables first
@@ -159,12 +160,12 @@ def render(results: dict) -> str:
     runs = equivalent["runs"]
     lines.append(
         f"python-equivalent ({equivalent['statements']:,} statements): scalarlang {runs['scalarlang']['best_s']:.3f} s, "
-        f"python {runs['python']['best_s']:.3f} s, ratio {equivalent['ratio']:.2f}x (target <= 2.0x)"
+        f"python {runs['python']['best_s']:.3f} s, ratio {equivalent['ratio']:.2f}x (target <= 5.0x)"
     )
     statements = results["statements"]
     lines.append(
         f"statements ({statements['statements']:,}): {statements['runs']['scalarlang']['best_s']:.3f} s, "
-        f"{statements['statements_per_s']:,.0f} statements/s end to end (target >= 50,000)"
+        f"{statements['statements_per_s']:,.0f} statements/s end to end"
     )
     training = results["training"]
     if training.get("available"):

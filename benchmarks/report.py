@@ -183,14 +183,8 @@ def targets(results: dict) -> list[dict]:
         "pass": bool(per_node) and all(v <= 400 for v in per_node.values()),
         "measured": ", ".join(f"{g} {v:.0f} B" for g, v in per_node.items()) or "n/a",
     })
-    interpreter = summary["interpreter"]
-    if interpreter.get("available"):
-        rate = interpreter["statements_per_s"]
-        rows.append({"target": "interpreter >= 50,000 statements/s (parse + run)", "pass": rate >= 50_000,
-                     "measured": f"{rate:,.0f} statements/s"})
-    else:
-        rows.append({"target": "interpreter >= 50,000 statements/s", "pass": None,
-                     "measured": "not available yet" + (f" ({interpreter.get('reason')})" if interpreter.get("reason") else "")})
+    # (The interpreter's statements per second are reported, not judged: the target of
+    # 50,000/s for straight-line programs was retired with the paths that chased it.)
     start_up = summary["startup"]
     if start_up.get("available", True) and "above_python_s" in start_up:
         rows.append({"target": "start-up <= 0.25 s above `python -c pass`", "pass": start_up["above_python_s"] <= 0.25,

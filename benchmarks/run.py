@@ -53,6 +53,7 @@ class Worker:
         hello = self._read()
         self.available = hello.get("available", False)
         self.version = hello.get("version")
+        self.file = hello.get("file")  # the module the worker imported
         self.reason = hello.get("reason")
 
     def _read(self) -> dict:
@@ -80,7 +81,7 @@ def run_cases(peers: list[str], sizes: dict, repeat: int) -> tuple[dict, dict]:
     """Every timing case, repetitions interleaved across the peers; then memory."""
     workers = {peer: Worker(peer) for peer in peers}
     info = {
-        peer: {"available": w.available, "version": w.version, "reason": w.reason}
+        peer: {"available": w.available, "version": w.version, "reason": w.reason, "file": w.file}
         for peer, w in workers.items()
     }
     live = [peer for peer in peers if workers[peer].available]

@@ -39,7 +39,9 @@ class Peer:
 
 
 def load_scalarlang() -> Peer:
-    sys.path.insert(0, str(REPO))  # the working tree, whatever is installed
+    # The working tree, whatever is installed; or the tree SCALARLANG_BENCH_TREE names
+    # (compare.py: a commit extracted to a temporary folder, measured with the same code).
+    sys.path.insert(0, os.environ.get("SCALARLANG_BENCH_TREE") or str(REPO))
     import scalarlang
     from scalarlang import Scalar
 
@@ -202,11 +204,11 @@ def _micrograd_depth_limit(peer) -> dict:
 
 
 def case_interpreter(peer, statements: int) -> dict:
-    """Parse and run a generated program with the language's own Session, when it exists."""
+    """Parse and run a generated program with the language's own Interpreter, when it exists."""
     try:
-        from scalarlang.interpreter import Session
-        from scalarlang.source import Source
-        from scalarlang.syntax import parse_program
+        from scalarlang.interpreter.core import Interpreter
+        from scalarlang.language.source import Source
+        from scalarlang.language.parser import parse_program
     except Exception as error:  # noqa: BLE001 - any failure means "not there yet"
         return {"available": False, "reason": f"{type(error).__name__}: {error}"}
     text = workloads.interpreter_program(statements)
@@ -214,7 +216,7 @@ def case_interpreter(peer, statements: int) -> dict:
     gc.collect()
     try:
         program, parse = _clock(parse_program, source)
-        session = Session()
+        session = Interpreter()
         outcomes, run = _clock(_run_all, session, program, source)
     except Exception as error:  # noqa: BLE001
         return {"available": False, "reason": f"{type(error).__name__}: {error}"}
@@ -331,7 +333,8 @@ def main() -> int:
     except Exception as error:  # noqa: BLE001 - a missing peer is reported, not fatal
         answer({"available": False, "reason": f"{type(error).__name__}: {error}"})
         return 0
-    answer({"available": True, "peer": peer.name, "version": peer.version})
+    module = sys.modules.get(peer.name)  # which copy was imported (compare.py checks it)
+    answer({"available": True, "peer": peer.name, "version": peer.version, "file": getattr(module, "__file__", None)})
     for line in sys.stdin:
         request = json.loads(line)
         try:

@@ -64,6 +64,7 @@ _EXPORTS = {name: f"engine.{module}" for name, module in _ENGINE_EXPORTS.items()
     "run": "front.api",
     "load_ipython_extension": "front.notebook",
     "unload_ipython_extension": "front.notebook",
+    "kernel_session": "front.notebook",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -129,4 +130,4 @@ if TYPE_CHECKING:  # what type checkers and IDEs see
     from .engine.numbers import format_exponent, format_number
     from .engine.records import BackwardEdge, BackwardNode, BackwardPass
     from .front.api import Result, Session, run
-    from .front.notebook import load_ipython_extension, unload_ipython_extension
+    from .front.notebook import kernel_session, load_ipython_extension, unload_ipython_extension

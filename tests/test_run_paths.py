@@ -276,6 +276,16 @@ def test_the_statement_budget_counts_every_statement(budget, monkeypatch):
             assert (f"a{budget - 1}" in bound or budget == 0) and f"a{budget}" not in bound
 
 
+def test_a_thousand_nested_parentheses_run_on_the_stack_at_the_top_and_in_loops():
+    nested = "(" * 1_000 + "x" + " * 1.001)" * 1_000
+    text = f"let x = var 1\nlet y = {nested}\nrepeat 3 {{ let z = {nested.replace('x', 'y', 1)} }}\nbackward(z)\n"
+    session = Interpreter()
+    outcomes = list(session.run(Source("deep.sad", text), echo=False))
+    assert not [outcome for outcome in outcomes if isinstance(outcome, Failed)]
+    assert session.lookup("x").gradient == pytest.approx(1.001 ** 2_000)
+    assert label_of(session.lookup("z").parents[0].parent).startswith("(" * 59)
+
+
 def test_a_long_straight_line_program_labels_every_name_and_node():
     lines = ["let a0 = var 1"] + [f"let a{i} = a{i - 1} * 0.5 + {i}" for i in range(1, 2_500)]
     lines += ["let c = a5", "let d = var 2", "backward(a2499)"]

@@ -527,6 +527,47 @@ def test_an_atomic_loop_of_100000_iterations_stays_small():
     assert _atomic_loop_peak(100_000) < 1_000_000
 
 
+def test_the_journal_keeps_only_the_gradients_the_starting_bindings_reach(monkeypatch):
+    from scalarlang.interpreter import journal as journal_module
+
+    monkeypatch.setattr(journal_module, "PRUNE_MINIMUM", 4)
+    session, _ = run_ok("let w = var 3\nlet loss = w * w\nbackward(loss)")
+    w, loss = session.lookup("w"), session.lookup("loss")
+    journal = journal_module.Journal(session._names)
+    journal.remember_name("loss")
+    session._names["loss"] = loss * 1.0  # rebound by the input: its old value is journaled
+    for _ in range(10):  # an input's loop: each iteration's graph dropped at its end
+        node = session.lookup("loss") * 2.0
+        journal.remember_gradients(node.topology())
+        node.backward()
+    # Ten iterations saved 13 gradients; the earlier iterations' were let go (with their
+    # graphs), the starting bindings' never.
+    assert {w, loss} <= set(journal.gradients) and len(journal.gradients) <= 5
+    journal.undo()
+    assert (w.gradient, loss.gradient, session.lookup("loss")) == (6.0, 1.0, loss)
+
+
+def test_an_undo_interrupted_half_way_is_finished_before_the_interrupt_goes_on(monkeypatch):
+    from scalarlang.interpreter import journal as journal_module
+
+    session, _ = run_ok("let w = var 3\nlet loss = w * w\nbackward(loss)")
+    before = {name: (node, node.gradient) for name, node in session.bindings.items()}
+    restore, calls = journal_module.restore_gradients, []
+
+    def interrupted_once(saved):
+        calls.append(len(saved))
+        if len(calls) == 1:
+            restore(saved[:1])  # half of it, then Ctrl-C
+            raise KeyboardInterrupt
+        restore(saved)
+
+    monkeypatch.setattr(journal_module, "restore_gradients", interrupted_once)
+    with pytest.raises(KeyboardInterrupt):
+        run("let v = var 1\nlet loss = loss * w\nbackward(loss)\nbackward(loss)\nlet w = nope", session, atomic=True)
+    assert calls[:2] == [3, 3] and not any(calls[2:])  # (then the emptied journal again)
+    assert {name: (node, node.gradient) for name, node in session.bindings.items()} == before
+
+
 def test_new_kinds_are_runtime_kinds_expect_can_catch():
     programs = {
         "reserved-name": "let exp = 1",

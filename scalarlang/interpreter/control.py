@@ -105,7 +105,7 @@ class Run:
     def bind(self, name: str, value: object) -> None:
         journal = self.journal
         if journal is not None and name not in journal.names:
-            journal.remember_name(name, self.names)
+            journal.remember_name(name)
         self.names[name] = value
 
     def emit(self, outcome: Outcome) -> None:
@@ -118,7 +118,7 @@ class Run:
         Interrupt-safe: whatever the moment, the outer journal and muting are back as they
         were, and what the statement did is undone (an interrupted undo is finished first),
         so the outer journal needs to know nothing of it."""
-        outer, muted, inner = self.journal, self.muted, Journal()
+        outer, muted, inner = self.journal, self.muted, Journal(self.names)
         try:
             self.journal = inner
             self.muted = muted + 1
@@ -129,7 +129,7 @@ class Run:
         finally:
             self.journal = outer
             self.muted = muted
-            inner.undo(self.names)
+            inner.undo()
         return None
 
     # ---- the driver -------------------------------------------------------------------------

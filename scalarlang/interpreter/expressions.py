@@ -132,40 +132,45 @@ class Compiler:
     # ---- the walk ---------------------------------------------------------------------------
 
     def _postfix(self, expr: tree.Expr) -> tuple[list, int]:
-        """Post-order items ``(combine, operand count, fuse)`` and the tree's depth."""
+        """Post-order items ``(combine, operand count, fuse)`` and the tree's depth.
+
+        An operation is put back on the work stack below its operands, as its item, and comes
+        off once their items are out: the operations waiting at any moment are the path to
+        the node at hand, so the most that ever wait, plus one, is the depth."""
         items: list = []
-        depths: list[int] = []
-        stack: list = [(expr, None)]
-        while stack:
-            node, children = stack.pop()
-            if children is None:
-                leaf = self._leaf(node)
-                if leaf is not None:
-                    items.append((leaf, 0, None))
-                    depths.append(1)
-                    continue
-                combine, children, fuse = self._inner(node)
-                if not children:
-                    items.append((combine, 0, None))
-                    depths.append(1)
-                    continue
-                stack.append((node, (combine, len(children), fuse)))
-                for child in reversed(children):
-                    stack.append((child, None))
-            else:
-                combine, count, fuse = children
-                items.append((combine, count, fuse))
-                depth = 1 + max(depths[len(depths) - count :])
-                del depths[len(depths) - count :]
-                depths.append(depth)
-        return items, depths[0]
+        add_item = items.append
+        work: list = [expr]
+        push, pop = work.append, work.pop
+        leaf_of, inner_of = self._leaf, self._inner
+        waiting = deepest = 0
+        while work:
+            node = pop()
+            if node.__class__ is tuple:  # an operation whose operands' items are out
+                add_item(node)
+                waiting -= 1
+                continue
+            leaf = leaf_of(node)
+            if leaf is not None:
+                add_item((leaf, 0, None))
+                continue
+            combine, children, fuse = inner_of(node)
+            if not children:
+                add_item((combine, 0, None))
+                continue
+            push((combine, len(children), fuse))
+            waiting += 1
+            if waiting > deepest:
+                deepest = waiting
+            for child in reversed(children):
+                push(child)
+        return items, deepest + 1
 
     def _leaf(self, node: tree.Expr):
-        if isinstance(node, tree.Number):
+        if node.__class__ is tree.Number:
             return self._number(node.value, Scalar.constant, node.span)
-        if isinstance(node, tree.Name):
+        if node.__class__ is tree.Name:
             return self._name(node)
-        if isinstance(node, tree.Leaf):
+        if node.__class__ is tree.Leaf:
             literal = literal_value(node.operand)
             if literal is not None:  # `var inf`: the variable is what is non-finite
                 return self._number(literal, Scalar.variable if node.kind == "var" else Scalar.constant, node.span)
