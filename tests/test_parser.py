@@ -344,7 +344,7 @@ def test_names_that_contain_keywords_are_names():
     "text, message",
     [
         ("1 +", "unexpected end of input, expected an expression"),
-        ("(1", "unexpected end of input, expected `)`"),
+        ("(1", "unexpected end of input, expected `)` or `,`"),
         ("f(1 2)", "unexpected `2`, expected an operator, `)` or `,`"),
         ("f(,)", "unexpected `,`, expected an expression or `)`"),
         ("1 2", "unexpected `2`, expected an operator or the end of the statement"),

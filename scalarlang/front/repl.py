@@ -126,7 +126,7 @@ def build_prompt_session(
         prompt_continuation=_continuation,
         multiline=True,
         history=history,
-        completer=GuardedCompleter(completer or SadCompleter(lambda: core.session.bindings), core.background_fault),
+        completer=GuardedCompleter(completer or SadCompleter(lambda: core.session.values), core.background_fault),
         complete_while_typing=False,
         auto_suggest=AutoSuggestFromHistory(),
         lexer=ReplLexer(core.background_fault, lexer) if color or lexer is not None else None,

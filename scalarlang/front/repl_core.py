@@ -21,6 +21,7 @@ from rich.text import Text
 from ..interpreter.core import VALUE_FUNCTIONS, Interpreter
 from ..interpreter.kinds import RUNTIME_KINDS
 from ..interpreter.outcomes import Drawn, Failed, Outcome
+from ..interpreter.values import ListValue, shape_text
 from ..language.diagnostics import Diagnostic
 from ..language.source import Source, Span
 from ..render.styles import STYLES
@@ -184,13 +185,16 @@ class ReplCore:
             self.out.line(Text.assemble((f"{title:<12}", label), body))
 
     def show_vars(self) -> None:
-        bindings = self.session.bindings
-        if not bindings:
+        values = self.session.values
+        if not values:
             self.message("no names are bound yet")
             return
-        for name, node in bindings.items():
+        for name, value in values.items():
             try:
-                self.out.line(value_line(self.session.state_of(node, name)))
+                if isinstance(value, ListValue):  # by its shape: `W1: 16 × 2 variables`
+                    self.out.line(Text.assemble((name, STYLES["label"]), (f": {shape_text(value)}", STYLES["dim"])))
+                else:
+                    self.out.line(value_line(self.session.state_of(value, name)))
             except Exception as error:
                 self.internal_error("showing the result", error)
 

@@ -42,7 +42,8 @@ def read_source(path: str, stdin: IO[str] | None = None, limit: int = SOURCE_LIM
         return _io_error(name, error.strerror or str(error))
     except ValueError as error:  # a NUL in the path (`:load` takes any text)
         return _io_error(name, str(error))
-    return _decoded(name, data, limit)
+    folder = None if path == "-" else os.path.dirname(os.path.abspath(path))
+    return _decoded(name, data, limit, folder)
 
 
 class _TooLong(Exception):
@@ -93,7 +94,7 @@ def _size(limit: int) -> str:
     return f"{megabytes:g} MB" if megabytes >= 1 else f"{limit} bytes"
 
 
-def _decoded(name: str, data: bytes, limit: int = SOURCE_LIMIT) -> Source | Diagnostic:
+def _decoded(name: str, data: bytes, limit: int = SOURCE_LIMIT, folder: str | None = None) -> Source | Diagnostic:
     if len(data) > limit:
         return too_long(name, len(data), limit)
     try:
@@ -101,7 +102,7 @@ def _decoded(name: str, data: bytes, limit: int = SOURCE_LIMIT) -> Source | Diag
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         return _io_error(name, f"is not valid UTF-8 (byte {error.start} on line {line})")
-    return Source(name, text.removeprefix("\ufeff"))
+    return Source(name, text.removeprefix("\ufeff"), folder)
 
 
 def _bytes_of(text: str) -> bytes:

@@ -1,8 +1,10 @@
 """The built-in functions: their names, how many arguments each takes, how each builds its node.
 
 Each entry's ``build(compiler, call)`` returns ``(combine, operand expressions)``: the
-compiler evaluates the operands and calls ``combine(args, *operand nodes)`` (see
+compiler evaluates the operands and calls ``combine(args, *operand values)`` (see
 ``expressions``). Built-in names are reserved: `let`, `fn` and parameters cannot take them.
+The functions of lists (`len`, `sum`, `dot`, `uniform`, `read_table` ...) are in
+``list_builtins``; this table names them all.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..language import tree
+from . import list_builtins
 from ..engine.scalar import Scalar
 from ..engine.errors import ScalarAutodiffError
 from .labels import label_of
@@ -20,14 +23,18 @@ VALUE_FUNCTIONS: dict[str, int | None] = {
     "exp": 1, "tanh": 1, "log": 1, "detach": 1, "grad": 1, "value": 1,
     "sqrt": 1, "relu": 1, "sigmoid": 1, "abs": 1, "max": 2, "min": 2,
     "sum": None, "mean": None,
-    # Counts, so exercises can assert them: unique nodes and operand edges of a graph, rows
-    # of a table.
+    # Counts, so exercises can assert them: unique nodes and operand edges of a graph, items
+    # of a list.
     "node_count": 1, "edge_count": 1, "len": 1,
+    # Lists: models as data.
+    "dot": 2, "flatten": None, "zip": None, "uniform": 2, "gauss": 2, "read_table": 1,
 }
 # Calls that are statements of their own, with the argument counts they accept.
 STATEMENT_FUNCTIONS: dict[str, tuple[int, ...]] = {
-    "backward": (1, 2), "graph": (1,), "gradcheck": (2,), "draw": (1, 2),
+    "backward": (1, 2), "graph": (1,), "gradcheck": (2,), "draw": (1, 2), "random_seed": (1,),
 }
+# The one built-in that takes a text argument (a file name): the rest take values only.
+TEXT_FUNCTIONS = frozenset({"read_table"})
 # `gradcheck` takes 2 arguments or more (an output and its variables, maybe a step and a
 # tolerance); its entry above is the least.
 RESERVED_NAMES = frozenset(VALUE_FUNCTIONS) | frozenset(STATEMENT_FUNCTIONS)
@@ -50,8 +57,11 @@ def _engine_unary(method):
     def build(compiler, call: tree.Call):
         span, origin = call.span, compiler.origin(call.span)
         engine_error = compiler.engine_error
+        not_a_node = compiler.node_check(call.args[0], f"`{call.function}`")
 
         def combine(args, operand):
+            if operand.__class__ is not Scalar:
+                raise not_a_node(operand)
             try:
                 node = method(operand)
             except ScalarAutodiffError as error:
@@ -62,6 +72,8 @@ def _engine_unary(method):
         def fuse(operand_of):  # the closure with its operand's called inline: one call less
             def run(args):
                 operand = operand_of(args)
+                if operand.__class__ is not Scalar:
+                    raise not_a_node(operand)
                 try:
                     node = method(operand)
                 except ScalarAutodiffError as error:
@@ -80,8 +92,14 @@ def _engine_binary(method):
     def build(compiler, call: tree.Call):
         span, origin = call.span, compiler.origin(call.span)
         engine_error = compiler.engine_error
+        left_error = compiler.node_check(call.args[0], f"`{call.function}`")
+        right_error = compiler.node_check(call.args[1], f"`{call.function}`")
 
         def combine(args, left, right):
+            if left.__class__ is not Scalar:
+                raise left_error(left)
+            if right.__class__ is not Scalar:
+                raise right_error(right)
             try:
                 node = method(left, right)
             except ScalarAutodiffError as error:
@@ -99,8 +117,11 @@ def _constant_of(read, count: bool = False):
 
     def build(compiler, call: tree.Call):
         origin = compiler.origin(call.span, count)
+        not_a_node = compiler.node_check(call.args[0], f"`{call.function}`")
 
         def combine(args, operand):
+            if operand.__class__ is not Scalar:
+                raise not_a_node(operand)
             node = Scalar.constant(read(operand))
             node.tag = origin
             return node
@@ -113,8 +134,11 @@ def _constant_of(read, count: bool = False):
 def _build_grad(compiler, call: tree.Call):
     origin = compiler.origin(call.span)
     argument_span = call.args[0].span
+    not_a_node = compiler.node_check(call.args[0], "`grad`")
 
     def combine(args, operand):
+        if operand.__class__ is not Scalar:
+            raise not_a_node(operand)
         gradient = operand._gradient
         if gradient is None:
             raise compiler.fail(
@@ -128,62 +152,6 @@ def _build_grad(compiler, call: tree.Call):
         return node
 
     return combine, call.args
-
-
-def _build_sum(compiler, call: tree.Call, mean: bool = False):
-    span, origin = call.span, compiler.origin(call.span)
-    count_origin = compiler.origin(call.span, True)
-    engine_error = compiler.engine_error
-    count = len(call.args)
-
-    def combine(args, *operands):
-        # A left fold of `+`: ordinary add nodes, so the graph is what `a + b + c` makes.
-        total = operands[0]
-        try:
-            for operand in operands[1:]:
-                total = total + operand
-                total.tag = origin
-            if mean:
-                divisor = Scalar.constant(count)
-                divisor.tag = count_origin
-                total = total / divisor
-                total.tag = origin
-        except ScalarAutodiffError as error:
-            raise engine_error(error, span) from None
-        return total
-
-    return combine, call.args
-
-
-def _build_len(compiler, call: tree.Call):
-    argument = call.args[0]
-    origin = compiler.origin(call.span, True)
-    if not isinstance(argument, tree.Name):
-        error = compiler.fail(
-            "not-a-table",
-            "`len` takes the name of a table (`let data = [ … ]`)",
-            argument.span,
-        )
-
-        def not_a_name(args):
-            raise error
-
-        return not_a_name, ()
-    key, get = argument.name, compiler.names.get
-
-    def length(args):
-        table = get(key)
-        if not isinstance(table, tree.Table):
-            if table is None:
-                raise compiler.name_failure(key, None, argument.span)
-            raise compiler.fail(
-                "not-a-table", f"`len` takes a table; `{key}` is not one", argument.span, {"name": key}
-            )
-        node = Scalar.constant(len(table.rows))
-        node.tag = origin
-        return node
-
-    return length, ()
 
 
 def _topology_size(node: Scalar) -> int:
@@ -209,9 +177,15 @@ BUILTINS: dict[str, Builtin] = {
     "value": Builtin((1,), _constant_of(lambda node: node.value)),
     "node_count": Builtin((1,), _constant_of(_topology_size, count=True)),
     "edge_count": Builtin((1,), _constant_of(_edge_count, count=True)),
-    "sum": Builtin(None, _build_sum),
-    "mean": Builtin(None, lambda compiler, call: _build_sum(compiler, call, mean=True)),
-    "len": Builtin((1,), _build_len),
+    "sum": Builtin(None, list_builtins.build_sum),
+    "mean": Builtin(None, list_builtins.build_mean),
+    "len": Builtin((1,), list_builtins.build_len),
+    "dot": Builtin((2,), list_builtins.build_dot),
+    "flatten": Builtin(None, list_builtins.build_flatten),
+    "zip": Builtin(None, list_builtins.build_zip),
+    "uniform": Builtin((2,), list_builtins.build_uniform),
+    "gauss": Builtin((2,), list_builtins.build_gauss),
+    "read_table": Builtin((1,), list_builtins.build_read_table),
 }
 if set(BUILTINS) != set(VALUE_FUNCTIONS):
     raise RuntimeError("every value function needs a builder")

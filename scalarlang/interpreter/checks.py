@@ -8,7 +8,7 @@ from ..language import tree
 from ..language.diagnostics import Diagnostic, LanguageError
 from ..engine.scalar import ScalarOperation
 from ..engine.errors import ScalarAutodiffError
-from .expressions import literal_value
+from .expressions import COMPARISONS, literal_value
 from ..engine.gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE, scalar_gradient_check
 from .kinds import RUNTIME_KINDS
 from .labels import LABEL_LIMIT, cut, label_of, shorten, suggestion
@@ -20,16 +20,6 @@ from .graphs import pass_failure
 # An inner error's message quoted by `expectation-failed` is cut to this many characters.
 MESSAGE_LIMIT = 300
 
-COMPARISONS = {
-    "==": lambda a, b: a == b,
-    "!=": lambda a, b: a != b,
-    "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b,
-    ">": lambda a, b: a > b,
-    ">=": lambda a, b: a >= b,
-}
-
-
 # The named arguments of `gradcheck` (`gradcheck(loss, x, tolerance: 1e-6)`).
 GRADCHECK_NAMES = ("step", "tolerance")
 
@@ -39,10 +29,10 @@ def compile_gradcheck(run, statement: tree.ExprStatement, call: tree.Call):
     before any line is shown, so a failing check shows nothing (and changes nothing)."""
     compiler = run.compiler
     named = _gradcheck_keywords(compiler, call)
-    output_of = compiler.expression(call.args[0])
+    output_of = compiler.node_expression(call.args[0], "`gradcheck`")
     # (Text arguments were refused before: `compile_expression_statement`.)
     rest = [arg for arg in call.args[1:] if not isinstance(arg, tree.StringLiteral)]
-    variables_of = [compiler.expression(arg) for arg in rest]
+    variables_of = [compiler.node_expression(arg, "`gradcheck`") for arg in rest]
     # `gradcheck(OUT, X, STEP, TOLERANCE)` unless all three are tracked variables (known when
     # it runs); a number literal among the last two settles it now.
     maybe_numbers = len(rest) == 3 and not named

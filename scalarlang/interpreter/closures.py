@@ -11,15 +11,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..engine.errors import ScalarAutodiffError
+from ..engine.scalar import Scalar
 from .failures import engine_failure
 
 if TYPE_CHECKING:
-    from ..engine.scalar import Scalar
     from .expressions import Evaluate
 
 
-def arithmetic(operation, span, origin, source):
+def arithmetic(operation, span, origin, source, not_nodes):
+    """``left OP right``; ``not_nodes(left, right)`` is the error when one is a list."""
+
     def combine(args, left, right):
+        if left.__class__ is not Scalar or right.__class__ is not Scalar:
+            raise not_nodes(left, right)
         try:
             node = operation(left, right)
         except ScalarAutodiffError as error:
@@ -30,13 +34,15 @@ def arithmetic(operation, span, origin, source):
     return combine
 
 
-def fused(operation, span, origin, source):
+def fused(operation, span, origin, source, not_nodes):
     """The closure of ``left OP right`` with its operands' closures called inline."""
 
     def fuse(left, right):
         def run(args):
             a = left(args)
             b = right(args)
+            if a.__class__ is not Scalar or b.__class__ is not Scalar:
+                raise not_nodes(a, b)
             try:
                 node = operation(a, b)
             except ScalarAutodiffError as error:

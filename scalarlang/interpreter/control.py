@@ -19,14 +19,14 @@ from typing import Any, Callable, Generator
 from ..language import tree
 from ..language.diagnostics import Diagnostic, LanguageError
 from ..engine.scalar import Scalar
-from ..engine.errors import ScalarAutodiffError
-from .expressions import Compiler
-from .failures import engine_failure, with_note
+from .expressions import COMPARISONS, Compiler
+from .failures import with_note
 from .journal import Journal
-from .labels import Named
+from .labels import Named, cut
+from .values import ListValue, formatted_value
 from ..engine.numbers import format_count, format_number
 from .outcomes import Outcome
-from .checks import COMPARISONS, compile_assert, compile_expect
+from .checks import compile_assert, compile_expect
 from .statements import (
     compile_descend,
     compile_expression_statement,
@@ -92,7 +92,7 @@ class Run:
     def __init__(self, session, source, journal: Journal | None, echo: bool = True):
         self.session = session
         self.names = session._names
-        self.compiler = Compiler(self.names, source)
+        self.compiler = Compiler(self.names, source, random=session.random)
         self.journal = journal
         self.echo = echo  # False: bindings (`let`, `fn`, `descend`) make no outcome at all
         self.pending: list[Outcome] = []
@@ -118,7 +118,7 @@ class Run:
         Interrupt-safe: whatever the moment, the outer journal and muting are back as they
         were, and what the statement did is undone (an interrupted undo is finished first),
         so the outer journal needs to know nothing of it."""
-        outer, muted, inner = self.journal, self.muted, Journal(self.names)
+        outer, muted, inner = self.journal, self.muted, Journal(self.names, self.session.random)
         try:
             self.journal = inner
             self.muted = muted + 1
@@ -186,8 +186,8 @@ class Run:
             return self._compile_repeat(statement)
         if isinstance(statement, tree.ForRange):
             return self._compile_range(statement)
-        if isinstance(statement, tree.ForTable):
-            return self._compile_table(statement)
+        if isinstance(statement, tree.ForEach):
+            return self._compile_each(statement)
         if isinstance(statement, tree.If):
             return self._compile_if(statement)
         if isinstance(statement, tree.Quiet):
@@ -236,52 +236,61 @@ class Run:
 
         return for_range
 
-    def _compile_table(self, statement: tree.ForTable):
+    def _compile_each(self, statement: tree.ForEach):
         compiler = self.compiler
         problem = None
         for index, (name, span) in enumerate(zip(statement.names, statement.name_spans)):
             problem = problem or reserved(compiler, name, span, "a loop's name")
             if problem is None and name in statement.names[:index]:
                 problem = compiler.fail("wrong-arguments", f"`{name}` is named twice in `for`", span, {"name": name})
-        names, body, source = statement.names, statement.body.statements, compiler.source
+        names, body = statement.names, statement.body.statements
         actions, bind, bound = actions_for(body), self.bind, self.names
-        tags = tuple(Named(name) for name in names)  # the labels of each row's fresh constants
-        table_span = statement.table.span
+        source_of = compiler.expression(statement.source)
+        not_a_list = compiler.list_check(statement.source, "`for … in`")
+        source_span, width = statement.source.span, len(names)
 
-        def for_table(show):
+        def for_each(show):
             if problem is not None:
                 raise problem
-            table = self._table(statement.table)
-            if table.rows and table.width != len(names):
-                raise compiler.fail(
-                    "table-width",
-                    f"each row of the table has {table.width} number{'' if table.width == 1 else 's'}, "
-                    f"but `for` names {len(names)}",
-                    table_span,
-                    {"width": table.width, "names": len(names)},
-                )
-            rows = table.rows
-            count = self._count(float(len(rows)), table_span, "the table")
+            items = source_of(None)
+            if items.__class__ is not ListValue:
+                raise not_a_list
+            if width > 1:
+                self._check_rows(statement, items, width)
+            count = self._count(float(len(items)), source_span, "the list")
+
+            def values(iteration):
+                return (items[iteration],) if width == 1 else items[iteration]
 
             def begin(iteration):
                 journal = self.journal
-                for name, value, tag in zip(names, rows[iteration], tags):
-                    try:
-                        node = Scalar.constant(value)
-                    except ScalarAutodiffError as error:
-                        raise engine_failure(source, error, table_span) from None
-                    node.tag = tag
+                for name, value in zip(names, values(iteration)):
                     if journal is None:
-                        bound[name] = node
+                        bound[name] = value
                     else:
-                        bind(name, node)
+                        bind(name, value)
 
             def describe(iteration):
-                return ", ".join(f"{name} = {format_number(value)}" for name, value in zip(names, rows[iteration]))
+                return ", ".join(
+                    f"{name} = {cut(formatted_value(value), 40)}" for name, value in zip(names, values(iteration))
+                )
 
             return self._loop(statement, body, actions, count, begin, describe)
 
-        return for_table
+        return for_each
+
+    def _check_rows(self, statement: tree.ForEach, items: ListValue, width: int) -> None:
+        """Several names take the items of each row: every item a list of that many."""
+        for index, row in enumerate(items):
+            if row.__class__ is not ListValue or len(row) != width:
+                found = f"a row of {len(row)}" if row.__class__ is ListValue else "a node"
+                raise self.compiler.fail(
+                    "table-width",
+                    f"`for` names {width}, but item {index} of `{self.compiler.text_of(statement.source)}` "
+                    f"is {found}",
+                    statement.source.span,
+                    {"names": width, "index": index},
+                )
 
     def _compile_if(self, statement: tree.If):
         left_of = self.compiler.number(statement.left)
@@ -343,21 +352,6 @@ class Run:
                 {"iterations": count, "limit": MAX_ITERATIONS},
             )
         return count
-
-    def _table(self, table: tree.Table | tree.Name) -> tree.Table:
-        if isinstance(table, tree.Table):
-            return table
-        value = self.names.get(table.name)
-        if isinstance(value, tree.Table):
-            return value
-        if value is None:
-            raise self.compiler.name_failure(table.name, None, table.span)
-        raise self.compiler.fail(
-            "not-a-table",
-            f"`for … in {table.name}` needs a table (`let {table.name} = [ … ]`); `{table.name}` is not one",
-            table.span,
-            {"name": table.name},
-        )
 
     def _too_long_run(self, statement) -> LanguageError:
         return self.compiler.fail(

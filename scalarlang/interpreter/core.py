@@ -17,6 +17,7 @@ compiled into postfix items) and `closures` (items into closures or a stack runn
 from __future__ import annotations
 
 import gc
+import random
 import traceback
 from typing import Callable, Generator
 
@@ -31,6 +32,7 @@ from .labels import LABEL_LIMIT, formatted, label_of, operation_text
 from .outcomes import Failed, GraphNode, GraphShown, NodeState, Outcome
 from ..language.source import Source, Span
 from .statements import node_state
+from .values import ListValue
 from ..language.parser import parse_program
 
 from ..language.lexicon import KEYWORDS  # the lexical rules live in the grammar
@@ -52,6 +54,9 @@ class Interpreter:
 
     def __init__(self) -> None:
         self._names: dict[str, object] = {}
+        # `uniform`, `gauss` and `random_seed`: Python's generator, seeded 0 at the start, so
+        # output is reproducible (and `random_seed(N)` draws what Python's `random.seed(N)` does).
+        self.random = random.Random(0)
         # Called with (backward pass, output label, topology index -> label) for every pass
         # before it is committed, shown or not (``--draw DIR``); it may raise DrawingError.
         self.pass_observer: Callable[..., object] | None = None
@@ -73,8 +78,17 @@ class Interpreter:
         return {name: value.signature() for name, value in self._names.items() if isinstance(value, Function)}
 
     @property
-    def tables(self) -> dict[str, tree.Table]:
-        return {name: value for name, value in self._names.items() if isinstance(value, tree.Table)}
+    def values(self) -> dict[str, object]:
+        """A copy of the names bound to values (nodes and lists), in binding order."""
+        return {
+            name: value for name, value in self._names.items()
+            if value.__class__ is Scalar or value.__class__ is ListValue
+        }
+
+    @property
+    def lists(self) -> dict[str, ListValue]:
+        """The names bound to lists, in binding order."""
+        return {name: value for name, value in self._names.items() if value.__class__ is ListValue}
 
     def lookup(self, name: str) -> Scalar | None:
         value = self._names.get(name)
@@ -114,6 +128,7 @@ class Interpreter:
 
     def reset(self) -> None:
         self._names.clear()
+        self.random.seed(0)
 
     # ---- running ----------------------------------------------------------------------------
 
@@ -163,7 +178,7 @@ class Interpreter:
         0.39 s and 0.18 s; training loops, whose graphs die each step, do not: `examples/xor.sad`
         takes 0.43-0.45 s either way, `fit_line.sad` and `neuron.sad` 0.12 s.
         """
-        run = Run(self, source, Journal(self._names) if atomic else None, echo)
+        run = Run(self, source, Journal(self._names, self.random) if atomic else None, echo)
         steps = run.steps(program.statements, not quiet)
         collecting = gc.isenabled()
         try:

@@ -1,7 +1,9 @@
 """Expressions compiled once into Python closures, then run as often as a loop asks.
 
-`Compiler.expression` turns an `tree.Expr` into ``evaluate(args) -> Scalar``, where ``args``
-is the tuple of argument nodes of the function being called (None outside functions). The
+`Compiler.expression` turns an `tree.Expr` into ``evaluate(args) -> value`` (a node, or a
+list: `values.ListValue`), where ``args`` is the tuple of the values in slots: the arguments of
+the function being called, then the names of the comprehensions being run (None when there
+are none). The
 work a tree-walking evaluator would repeat on every run (which built-in a name means, its
 arity, spans, labels' source positions) is done once here.
 
@@ -20,22 +22,25 @@ once: `fn` reports them where the function is defined.
 
 from __future__ import annotations
 
+import operator
 from operator import itemgetter
 from typing import Any, Callable
 
 from ..language import tree
-from .builtins import BUILTINS, STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
+from . import lists
+from .builtins import BUILTINS, STATEMENT_FUNCTIONS, TEXT_FUNCTIONS, VALUE_FUNCTIONS
 from .closures import arithmetic, closures_of, fused, stack_runner
-from .failures import engine_failure, failure
+from .failures import engine_failure, failure, not_a_list, not_a_node
 from .functions import Function, arity_problem, invocation
 from ..language.diagnostics import LanguageError
 from ..engine.scalar import Scalar
 from ..engine.errors import ScalarAutodiffError
-from .labels import LABEL_LIMIT, Made, formatted, label_of, shorten, suggestion
+from .labels import LABEL_LIMIT, Made, label_of, shorten, suggestion
+from .values import ListValue, formatted_value
 from ..engine.numbers import format_count
 from ..language.source import Source, Span
 
-Evaluate = Callable[[tuple | None], Scalar]
+Evaluate = Callable[[tuple | None], Any]  # a Scalar or a ListValue
 # Deeper expressions run on an explicit stack (Python's recursion limit is 1,000 frames).
 CLOSURE_DEPTH = 100
 # How deep calls of functions may nest, in Python frames (a function calling one that calls
@@ -46,6 +51,10 @@ SUGGESTION_CANDIDATES = 5_000
 
 _ADD, _SUB, _MUL, _DIV = Scalar.__add__, Scalar.__sub__, Scalar.__mul__, Scalar.__truediv__
 ARITHMETIC = {"+": _ADD, "-": _SUB, "*": _MUL, "/": _DIV}
+COMPARISONS = {
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt,
+    "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+}
 
 
 def literal_value(expr: tree.Expr) -> float | None:
@@ -61,11 +70,22 @@ def literal_value(expr: tree.Expr) -> float | None:
 class Compiler:
     """Compiles the expressions of one source (or one function body) against a session."""
 
-    def __init__(self, names: dict, source: Source, params: tuple[str, ...] | None = None):
+    def __init__(
+        self,
+        names: dict,
+        source: Source,
+        params: tuple[str, ...] | None = None,
+        function: str | None = None,
+        random: Any = None,
+    ):
         self.names = names
         self.source = source
+        # Names in argument slots: a function's parameters, then comprehensions' names.
         self.params = {name: index for index, name in enumerate(params)} if params is not None else None
+        self.slots = len(params) if params is not None else 0
         self.early = params is not None  # a function body: calls are resolved now
+        self.function = function  # the function whose body this is: its nodes' labels say so
+        self.random = random  # the session's generator (`random.Random`), for `uniform`, `gauss`
         self.call_depth = 0  # the deepest function a function body calls
         # In a function body, (start, end, count) -> the tag of the nodes made there, so that
         # the body's own result is known by its tag (`Function.origin`); keyed by offsets,
@@ -78,11 +98,11 @@ class Compiler:
         """The tag of the nodes the expression at ``span`` makes: one object per expression."""
         origins = self._origins
         if origins is None:
-            return Made(self.source, span, count)
+            return Made(self.source, span, count, self.function)
         key = (span.start, span.end, count)
         made = origins.get(key)
         if made is None:
-            made = origins[key] = Made(self.source, span, count)
+            made = origins[key] = Made(self.source, span, count, self.function)
         return made
 
     def fail(self, kind: str, message: str, span: Span, fields=None, notes=()) -> LanguageError:
@@ -94,6 +114,15 @@ class Compiler:
     def text_of(self, expr) -> str:
         return shorten(self.source.slice(expr.span))
 
+    def node_check(self, expr: tree.Expr, needed_by: str) -> Callable[[Any], LanguageError]:
+        """The error for a list where ``expr`` should give a node."""
+        text, span, source = self.text_of(expr), expr.span, self.source
+        return lambda value: not_a_node(source, value, text, span, needed_by)
+
+    def list_check(self, expr: tree.Expr, needed_by: str) -> LanguageError:
+        """The error for a node where ``expr`` should give a list."""
+        return not_a_list(self.source, self.text_of(expr), expr.span, needed_by)
+
     # ---- the public entry points ----------------------------------------------------------
 
     def number(self, expr: tree.Expr) -> Callable[[tuple | None], float]:
@@ -102,19 +131,39 @@ class Compiler:
         if literal is not None:
             return lambda args: literal
         evaluate = self.expression(expr)
-        return lambda args: evaluate(args).value
+        not_a_node_error = self.node_check(expr, "a number here")  # (a count, a rate, a seed)
+
+        def number(args):
+            value = evaluate(args)
+            if value.__class__ is not Scalar:
+                raise not_a_node_error(value)
+            return value._value
+
+        return number
 
     def text(self, item: tree.StringLiteral | tree.Expr) -> Callable[[tuple | None], str]:
         """A print item: a string with its holes filled, or a value; counts as whole numbers."""
         if not isinstance(item, tree.StringLiteral):
             evaluate = self.expression(item)
-            return lambda args: formatted(evaluate(args))
+            return lambda args: formatted_value(evaluate(args))
         # Texts and Evaluate functions, told apart by `__class__ is str` (mypy cannot narrow on it).
         pieces: list[Any] = [part.text if isinstance(part, tree.Text) else self.expression(part) for part in item.parts]
         if all(isinstance(piece, str) for piece in pieces):
             constant = "".join(pieces)
             return lambda args: constant
-        return lambda args: "".join(piece if piece.__class__ is str else formatted(piece(args)) for piece in pieces)
+        return lambda args: "".join(piece if piece.__class__ is str else formatted_value(piece(args)) for piece in pieces)
+
+    def node_expression(self, expr: tree.Expr, needed_by: str) -> Callable[[tuple | None], Scalar]:
+        """An expression whose value must be a node (`backward(OUT)`, `draw(OUT)`)."""
+        evaluate, not_a_node_error = self.expression(expr), self.node_check(expr, needed_by)
+
+        def node(args):
+            value = evaluate(args)
+            if value.__class__ is not Scalar:
+                raise not_a_node_error(value)
+            return value
+
+        return node
 
     def expression(self, expr: tree.Expr) -> Evaluate:
         items, depth = self._postfix(expr)
@@ -205,7 +254,7 @@ class Compiler:
 
         def name(args):
             value = get(key)
-            if value.__class__ is Scalar:
+            if value.__class__ is Scalar or value.__class__ is ListValue:
                 return value
             raise self.name_failure(key, value, span)
 
@@ -216,13 +265,6 @@ class Compiler:
             return self.fail(
                 "not-a-value",
                 f"`{key}` is a function, not a value; call it: `{value.signature()}`",
-                span,
-                {"name": key},
-            )
-        if isinstance(value, tree.Table):
-            return self.fail(
-                "not-a-value",
-                f"`{key}` is a table, not a value; use it in `for … in {key}` or `len({key})`",
                 span,
                 {"name": key},
             )
@@ -241,7 +283,12 @@ class Compiler:
         if isinstance(node, tree.Binary):
             operation = ARITHMETIC.get(node.op)
             if operation is not None:
-                return arithmetic(operation, span, origin, source), (node.left, node.right), fused(operation, span, origin, source)
+                not_nodes = self._not_nodes(node.left, node.right, f"`{node.op}`")
+                return (
+                    arithmetic(operation, span, origin, source, not_nodes),
+                    (node.left, node.right),
+                    fused(operation, span, origin, source, not_nodes),
+                )
             if node.op == "**":
                 literal = literal_value(node.right)
                 if literal is not None and literal - literal == 0.0:
@@ -251,7 +298,11 @@ class Compiler:
                 return self._power(node), (node.left, node.right), None
             return self._remainder(node), (node.left, node.right), None
         if isinstance(node, tree.Unary):
+            not_a_node_error = self.node_check(node.operand, "`-`")
+
             def negate(args, operand):
+                if operand.__class__ is not Scalar:
+                    raise not_a_node_error(operand)
                 result = operand.neg()
                 result.tag = origin
                 return result
@@ -259,8 +310,11 @@ class Compiler:
             return negate, (node.operand,), None
         if isinstance(node, tree.Leaf):
             make = Scalar.variable if node.kind == "var" else Scalar.constant
+            not_a_node_error = self.node_check(node.operand, f"`{node.kind}`")
 
             def leaf(args, operand):
+                if operand.__class__ is not Scalar:
+                    raise not_a_node_error(operand)
                 result = make(operand.value)
                 result.tag = origin
                 return result
@@ -268,14 +322,44 @@ class Compiler:
             return leaf, (node.operand,), None
         if isinstance(node, tree.Call):
             return self._call(node)
+        if isinstance(node, tree.Compare):
+            return self._compare(node), (node.left, node.right), None
+        if isinstance(node, tree.Index):
+            return lists.index(self, node), (node.target, node.index), None
+        if isinstance(node, tree.ListLiteral):
+            return lists.literal, lists.literal_items(node), None
+        if isinstance(node, tree.Comprehension):
+            return lists.comprehension(self, node), (), None
         raise TypeError(f"unknown expression {type(node).__name__}")
+
+    def _not_nodes(self, left: tree.Expr, right: tree.Expr, needed_by: str):
+        """The error for ``left OP right`` when one of them is a list (the left one first)."""
+        left_error, right_error = self.node_check(left, needed_by), self.node_check(right, needed_by)
+        return lambda a, b: left_error(a) if a.__class__ is not Scalar else right_error(b)
+
+    def _compare(self, node: tree.Compare):
+        """``a < b`` inside an expression: the constant 1 or 0 (a count), no gradient."""
+        compare, origin = COMPARISONS[node.op], self.origin(node.span, True)
+        not_nodes = self._not_nodes(node.left, node.right, f"`{node.op}`")
+
+        def comparison(args, left, right):
+            if left.__class__ is not Scalar or right.__class__ is not Scalar:
+                raise not_nodes(left, right)
+            result = Scalar.constant(1.0 if compare(left._value, right._value) else 0.0)
+            result.tag = origin
+            return result
+
+        return comparison
 
     def _power(self, node: tree.Binary):
         span, origin, source = node.span, self.origin(node.span), self.source
         hint = f"help: for a tracked exponent write `exp({self.text_of(node.right)} * log({self.text_of(node.left)}))`"
         exponent_span = node.right.span
+        not_nodes = self._not_nodes(node.left, node.right, "`**`")
 
         def power(args, base, exponent):
+            if base.__class__ is not Scalar or exponent.__class__ is not Scalar:
+                raise not_nodes(base, exponent)
             if exponent._gradient is not None:
                 raise failure(
                     source,
@@ -296,8 +380,11 @@ class Compiler:
 
     def _literal_power(self, node: tree.Binary, exponent: float):
         span, origin, source = node.span, self.origin(node.span), self.source
+        not_a_node_error = self.node_check(node.left, "`**`")
 
         def power(args, base):
+            if base.__class__ is not Scalar:
+                raise not_a_node_error(base)
             try:
                 result = base.__pow__(exponent)
             except ScalarAutodiffError as error:
@@ -309,8 +396,11 @@ class Compiler:
 
     def _remainder(self, node: tree.Binary):
         span, origin, source = node.span, self.origin(node.span), self.source
+        not_nodes = self._not_nodes(node.left, node.right, "`%`")
 
         def remainder(args, left, right):
+            if left.__class__ is not Scalar or right.__class__ is not Scalar:
+                raise not_nodes(left, right)
             divisor = right._value
             if divisor == 0.0:
                 raise failure(
@@ -360,7 +450,7 @@ class Compiler:
         builtin = BUILTINS.get(name)
         if builtin is not None:
             text = next((arg for arg in call.args if isinstance(arg, tree.StringLiteral)), None)
-            if text is not None:
+            if text is not None and name not in TEXT_FUNCTIONS:
                 return self.fail(
                     "wrong-arguments", f"`{name}` takes no text arguments", text.span, {"function": name}
                 )
@@ -387,8 +477,8 @@ class Compiler:
         )
 
     def unknown_function(self, name: str, value: object, span: Span) -> LanguageError:
-        if value.__class__ is Scalar or isinstance(value, tree.Table):
-            what = "a value" if value.__class__ is Scalar else "a table"
+        if value.__class__ is Scalar or value.__class__ is ListValue:
+            what = "a value" if value.__class__ is Scalar else "a list"
             return self.fail("unknown-function", f"`{name}` is {what}, not a function", span, {"function": name})
         functions = [key for key, item in self.names.items() if isinstance(item, Function)]
         notes = list(suggestion(name, list(VALUE_FUNCTIONS) + functions))

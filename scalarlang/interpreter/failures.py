@@ -66,3 +66,20 @@ def raising(error: LanguageError):
         raise LanguageError(diagnostic)
 
     return action
+
+
+def not_a_node(source: Source, value: object, text: str, span: Span, needed_by: str) -> LanguageError:
+    """A list where a node is needed (``tanh(ws)``, ``ws + 1``, ``backward(ws)``); ``needed_by``
+    names what needs it (`` `tanh` ``, "an index")."""
+    length = len(value)  # type: ignore[arg-type]  # (only lists are not nodes)
+    found = f"a list of {length}" if length else "an empty list"
+    notes = (f"help: {needed_by} takes a node: one item (`{text}[0]`) or a fold of the list (`sum({text})`)",)
+    return failure(
+        source, "not-a-node", f"`{text}` is {found}, not a node", span, {"found": "list", "length": length},
+        notes if length else (),
+    )
+
+
+def not_a_list(source: Source, text: str, span: Span, needed_by: str) -> LanguageError:
+    """A node where a list is needed (``len(x)``, ``x[0]``, ``for a in x``)."""
+    return failure(source, "not-a-list", f"`{text}` is a node, not a list: {needed_by} takes a list", span, {"found": "node"})

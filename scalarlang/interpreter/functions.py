@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..engine.scalar import Scalar
 from ..language import tree
 from .builtins import arity_text
 from ..language.diagnostics import LanguageError
@@ -42,8 +43,8 @@ def invocation(compiler, call: tree.Call, fixed: Function | None):
             result = function.body(operands)
         except LanguageError as error:
             raise with_note(error, note) from None
-        if result.tag is function.origin:  # made by the body itself: named by the call
-            result.tag = call_origin
+        if result.__class__ is Scalar and result.tag is function.origin:  # made by the body itself
+            result.tag = call_origin  # named by the call
         return result
 
     def combine(args, *operands):

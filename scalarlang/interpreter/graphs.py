@@ -15,7 +15,7 @@ from .outcomes import BackwardShown, Drawn
 
 def compile_backward(run, statement: tree.ExprStatement, call: tree.Call):
     compiler = run.compiler
-    output_of = compiler.expression(call.args[0])
+    output_of = compiler.node_expression(call.args[0], "`backward`")
     if len(call.args) == 2:
         seed_of, seed_span = compiler.number(call.args[1]), call.args[1].span
     else:
@@ -80,7 +80,7 @@ def compile_draw(run, statement: tree.ExprStatement, call: tree.Call):
             call.span,
             {"function": "draw", "expected": [1, 2], "got": len(args)},
         ))
-    target = compiler.expression(args[0])
+    target = compiler.node_expression(args[0], "`draw`")
     path_of = compiler.text(args[1]) if len(args) == 2 else None
     target_span, file_span, span = args[0].span, args[-1].span, statement.span
 

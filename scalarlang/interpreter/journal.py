@@ -19,10 +19,11 @@ more). The table is rebuilt, never emptied in place, so an interrupt leaves it w
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable
 
 from ..engine.gradients import restore_gradients
 from ..engine.scalar import Scalar
+from .values import nodes_of
 
 MISSING = object()
 # The saved gradients are looked at when they have grown to twice their number after the
@@ -31,10 +32,14 @@ PRUNE_MINIMUM = 1_024
 
 
 class Journal:
-    __slots__ = ("bindings", "names", "gradients", "prune_at", "older")
+    __slots__ = ("bindings", "names", "gradients", "prune_at", "older", "random", "random_state")
 
-    def __init__(self, bindings: dict) -> None:
+    def __init__(self, bindings: dict, random: Any = None) -> None:
         self.bindings = bindings  # the session's names, as the input changes them
+        # The session's generator and its state before the input (about 2.5 KB, taken once):
+        # draws and `random_seed` are undone with the rest.
+        self.random = random
+        self.random_state = random.getstate() if random is not None else None
         self.names: dict[str, object] = {}
         self.gradients: dict[Scalar, float] = {}
         self.prune_at = PRUNE_MINIMUM
@@ -88,6 +93,8 @@ class Journal:
             else:
                 bindings[name] = previous
         restore_gradients(list(self.gradients.items()))
+        if self.random is not None:
+            self.random.setstate(self.random_state)
         self.names = {}
         self.gradients = {}
 
@@ -97,7 +104,7 @@ def tracked_reach(roots: Iterable[object]) -> set[int]:
     depth. An untracked node's operands are all untracked (the engine's rule), so the walk
     stops there."""
     reached: set[int] = set()
-    stack = [root for root in roots if root.__class__ is Scalar and root.tracks_gradient]
+    stack = [node for root in roots for node, _ in nodes_of(root) if node.tracks_gradient]
     while stack:
         node = stack.pop()
         if id(node) not in reached:

@@ -24,14 +24,19 @@ LANGUAGE_RUNTIME_KINDS = (
     "assertion-failed",
     "expectation-failed",
     "gradcheck-failed",
-    # Functions, loops, tables and training (docs/language.md, "Functions, loops, data and training").
+    # Functions, loops, data and training (docs/language.md, "Functions, loops, data and training").
     "reserved-name",
     "not-a-count",
     "too-long",
     "tracked-exponent",
     "not-a-value",
-    "not-a-table",
     "table-width",
+    # Lists (docs/language.md, "Lists: models as data").
+    "not-a-node",
+    "not-a-list",
+    "not-an-index",
+    "index-out-of-range",
+    "bad-table",
 )
 # Pictures (`draw`, `--draw`), as in `drawing.errors`. A picture that cannot be written is an
 # io-error, like a program that cannot be read: exit status 2, and `expect` cannot catch it.

@@ -28,17 +28,21 @@ LABEL_LIMIT = 60
 
 
 class Made:
-    """The tag of the nodes one expression makes: its source, its span, whether it is a count."""
+    """The tag of the nodes one expression makes: its source, its span, whether it is a count,
+    and the function whose body it is in (its nodes are shown `layer: relu(...)`)."""
 
-    __slots__ = ("source", "span", "count")
+    __slots__ = ("source", "span", "count", "function")
 
-    def __init__(self, source: Source, span: Span, count: bool = False):
+    def __init__(self, source: Source, span: Span, count: bool = False, function: str | None = None):
         self.source = source
         self.span = span
         self.count = count
+        self.function = function
 
     def __str__(self) -> str:
-        return source_label(self.source.text, self.span)
+        if self.function is None:
+            return source_label(self.source.text, self.span)
+        return shorten(f"{self.function}: {source_label(self.source.text, self.span)}", LABEL_LIMIT)
 
 
 class Named:

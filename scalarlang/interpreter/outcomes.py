@@ -14,6 +14,7 @@ from ..language.diagnostics import Diagnostic
 from ..engine.gradcheck import ScalarGradientCheck
 from ..engine.records import BackwardPass
 from ..language.source import Span
+from .values import ListValue
 
 if TYPE_CHECKING:
     from ..pictures.picture import Picture
@@ -43,6 +44,15 @@ class ValueShown:
 
 
 @dataclass(frozen=True, slots=True)
+class ListShown:
+    """A bare expression's value line when its value is a list (lists never change, so the
+    value itself is kept; ``values.formatted_value`` says it)."""
+
+    span: Span
+    value: ListValue
+
+
+@dataclass(frozen=True, slots=True)
 class Bound:
     """``let NAME = ...``: silent in scripts, echoed by the REPL."""
 
@@ -53,8 +63,8 @@ class Bound:
 
 @dataclass(frozen=True, slots=True)
 class Defined:
-    """``fn NAME(...) = ...`` or ``let NAME = [ ... ]``: silent in scripts, echoed by the REPL
-    as ``description``."""
+    """``fn NAME(...) = ...`` or ``let NAME = [ ... ]`` (a list): silent in scripts, echoed by
+    the REPL as ``description``."""
 
     span: Span
     name: str
@@ -144,5 +154,5 @@ class Drawn:
 
 
 Outcome = (
-    ValueShown | Bound | Defined | Printed | BackwardShown | GraphShown | GradcheckShown | Drawn | Expected | Failed
+    ValueShown | ListShown | Bound | Defined | Printed | BackwardShown | GraphShown | GradcheckShown | Drawn | Expected | Failed
 )

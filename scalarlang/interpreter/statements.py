@@ -20,7 +20,8 @@ from .failures import raising
 from .graphs import compile_backward, compile_draw
 from .labels import Named, is_count, label_of, named, operation_text
 from ..engine.numbers import format_number
-from .outcomes import Bound, Defined, NodeState, Printed, ValueShown
+from .outcomes import Bound, Defined, ListShown, NodeState, Printed, ValueShown
+from .values import ListValue, describe, nodes_of, path_text, rebuilt, shape_text
 
 
 def node_state(node: Scalar, label: str | None = None) -> NodeState:
@@ -54,16 +55,6 @@ def compile_let(run, statement: tree.Let):
     if problem is not None:
         return raising(problem)
     name, span, bind, echo = statement.name, statement.span, run.bind, run.echo
-    if isinstance(statement.value, tree.Table):
-        table = statement.value
-        description = f"= a table of {len(table.rows)} row{'' if len(table.rows) == 1 else 's'} of {table.width}"
-
-        def let_table(show):
-            bind(name, table)
-            if show and echo:
-                run.emit(Defined(span, name, description))
-
-        return let_table
     evaluate = run.compiler.expression(statement.value)
     names = run.names
     # The tag the last new node came with and the `Named` it got, in one cell (an interrupt
@@ -73,6 +64,12 @@ def compile_let(run, statement: tree.Let):
     def let(show):
         nonlocal seen
         node = evaluate(None)
+        if node.__class__ is ListValue:
+            name_items(node, name)
+            bind(name, node)
+            if show and echo:
+                run.emit(Defined(span, name, f"= {shape_text(node)}"))
+            return
         tag = node.tag
         if tag.__class__ is not Named:  # a new node: its first name (before it is bound)
             made, label = seen
@@ -88,6 +85,15 @@ def compile_let(run, statement: tree.Let):
             run.emit(Bound(span, name, node_state(node, name)))
 
     return let
+
+
+def name_items(value: ListValue, name: str) -> None:
+    """Each node held in a list bound to ``name`` is labelled by its path (`W1[3][1]`), unless it
+    has a name already."""
+    for node, path in nodes_of(value):
+        label = named(node, path_text(name, path))
+        if label is not None:
+            node.tag = label
 
 
 def compile_function(run, statement: tree.FunctionDef):
@@ -107,7 +113,7 @@ def compile_function(run, statement: tree.FunctionDef):
     name, span, params = statement.name, statement.span, statement.params
 
     def define(show):
-        body_compiler = Compiler(run.names, compiler.source, params)
+        body_compiler = Compiler(run.names, compiler.source, params, function=name, random=compiler.random)
         self_call = _calls_itself(statement)
         if self_call is not None:
             raise compiler.fail(
@@ -160,44 +166,66 @@ def compile_descend(run, statement: tree.Descend):
                 "wrong-arguments", f"`{name}` is named twice in `descend`", spans[index], {"name": name}
             ))
     targets = tuple(zip(names, spans))
-    tags = tuple(Named(name) for name in names)  # a fresh variable's label is its name
-    get, bound, echo = run.names.get, run.names, run.echo
+    get, echo = run.names.get, run.echo
+
+    def stepped(name: str, name_span, step: float, node: object, path: tuple[int, ...]) -> float:
+        """The new value of one variable, checked: nothing is bound before all are known."""
+        if node.__class__ is not Scalar or node._operation is not ScalarOperation.VARIABLE:  # type: ignore[attr-defined]
+            raise _not_a_variable(compiler, path_text(name, path), node, name_span)
+        value = node._value - step * node._gradient  # type: ignore[attr-defined]
+        if value - value != 0.0:
+            raise compiler.fail(
+                "non-finite-leaf",
+                f"variable scalar value {format_number(value)} must be finite: `{path_text(name, path)}` would be "
+                f"{format_number(node._value)} - {format_number(step)} × {format_number(node._gradient)}",  # type: ignore[attr-defined]
+                name_span,
+                {"operation": "variable", "value": value, "name": path_text(name, path)},
+            )
+        return value
 
     def descend(show):
         step = rate(None)
-        values = []
+        new: list[tuple[str, object]] = []
         for name, name_span in targets:
-            node = get(name)
-            if node.__class__ is not Scalar or node._operation is not ScalarOperation.VARIABLE:
-                raise _not_a_variable(compiler, name, node, name_span)
-            value = node._value - step * node._gradient
-            if value - value != 0.0:
-                raise compiler.fail(
-                    "non-finite-leaf",
-                    f"variable scalar value {format_number(value)} must be finite: `{name}` would be "
-                    f"{format_number(node._value)} - {format_number(step)} × {format_number(node._gradient)}",
-                    name_span,
-                    {"operation": "variable", "value": value, "name": name},
-                )
-            values.append(value)
+            value = get(name)
+            if value.__class__ is ListValue:
+                new.append((name, rebuilt(value, lambda node, path: _fresh(
+                    stepped(name, name_span, step, node, path), path_text(name, path)))))
+            else:
+                new.append((name, _fresh(stepped(name, name_span, step, value, ()), name)))
         # Every new value is known and finite: only now is any name bound again.
         journal = run.journal
-        for (name, _), value, tag in zip(targets, values, tags):
-            fresh = Scalar.variable(value)
-            fresh.tag = tag
+        for name, fresh in new:
             if journal is None:
-                bound[name] = fresh
+                run.names[name] = fresh
             else:
                 run.bind(name, fresh)
             if show and echo:
-                run.emit(Bound(span, name, node_state(fresh, name)))
+                if fresh.__class__ is ListValue:
+                    run.emit(Defined(span, name, f"= {shape_text(fresh)}"))  # type: ignore[arg-type]
+                else:
+                    run.emit(Bound(span, name, node_state(fresh, name)))  # type: ignore[arg-type]
 
     return descend
 
 
+def _fresh(value: float, label: str) -> Scalar:
+    """`descend`'s new variable, labelled by the name (or the list path) it is bound to."""
+    fresh = Scalar.variable(value)
+    fresh.tag = Named(label)
+    return fresh
+
+
 def _not_a_variable(compiler, name, node, span):
-    if node is None or node.__class__ is not Scalar:
+    if node is None or (node.__class__ is not Scalar and node.__class__ is not ListValue):
         return compiler.name_failure(name, node, span)
+    if node.__class__ is ListValue:
+        return compiler.fail(
+            "not-a-variable",
+            f"`descend` needs tracked variables; `{name}` is {describe(node)}",
+            span,
+            {"name": name, "operation": "list"},
+        )
     return compiler.fail(
         "not-a-variable",
         f"`descend` needs tracked variables; `{name}` is {operation_text(node)}"
@@ -233,18 +261,40 @@ def compile_expression_statement(run, statement: tree.ExprStatement):
             ))
         if expr.function == "backward":
             return compile_backward(run, statement, expr)
+        if expr.function == "random_seed":
+            return compile_random_seed(run, statement, expr)
         if expr.function == "graph":
-            target = run.compiler.expression(expr.args[0])
+            target = run.compiler.node_expression(expr.args[0], "`graph`")
             return lambda show: run.emit(run.session.graph_of(target(None), statement.span))
         return compile_gradcheck(run, statement, expr)
     evaluate, span = run.compiler.expression(expr), statement.span
 
     def value_line(show):
-        node = evaluate(None)
+        value = evaluate(None)
         if show:
-            run.emit(ValueShown(span, node_state(node)))
+            if value.__class__ is ListValue:
+                run.emit(ListShown(span, value))
+            else:
+                run.emit(ValueShown(span, node_state(value)))
 
     return value_line
+
+
+def compile_random_seed(run, statement: tree.ExprStatement, call: tree.Call):
+    """``random_seed(N)``: the session's generator starts again from N; shows nothing."""
+    seed_of, random = run.compiler.number(call.args[0]), run.session.random
+    argument = call.args[0]
+
+    def random_seed(show):
+        seed = seed_of(None)
+        if not (seed - seed == 0.0 and seed.is_integer()):
+            raise run.compiler.fail(
+                "wrong-arguments", f"`random_seed` takes a whole number, not {format_number(seed)}",
+                argument.span, {"function": "random_seed", "value": seed},
+            )
+        random.seed(int(seed))
+
+    return random_seed
 
 
 def compile_print(run, statement: tree.Print):
@@ -259,12 +309,16 @@ def compile_print(run, statement: tree.Print):
 
 def compile_zero_grad(run, statement: tree.ZeroGrad):
     target = None if statement.target is None else run.compiler.expression(statement.target)
+    not_a_node = None if statement.target is None else run.compiler.node_check(statement.target, "`zero_grad`")
 
     def zero_grad(show):
-        if target is None:
-            outputs = [value for value in run.names.values() if value.__class__ is Scalar]
+        if target is None:  # every node a name holds, in a list too
+            outputs = [node for value in run.names.values() for node, _ in nodes_of(value)]
         else:
-            outputs = [target(None)]
+            output = target(None)
+            if output.__class__ is not Scalar:
+                raise not_a_node(output)
+            outputs = [output]
         journal = run.journal
         if journal is not None:
             for output in outputs:

@@ -137,6 +137,9 @@ class Source:
     name: str
     # Left out of repr: a program can be megabytes, and reprs end up in logs and test output.
     text: str = field(repr=False)
+    # The folder of the file the text came from, which paths in the program are relative to
+    # (`read_table`); None for text that came from no file (the working folder).
+    folder: str | None = None
 
     def slice(self, span: Span) -> str:
         return self.text[span.start : span.end]

@@ -279,10 +279,13 @@ def describe_expected(expected: set[str]) -> str:
     elif {"NUMBER", "INF"} <= left:  # a table's entry
         phrases.append("a number")
         left -= _TABLE_ENTRY
-    if {"PLUS", "STAR"} <= left:
+    if {"PLUS", "STAR"} <= left or {"PLUS", "MINUS"} <= left:
         phrases.append("an operator")
-        # After a name `(` would make a call and `[` index it: not worth saying.
-        left -= _OPERATORS | {"LPAR", "LSQB"}
+        # After a name `(` would make a call and `[` index it: not worth saying. Where the
+        # expression could also end, a comparison is one more operator; where it cannot (an
+        # `assert` or an `if` needs one), the comparison gets its own phrase.
+        can_end = bool(left - _OPERATORS - _COMPARISONS - {"LPAR", "LSQB"})
+        left -= _OPERATORS | {"LPAR", "LSQB"} | (_COMPARISONS if can_end else set())
     if {"EQ", "NE"} <= left:
         phrases.append("a comparison (`==`, `!=`, `<`, `<=`, `>`, `>=`)")
         left -= _COMPARISONS

@@ -23,8 +23,10 @@ from ..interpreter.outcomes import (
     NodeState,
     Outcome,
     Printed,
+    ListShown,
     ValueShown,
 )
+from ..interpreter.values import plain_values, shape
 from ..language.source import Span
 
 
@@ -96,6 +98,9 @@ def event_of(outcome: Outcome, file: str | None = None) -> dict[str, Any] | None
     event = _head(None, file, outcome.span)
     if isinstance(outcome, ValueShown):
         event.update(event="value", **_node_fields(outcome.node))
+    elif isinstance(outcome, ListShown):
+        dims = shape(outcome.value)
+        event.update(event="list", shape=list(dims) if dims is not None else None, values=plain_values(outcome.value))
     elif isinstance(outcome, Printed):
         event.update(event="print", text=outcome.text)
     elif isinstance(outcome, BackwardShown):

@@ -29,8 +29,10 @@ from ..interpreter.outcomes import (
     NodeState,
     Outcome,
     Printed,
+    ListShown,
     ValueShown,
 )
+from ..interpreter.values import formatted_value
 from ..language.diagnostics import Diagnostic
 from .styles import STYLES
 from .tables import graph_tables, node_and_edge_counts, pass_tables
@@ -121,6 +123,8 @@ class Renderer:
     def outcome(self, outcome: Outcome) -> None:
         if isinstance(outcome, ValueShown):
             self.line(value_line(outcome.node))
+        elif isinstance(outcome, ListShown):
+            self.line(Text(formatted_value(outcome.value)))
         elif isinstance(outcome, Bound):
             if self.echo_bindings:
                 self.line(value_line(outcome.node))

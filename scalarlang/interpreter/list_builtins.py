@@ -1,0 +1,206 @@
+"""The built-in functions of lists: `len`, `sum`, `mean`, `dot`, `flatten`, `zip`, the random
+draws `uniform` and `gauss`, and `read_table` (see ``builtins`` for the table of built-ins).
+
+`sum`, `mean` and `dot` are left folds of ordinary engine operations, so their graphs are what
+`a + b + c` and `a*x + b*y` make; the nodes they make are labelled by the call. `uniform` and
+`gauss` draw from the session's generator (`random.Random`, seeded 0 when a session starts).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..engine.errors import ScalarAutodiffError
+from ..engine.scalar import Scalar
+from ..language import tree
+from .tables import TableError, read_table
+from .values import ListValue, nodes_of
+
+
+def _nodes(compiler, call: tree.Call, values: tuple, from_list: bool) -> tuple:
+    """The terms of a fold: the items of one list argument, or the arguments themselves."""
+    if from_list:
+        (items,) = values
+        if not items:
+            raise compiler.fail(
+                "wrong-arguments", f"`{call.function}` of an empty list has no terms", call.span,
+                {"function": call.function},
+            )
+        for item in items:
+            if item.__class__ is not Scalar:
+                raise compiler.node_check(call.args[0], f"`{call.function}` of each item")(item)
+        return values[0]
+    for value, expr in zip(values, call.args):
+        if value.__class__ is not Scalar:
+            raise compiler.node_check(expr, f"`{call.function}`")(value)
+    return values
+
+
+def build_sum(compiler, call: tree.Call, mean: bool = False):
+    """``sum(a, b, …)`` or ``sum(L)``: the left fold ``a + b + …``; `mean` divides it once by
+    the count."""
+    span, origin = call.span, compiler.origin(call.span)
+    count_origin = compiler.origin(call.span, True)
+    engine_error = compiler.engine_error
+    single = len(call.args) == 1
+
+    def combine(args, *values):
+        terms = _nodes(compiler, call, values, single and values[0].__class__ is ListValue)
+        total = terms[0]
+        try:
+            for term in terms[1:]:
+                total = total + term
+                total.tag = origin
+            if mean:
+                divisor = Scalar.constant(len(terms))
+                divisor.tag = count_origin
+                total = total / divisor
+                total.tag = origin
+        except ScalarAutodiffError as error:
+            raise engine_error(error, span) from None
+        return total
+
+    return combine, call.args
+
+
+def build_mean(compiler, call: tree.Call):
+    return build_sum(compiler, call, mean=True)
+
+
+def build_len(compiler, call: tree.Call):
+    origin = compiler.origin(call.span, True)
+    not_a_list = compiler.list_check(call.args[0], "`len`")
+
+    def length(args, value):
+        if value.__class__ is not ListValue:
+            raise not_a_list
+        node = Scalar.constant(len(value))
+        node.tag = origin
+        return node
+
+    return length, call.args
+
+
+def build_dot(compiler, call: tree.Call):
+    """``dot(A, B)``: ``A[0]*B[0] + A[1]*B[1] + …``, a left fold of products."""
+    span, origin, engine_error = call.span, compiler.origin(call.span), compiler.engine_error
+    checks = [compiler.list_check(arg, "`dot`") for arg in call.args]
+
+    def dot(args, left, right):
+        for value, problem in zip((left, right), checks):
+            if value.__class__ is not ListValue:
+                raise problem
+        if len(left) != len(right) or not left:
+            raise compiler.fail(
+                "wrong-arguments",
+                f"`dot` takes two lists of one length, not {len(left)} and {len(right)}"
+                if left or right else "`dot` of two empty lists has no terms",
+                span,
+                {"function": "dot", "lengths": [len(left), len(right)]},
+            )
+        _nodes(compiler, call, (left,), True)
+        _nodes(compiler, call, (right,), True)
+        try:
+            total = left[0] * right[0]
+            total.tag = origin
+            for a, b in zip(left[1:], right[1:]):
+                product = a * b
+                product.tag = origin
+                total = total + product
+                total.tag = origin
+        except ScalarAutodiffError as error:
+            raise engine_error(error, span) from None
+        return total
+
+    return dot, call.args
+
+
+def build_flatten(compiler, call: tree.Call):
+    """``flatten(L, …)``: every node held in the arguments, depth first, in order."""
+
+    def flatten(args, *values):
+        return ListValue([node for value in values for node, _ in nodes_of(value)])
+
+    return flatten, call.args
+
+
+def build_zip(compiler, call: tree.Call):
+    """``zip(A, B, …)``: the rows ``[A[i], B[i], …]``, as many as the shortest has items."""
+    checks = [compiler.list_check(arg, "`zip`") for arg in call.args]
+
+    def zip_lists(args, *values):
+        for value, problem in zip(values, checks):
+            if value.__class__ is not ListValue:
+                raise problem
+        return ListValue([ListValue(row) for row in zip(*values)])
+
+    return zip_lists, call.args
+
+
+def _draw(name: str, draw_with):
+    def build(compiler, call: tree.Call):
+        origin, random = compiler.origin(call.span), compiler.random
+        checks = [compiler.node_check(arg, f"`{name}`") for arg in call.args]
+
+        def draw(args, first, second):
+            for value, problem in zip((first, second), checks):
+                if value.__class__ is not Scalar:
+                    raise problem(value)
+            number = draw_with(random, first._value, second._value)
+            if number - number != 0.0:
+                raise compiler.fail(
+                    "non-finite-result", f"`{name}` drew a non-finite number {number}", call.span,
+                    {"operation": name, "value": number},
+                )
+            node = Scalar.constant(number)
+            node.tag = origin
+            return node
+
+        return draw, call.args
+
+    return build
+
+
+build_uniform = _draw("uniform", lambda random, low, high: random.uniform(low, high))
+build_gauss = _draw("gauss", lambda random, mu, sigma: random.gauss(mu, sigma))
+
+
+def build_read_table(compiler, call: tree.Call):
+    """``read_table("FILE.csv")``: a list of rows of constants; the path is relative to the
+    program's folder (the working folder for text that came from no file)."""
+    (argument,) = call.args
+    if not isinstance(argument, tree.StringLiteral):
+        error = compiler.fail(
+            "wrong-arguments", '`read_table` takes a file name in quotes: read_table("data.csv")',
+            argument.span, {"function": "read_table"},
+        )
+
+        def not_a_name(args):
+            raise error
+
+        return not_a_name, ()
+    name_of, origin, folder = compiler.text(argument), compiler.origin(call.span), compiler.source.folder
+
+    def table(args) -> Any:
+        name = name_of(args)
+        path = Path(name) if folder is None else Path(folder) / name
+        try:
+            rows = read_table(path, name)
+        except TableError as error:
+            where = f"line {error.line}, column {error.column}: " if error.line is not None else ""
+            raise compiler.fail(
+                error.kind, f"`{name}`: {where}{error.message}", argument.span,
+                {**error.fields, "line_in_file": error.line, "column_in_file": error.column},
+            ) from None
+        made = []
+        for row in rows:
+            cells = []
+            for number in row:
+                node = Scalar.constant(number)
+                node.tag = origin
+                cells.append(node)
+            made.append(ListValue(cells))
+        return ListValue(made)
+
+    return table, ()

@@ -1,0 +1,182 @@
+"""List expressions compiled for the `Compiler`: literals, indexing and comprehensions.
+
+A list is a `values.ListValue`, a value like a node: a literal's items are evaluated in order
+(a number, possibly negated, is a fresh constant of that value, as a table's entry was), an
+index reads an item without making a node, and a comprehension runs its `for`s as nested
+loops (the first outermost) with its names in argument slots of its own, so they are bound
+only inside it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator
+
+from ..engine.numbers import format_count, format_number
+from ..engine.scalar import Scalar
+from ..language import tree
+from .labels import Named
+from .values import ListValue
+
+# As for `for` loops: at most this many iterations of one range.
+MAX_RANGE = 1_000_000
+_DONE = object()
+
+
+def literal(args: Any, *items: Any) -> ListValue:
+    return ListValue(items)
+
+
+def literal_items(node: tree.ListLiteral) -> tuple[tree.Expr, ...]:
+    """The items to evaluate: `-2.5` becomes the constant -2.5 (one node, as in a table)."""
+    return tuple(
+        tree.Number(item.span, -item.operand.value)
+        if isinstance(item, tree.Unary) and isinstance(item.operand, tree.Number)
+        else item
+        for item in node.items
+    )
+
+
+def index(compiler, node: tree.Index) -> Callable:
+    """``target[index]``: counting from 0, a negative index from the end; no node is made."""
+    target_text = compiler.text_of(node.target)
+    not_a_list = compiler.list_check(node.target, "indexing")
+    index_not_a_node = compiler.node_check(node.index, "an index")
+
+    def item(args, target, position):
+        if target.__class__ is not ListValue:
+            raise not_a_list
+        if position.__class__ is not Scalar:
+            raise index_not_a_node(position)
+        value = position._value
+        if not (value - value == 0.0 and value.is_integer()):
+            raise compiler.fail(
+                "not-an-index",
+                f"an index must be a whole number, not {format_number(value)}",
+                node.index.span,
+                {"value": value},
+            )
+        length = len(target)
+        at = int(value)
+        if at < 0:
+            at += length
+        if not 0 <= at < length:
+            raise compiler.fail(
+                "index-out-of-range",
+                f"index {format_count(value)} is out of range for `{target_text}`, "
+                + (f"a list of {length}" if length else "an empty list"),
+                node.index.span,
+                {"index": value, "length": length},
+                (f"help: the indices of a list of {length} are 0 to {length - 1} (or -{length} to -1)",)
+                if length else (),
+            )
+        return target[at]
+
+    return item
+
+
+def comprehension(compiler, node: tree.Comprehension) -> Callable:
+    """``[ITEM for ... in ... for ... in ...]`` as one operation with no operands: it
+    evaluates its sources and its item itself, once per combination of its names."""
+    saved = compiler.params, compiler.slots
+    params: dict[str, int] = dict(saved[0] or {})
+    slots = saved[1]
+    clauses: list[Callable[[tuple], Iterator[tuple]]] = []
+    try:
+        for clause in node.clauses:
+            compiler.params, compiler.slots = dict(params), slots
+            clauses.append(_clause(compiler, clause))
+            for offset, name in enumerate(clause.names):
+                params[name] = slots + offset
+            slots += len(clause.names)
+        compiler.params, compiler.slots = params, slots
+        item = compiler.expression(node.item)
+    finally:
+        compiler.params, compiler.slots = saved
+    last = len(clauses)
+
+    def run(args):
+        start = args if args is not None else ()
+        made: list = []
+        loops = [(clauses[0](start), start)]  # one iterator a clause, with the slots so far
+        while loops:
+            values, slots_so_far = loops[-1]
+            bound = next(values, _DONE)
+            if bound is _DONE:
+                loops.pop()
+                continue
+            slots_now = slots_so_far + bound  # type: ignore[operator]
+            if len(loops) == last:
+                made.append(item(slots_now))
+            else:
+                loops.append((clauses[len(loops)](slots_now), slots_now))
+        return ListValue(made)
+
+    return run
+
+
+def _clause(compiler, clause: tree.ForClause) -> Callable[[tuple], Iterator[tuple]]:
+    """``for NAMES in SOURCE``: given the slots so far, an iterator of the values of its names."""
+    names = clause.names
+    if clause.stop is not None:
+        return _range_clause(compiler, clause)
+    source = compiler.expression(clause.source)
+    not_a_list = compiler.list_check(clause.source, "`for … in`")
+    width = len(names)
+
+    def values(slots: tuple) -> Iterator[tuple]:
+        items = source(slots)
+        if items.__class__ is not ListValue:
+            raise not_a_list
+        if width == 1:
+            return ((item,) for item in items)
+        return _rows(compiler, clause, items, width)
+
+    return values
+
+
+def _rows(compiler, clause: tree.ForClause, items: ListValue, width: int) -> Iterator[tuple]:
+    for row in items:
+        if row.__class__ is not ListValue or len(row) != width:
+            found = f"a row of {len(row)}" if row.__class__ is ListValue else "a node"
+            raise compiler.fail(
+                "table-width",
+                f"`for` names {width}, but an item of `{compiler.text_of(clause.source)}` is {found}",
+                clause.source.span,
+                {"names": width},
+            )
+        yield tuple(row)
+
+
+def _range_clause(compiler, clause: tree.ForClause) -> Callable[[tuple], Iterator[tuple]]:
+    start_of, stop_of = compiler.number(clause.source), compiler.number(clause.stop)
+    (name,) = clause.names
+    tag = Named(name, True)  # each index is a count named by the comprehension's name
+
+    def values(slots: tuple) -> Iterator[tuple]:
+        start = _whole(compiler, start_of(slots), clause.source, "the start of a range")
+        stop = _whole(compiler, stop_of(slots), clause.stop, "the end of a range")
+        if stop - start > MAX_RANGE:
+            raise compiler.fail(
+                "too-long",
+                f"the range is {stop - start:,} iterations; a loop may run at most {MAX_RANGE:,}",
+                clause.span,
+                {"iterations": stop - start, "limit": MAX_RANGE},
+            )
+        return _counts(start, stop, tag)
+
+    return values
+
+
+def _counts(start: int, stop: int, tag: Named) -> Iterator[tuple]:
+    for value in range(start, stop):
+        node = Scalar.constant(value)
+        node.tag = tag
+        yield (node,)
+
+
+def _whole(compiler, value: float, expr: tree.Expr, what: str) -> int:
+    if not (value - value == 0.0 and value.is_integer()):
+        raise compiler.fail(
+            "not-a-count", f"{what} must be a whole number, not {format_number(value)}", expr.span, {"value": value}
+        )
+    return int(value)
