@@ -194,7 +194,7 @@ class ReplCore:
                 if isinstance(value, ListValue):  # by its shape: `W1: 16 × 2 variables`
                     self.out.line(Text.assemble((name, STYLES["label"]), (f": {shape_text(value)}", STYLES["dim"])))
                 else:
-                    self.out.line(value_line(self.session.state_of(value, name)))
+                    self.out.line(value_line(self.session.state_of(cast("Scalar", value), name)))
             except Exception as error:
                 self.internal_error("showing the result", error)
 

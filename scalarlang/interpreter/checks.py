@@ -8,7 +8,8 @@ from ..language import tree
 from ..language.diagnostics import Diagnostic, LanguageError
 from ..engine.scalar import ScalarOperation
 from ..engine.errors import ScalarAutodiffError
-from .expressions import COMPARISONS, literal_value
+from .expressions import literal_value
+from .operators import COMPARISONS
 from ..engine.gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE, scalar_gradient_check
 from .kinds import RUNTIME_KINDS
 from .labels import LABEL_LIMIT, cut, label_of, shorten, suggestion

@@ -19,7 +19,8 @@ from typing import Any, Callable, Generator
 from ..language import tree
 from ..language.diagnostics import Diagnostic, LanguageError
 from ..engine.scalar import Scalar
-from .expressions import COMPARISONS, Compiler
+from .expressions import Compiler
+from .operators import COMPARISONS
 from .failures import with_note
 from .journal import Journal
 from .labels import Named, cut

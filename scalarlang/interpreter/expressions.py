@@ -22,22 +22,21 @@ once: `fn` reports them where the function is defined.
 
 from __future__ import annotations
 
-import operator
 from operator import itemgetter
 from typing import Any, Callable
 
 from ..language import tree
-from . import lists
+from . import lists, operators
 from .builtins import BUILTINS, STATEMENT_FUNCTIONS, TEXT_FUNCTIONS, VALUE_FUNCTIONS
 from .closures import arithmetic, closures_of, fused, stack_runner
 from .failures import engine_failure, failure, not_a_list, not_a_node
 from .functions import Function, arity_problem, invocation
 from ..language.diagnostics import LanguageError
+from ..language.hints import range_hint
 from ..engine.scalar import Scalar
 from ..engine.errors import ScalarAutodiffError
-from .labels import LABEL_LIMIT, Made, label_of, shorten, suggestion
+from .labels import LABEL_LIMIT, Made, shorten, suggestion
 from .values import ListValue, formatted_value
-from ..engine.numbers import format_count
 from ..language.source import Source, Span
 
 Evaluate = Callable[[tuple | None], Any]  # a Scalar or a ListValue
@@ -51,10 +50,7 @@ SUGGESTION_CANDIDATES = 5_000
 
 _ADD, _SUB, _MUL, _DIV = Scalar.__add__, Scalar.__sub__, Scalar.__mul__, Scalar.__truediv__
 ARITHMETIC = {"+": _ADD, "-": _SUB, "*": _MUL, "/": _DIV}
-COMPARISONS = {
-    "==": operator.eq, "!=": operator.ne, "<": operator.lt,
-    "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-}
+
 
 
 def literal_value(expr: tree.Expr) -> float | None:
@@ -283,7 +279,7 @@ class Compiler:
         if isinstance(node, tree.Binary):
             operation = ARITHMETIC.get(node.op)
             if operation is not None:
-                not_nodes = self._not_nodes(node.left, node.right, f"`{node.op}`")
+                not_nodes = self.not_nodes(node.left, node.right, f"`{node.op}`")
                 return (
                     arithmetic(operation, span, origin, source, not_nodes),
                     (node.left, node.right),
@@ -294,9 +290,9 @@ class Compiler:
                 if literal is not None and literal - literal == 0.0:
                     # A number exponent is read as written: the constant it would make is
                     # never part of the graph.
-                    return self._literal_power(node, literal), (node.left,), None
-                return self._power(node), (node.left, node.right), None
-            return self._remainder(node), (node.left, node.right), None
+                    return operators.literal_power(self, node, literal), (node.left,), None
+                return operators.power(self, node), (node.left, node.right), None
+            return operators.remainder(self, node), (node.left, node.right), None
         if isinstance(node, tree.Unary):
             not_a_node_error = self.node_check(node.operand, "`-`")
 
@@ -323,7 +319,7 @@ class Compiler:
         if isinstance(node, tree.Call):
             return self._call(node)
         if isinstance(node, tree.Compare):
-            return self._compare(node), (node.left, node.right), None
+            return operators.compare(self, node), (node.left, node.right), None
         if isinstance(node, tree.Index):
             return lists.index(self, node), (node.target, node.index), None
         if isinstance(node, tree.ListLiteral):
@@ -332,89 +328,10 @@ class Compiler:
             return lists.comprehension(self, node), (), None
         raise TypeError(f"unknown expression {type(node).__name__}")
 
-    def _not_nodes(self, left: tree.Expr, right: tree.Expr, needed_by: str):
+    def not_nodes(self, left: tree.Expr, right: tree.Expr, needed_by: str):
         """The error for ``left OP right`` when one of them is a list (the left one first)."""
         left_error, right_error = self.node_check(left, needed_by), self.node_check(right, needed_by)
         return lambda a, b: left_error(a) if a.__class__ is not Scalar else right_error(b)
-
-    def _compare(self, node: tree.Compare):
-        """``a < b`` inside an expression: the constant 1 or 0 (a count), no gradient."""
-        compare, origin = COMPARISONS[node.op], self.origin(node.span, True)
-        not_nodes = self._not_nodes(node.left, node.right, f"`{node.op}`")
-
-        def comparison(args, left, right):
-            if left.__class__ is not Scalar or right.__class__ is not Scalar:
-                raise not_nodes(left, right)
-            result = Scalar.constant(1.0 if compare(left._value, right._value) else 0.0)
-            result.tag = origin
-            return result
-
-        return comparison
-
-    def _power(self, node: tree.Binary):
-        span, origin, source = node.span, self.origin(node.span), self.source
-        hint = f"help: for a tracked exponent write `exp({self.text_of(node.right)} * log({self.text_of(node.left)}))`"
-        exponent_span = node.right.span
-        not_nodes = self._not_nodes(node.left, node.right, "`**`")
-
-        def power(args, base, exponent):
-            if base.__class__ is not Scalar or exponent.__class__ is not Scalar:
-                raise not_nodes(base, exponent)
-            if exponent._gradient is not None:
-                raise failure(
-                    source,
-                    "tracked-exponent",
-                    f"the exponent `{label_of(exponent)}` is tracked; `**` takes a number exponent (a constant)",
-                    exponent_span,
-                    {"exponent": exponent.value},
-                    (hint,),
-                )
-            try:
-                result = base.__pow__(exponent._value)
-            except ScalarAutodiffError as error:
-                raise engine_failure(source, error, span) from None
-            result.tag = origin
-            return result
-
-        return power
-
-    def _literal_power(self, node: tree.Binary, exponent: float):
-        span, origin, source = node.span, self.origin(node.span), self.source
-        not_a_node_error = self.node_check(node.left, "`**`")
-
-        def power(args, base):
-            if base.__class__ is not Scalar:
-                raise not_a_node_error(base)
-            try:
-                result = base.__pow__(exponent)
-            except ScalarAutodiffError as error:
-                raise engine_failure(source, error, span) from None
-            result.tag = origin
-            return result
-
-        return power
-
-    def _remainder(self, node: tree.Binary):
-        span, origin, source = node.span, self.origin(node.span), self.source
-        not_nodes = self._not_nodes(node.left, node.right, "`%`")
-
-        def remainder(args, left, right):
-            if left.__class__ is not Scalar or right.__class__ is not Scalar:
-                raise not_nodes(left, right)
-            divisor = right._value
-            if divisor == 0.0:
-                raise failure(
-                    source,
-                    "non-finite-result",
-                    f"the remainder of {format_count(left._value)} by 0 is not a number",
-                    span,
-                    {"operation": "remainder", "value": float("nan")},
-                )
-            result = Scalar.constant(left._value % divisor)
-            result.tag = origin
-            return result
-
-        return remainder
 
     # ---- calls ------------------------------------------------------------------------------
 
@@ -476,12 +393,12 @@ class Compiler:
             {"function": call.function, "name": keyword.name},
         )
 
-    def unknown_function(self, name: str, value: object, span: Span) -> LanguageError:
+    def unknown_function(self, name: str, value: object, span: Span, first: tuple[str, ...] = ()) -> LanguageError:
         if value.__class__ is Scalar or value.__class__ is ListValue:
             what = "a value" if value.__class__ is Scalar else "a list"
             return self.fail("unknown-function", f"`{name}` is {what}, not a function", span, {"function": name})
         functions = [key for key, item in self.names.items() if isinstance(item, Function)]
-        notes = list(suggestion(name, list(VALUE_FUNCTIONS) + functions))
+        notes = list(first) + list(suggestion(name, list(VALUE_FUNCTIONS) + functions))
         notes.append("note: the built-in functions are " + ", ".join(VALUE_FUNCTIONS))
         if functions:
             notes.append("note: the functions defined so far are " + ", ".join(functions[-20:]))
@@ -494,7 +411,9 @@ class Compiler:
     def resolve_failure(self, call: tree.Call, function: object) -> LanguageError:
         """Why the function a call names when it runs cannot be called."""
         if not isinstance(function, Function):
-            return self.unknown_function(call.function, function, call.function_span)
+            # Python's `for i in range(n)`: the `.sad` range, before the list of built-ins.
+            first = (range_hint(call),) if call.function == "range" and function is None else ()
+            return self.unknown_function(call.function, function, call.function_span, first)
         return arity_problem(self, call, (len(function.params),), call.function)
 
 

@@ -9,7 +9,7 @@ only inside it.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, cast
 
 from ..engine.numbers import format_count, format_number
 from ..engine.scalar import Scalar
@@ -148,21 +148,22 @@ def _rows(compiler, clause: tree.ForClause, items: ListValue, width: int) -> Ite
 
 
 def _range_clause(compiler, clause: tree.ForClause) -> Callable[[tuple], Iterator[tuple]]:
-    start_of, stop_of = compiler.number(clause.source), compiler.number(clause.stop)
+    stop = cast(tree.Expr, clause.stop)  # a range clause has its end
+    start_of, stop_of = compiler.number(clause.source), compiler.number(stop)
     (name,) = clause.names
     tag = Named(name, True)  # each index is a count named by the comprehension's name
 
     def values(slots: tuple) -> Iterator[tuple]:
         start = _whole(compiler, start_of(slots), clause.source, "the start of a range")
-        stop = _whole(compiler, stop_of(slots), clause.stop, "the end of a range")
-        if stop - start > MAX_RANGE:
+        end = _whole(compiler, stop_of(slots), stop, "the end of a range")
+        if end - start > MAX_RANGE:
             raise compiler.fail(
                 "too-long",
-                f"the range is {stop - start:,} iterations; a loop may run at most {MAX_RANGE:,}",
+                f"the range is {end - start:,} iterations; a loop may run at most {MAX_RANGE:,}",
                 clause.span,
-                {"iterations": stop - start, "limit": MAX_RANGE},
+                {"iterations": end - start, "limit": MAX_RANGE},
             )
-        return _counts(start, stop, tag)
+        return _counts(start, end, tag)
 
     return values
 

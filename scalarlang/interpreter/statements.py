@@ -10,6 +10,8 @@ shows none (``run.echo`` False: scripts).
 
 from __future__ import annotations
 
+from typing import cast
+
 from ..language import tree
 from .builtins import RESERVED_NAMES, STATEMENT_FUNCTIONS, arity_text
 from ..language.diagnostics import LanguageError
@@ -168,16 +170,18 @@ def compile_descend(run, statement: tree.Descend):
     targets = tuple(zip(names, spans))
     get, echo = run.names.get, run.echo
 
-    def stepped(name: str, name_span, step: float, node: object, path: tuple[int, ...]) -> float:
+    def stepped(name: str, name_span, step: float, item: object, path: tuple[int, ...]) -> float:
         """The new value of one variable, checked: nothing is bound before all are known."""
-        if node.__class__ is not Scalar or node._operation is not ScalarOperation.VARIABLE:  # type: ignore[attr-defined]
-            raise _not_a_variable(compiler, path_text(name, path), node, name_span)
-        value = node._value - step * node._gradient  # type: ignore[attr-defined]
+        if not isinstance(item, Scalar) or item._operation is not ScalarOperation.VARIABLE:
+            raise _not_a_variable(compiler, path_text(name, path), item, name_span)
+        node = item
+        gradient = cast(float, node._gradient)  # a variable is tracked
+        value = node._value - step * gradient
         if value - value != 0.0:
             raise compiler.fail(
                 "non-finite-leaf",
                 f"variable scalar value {format_number(value)} must be finite: `{path_text(name, path)}` would be "
-                f"{format_number(node._value)} - {format_number(step)} × {format_number(node._gradient)}",  # type: ignore[attr-defined]
+                f"{format_number(node._value)} - {format_number(step)} × {format_number(gradient)}",
                 name_span,
                 {"operation": "variable", "value": value, "name": path_text(name, path)},
             )

@@ -9,6 +9,7 @@ the source's brackets, but a model's lists are walked every step).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import cast
 
 from ..engine.numbers import format_count, format_number
 from ..engine.scalar import Scalar, ScalarOperation
@@ -114,8 +115,8 @@ def shape_text(value: ListValue) -> str:
 def formatted_value(value: object) -> str:
     """A value as a person reads it: a node's number (counts whole), a list in brackets."""
     if value.__class__ is not ListValue:
-        node = value  # a Scalar
-        return format_count(node.value) if is_count(node) else format_number(node.value)  # type: ignore[attr-defined]
+        node = cast(Scalar, value)
+        return format_count(node.value) if is_count(node) else format_number(node.value)
     pieces: list[str] = []
     # (the list, the next index) frames: "[" when a list starts, "]" when it ends.
     stack: list[list] = [[value, 0]]

@@ -351,7 +351,7 @@ class Builder(Transformer):
         node = Index(join(target.outer, tok_span(close)), target.node, index.node)
         return _nested(node, max(target.depth, index.depth + 1), open_)
 
-    def list(self, children: list) -> Part:
+    def list_literal(self, children: list) -> Part:
         open_, *items, close = children
         parts = [item for item in items if item is not None]
         node = ListLiteral(join(tok_span(open_), tok_span(close)), tuple(part.node for part in parts))

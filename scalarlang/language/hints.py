@@ -38,14 +38,34 @@ def character_hint(text: str, pos: int) -> tuple[str, ...]:
 _NO_AND_OR = "help: an `if` compares two values; for more than one condition, nest `if`s"
 
 
+# Python modules whose functions have `.sad` built-ins of the same name (`np.dot`, `math.exp`).
+_MODULES = {"np", "numpy", "math", "random", "torch", "F", "nn"}
+_BUILT_IN_FORMS = {
+    "dot": "`dot(a, b)`", "exp": "`exp(x)`", "log": "`log(x)`", "tanh": "`tanh(x)`",
+    "sqrt": "`sqrt(x)`", "relu": "`relu(x)`", "sigmoid": "`sigmoid(x)`", "abs": "`abs(x)`",
+    "sum": "`sum(xs)`", "mean": "`mean(xs)`", "max": "`max(a, b)`", "min": "`min(a, b)`",
+    "uniform": "`uniform(a, b)` (the session's generator; `random_seed(N)` seeds it)",
+    "gauss": "`gauss(mu, sigma)` (the session's generator; `random_seed(N)` seeds it)",
+    "seed": "`random_seed(N)`",
+}
+
+
 def _attribute_hint(text: str, pos: int, before: str) -> tuple[str, ...]:
-    """`x.grad`, `x.backward()`, `x.zero_grad()`, `x.data`: functions in `.sad`."""
+    """`x.grad`, `x.backward()`, `ws.append(w)`, `np.dot(a, b)`: functions in `.sad`."""
     attribute = _ATTRIBUTE.match(text, pos)
     owner = _WORD_BEFORE.search(before)
     if attribute is None or owner is None:
         return ()
     name, x = attribute.group(1), owner.group(1)
+    if x in _MODULES:
+        form = _BUILT_IN_FORMS.get(name)
+        if form is not None:
+            return (f"help: `.sad` has no modules: the built-in is {form}",)
+        return ("help: `.sad` has no modules; the built-in functions are called by name, like `tanh(x)`",)
     forms = {
+        "append": f"lists never change: make the list whole, `[f(i) for i in 0..n]`, or a longer one, "
+        f"`flatten({x}, [item])`",
+        "extend": f"lists never change: a longer list is `flatten({x}, more)`",
         "grad": f"a stored gradient is `grad({x})`",
         "backward": f"a backward pass is `backward({x})`",
         "zero_grad": f"gradients are reset with `zero_grad({x})` (or `zero_grad` for every name)",
@@ -155,3 +175,21 @@ def _open_header(stack: list) -> str | None:
 
 def _line_before(text: str, pos: int) -> str:
     return text[text.rfind("\n", 0, pos) + 1 : pos]
+
+
+def range_hint(call: Any) -> str:
+    """The `.sad` range for Python's ``range(n)`` or ``range(a, b)`` (a `tree.Call`)."""
+    bounds = [_number_text(arg) for arg in call.args[:2]]
+    if len(bounds) == 1:
+        bounds.insert(0, "0")
+    if len(bounds) != 2:
+        bounds = ["0", "n"]
+    return f"help: count with a range: `{bounds[0]}..{bounds[1]}` (the end not included), as in `for i in {bounds[0]}..{bounds[1]}`"
+
+
+def _number_text(node: Any) -> str:
+    value = getattr(node, "value", None)
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    name = getattr(node, "name", None)
+    return name if isinstance(name, str) else "n"
