@@ -10,7 +10,6 @@ import stat
 from typing import IO, Callable, Iterable, Iterator
 
 from ..language.diagnostics import Diagnostic
-from ..interpreter.kinds import STATIC_KINDS
 from ..interpreter.outcomes import Failed, Outcome
 from ..language.source import Source
 
@@ -143,7 +142,7 @@ def _io_error(name: str, reason: str) -> Diagnostic:
 def exit_status(outcome: Outcome) -> int:
     if not isinstance(outcome, Failed):
         return EXIT_OK
-    return EXIT_STATIC if outcome.diagnostic.kind in STATIC_KINDS else EXIT_RUNTIME
+    return EXIT_STATIC if outcome.static else EXIT_RUNTIME
 
 
 # In the command's own process, the session of the program run last: the process ends without

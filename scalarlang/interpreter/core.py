@@ -149,7 +149,7 @@ class Interpreter:
         try:
             program = parse_program(source)
         except LanguageError as error:
-            yield Failed(error.diagnostic)
+            yield Failed(error.diagnostic, static=True)
             return
         except Exception as error:  # a bug of ours in the parser
             yield _internal_failure(error, source)

@@ -38,12 +38,15 @@ LANGUAGE_RUNTIME_KINDS = (
     "index-out-of-range",
     "bad-table",
 )
-# Pictures (`draw`, `--draw`), as in `drawing.errors`. A picture that cannot be written is an
-# io-error, like a program that cannot be read: exit status 2, and `expect` cannot catch it.
+# Pictures (`draw`, `--draw`), as in `pictures.errors`.
 DRAWING_KINDS = ("missing-graphviz", "unknown-picture-format", "graph-too-large", "graphviz-failed")
-# Failures that mean the program never ran or could not be read (exit status 2).
+# A file a running program cannot read (`read_table`) or write (`draw`): a runtime error like
+# any other (exit status 1, `expect io-error:` catches it). A program that cannot be read is an
+# io-error too, before anything runs.
+FILE_KINDS = ("io-error",)
+# The kinds of failures that mean the program never ran: it could not be read (io-error) or
+# parsed (exit status 2). The same kinds at run time (`read_table`, a function nesting calls
+# too deep) are runtime errors: exit status 1.
 STATIC_KINDS = ("syntax-error", "too-deep", "io-error")
-# Kinds only a whole program or the command can fail with; `expect` cannot catch them.
-PROGRAM_KINDS = STATIC_KINDS + ("internal-error",)
 
-RUNTIME_KINDS = frozenset(ENGINE_KINDS + GRADCHECK_KINDS + LANGUAGE_RUNTIME_KINDS + DRAWING_KINDS)
+RUNTIME_KINDS = frozenset(ENGINE_KINDS + GRADCHECK_KINDS + LANGUAGE_RUNTIME_KINDS + DRAWING_KINDS + FILE_KINDS)

@@ -133,6 +133,8 @@ class Failed:
     diagnostic: Diagnostic
     # The text of our own traceback, for ``internal-error`` only (shown with --debug).
     traceback: str | None = None
+    # The program did not parse, so nothing ran (the command exits 2 rather than 1).
+    static: bool = False
 
 
 @dataclass(frozen=True, slots=True)
