@@ -1,5 +1,6 @@
-"""The grammar of functions, loops, tables, `if`, `descend`, `quiet`, `**` and `%`
-(scalarlang.language.parser and its modules): the AST of every form, and its syntax errors."""
+"""The grammar of functions, loops, lists (what tables were), indexing, comprehensions,
+comparisons, `if`, `descend`, `quiet`, `**` and `%` (scalarlang.language.parser and its
+modules): the AST of every form, and its syntax errors."""
 
 from __future__ import annotations
 
@@ -16,17 +17,17 @@ from scalarlang.language.tree import (
     Descend,
     Expect,
     ExprStatement,
+    ForEach,
     ForRange,
-    ForTable,
     FunctionDef,
     If,
     Let,
+    ListLiteral,
     Name,
     Print,
     Quiet,
     Repeat,
     StringLiteral,
-    Table,
     Text,
 )
 from scalarlang.language.diagnostics import LanguageError
@@ -136,81 +137,138 @@ def test_for_range_ast_and_spans():
     assert isinstance(inner, Print) and (inner.span.line, inner.span.column) == (2, 3)
 
 
-# ---- tables -------------------------------------------------------------------------------
+# ---- lists (what tables were) -------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
-    "text, rows, width",
+    "text, shape",
     [
-        ("[1, 2, 3]", ((1.0,), (2.0,), (3.0,)), 1),
-        ("[(1, 3), (2, 5)]", ((1.0, 3.0), (2.0, 5.0)), 2),
-        ("[]", (), 0),
-        ("[-1, -2.5, 1e3]", ((-1.0,), (-2.5,), (1000.0,)), 1),
-        ("[(1, 2, 3),]", ((1.0, 2.0, 3.0),), 3),
-        ("[(1, 2,), (3, 4)]", ((1.0, 2.0), (3.0, 4.0)), 2),
-        ("[(7), 8]", ((7.0,), (8.0,)), 1),
-        ("[inf, -inf]", ((math.inf,), (-math.inf,)), 1),
+        ("[1, 2, 3]", "[1 2 3]"),
+        ("[(1, 3), (2, 5)]", "[[1 3] [2 5]]"),
+        ("[]", "[]"),
+        ("[-1, -2.5, 1e3]", "[(neg 1) (neg 2.5) 1000]"),
+        ("[(1, 2, 3),]", "[[1 2 3]]"),
+        ("[(1, 2,), (3, 4)]", "[[1 2] [3 4]]"),
+        ("[(7), 8]", "[7 8]"),
+        ("[inf, -inf]", "[inf (neg inf)]"),
+        ("[[1, 2], [3]]", "[[1 2] [3]]"),
     ],
 )
-def test_table_literals(text, rows, width):
+def test_list_literals(text, shape):
     statement = one(f"let data = {text}")
-    assert isinstance(statement, Let) and isinstance(statement.value, Table)
-    assert statement.value.rows == rows and statement.value.width == width
+    assert isinstance(statement, Let) and isinstance(statement.value, ListLiteral)
+    assert sexp(statement.value) == shape
     assert label(f"let data = {text}", statement.value) == text
 
 
-def test_table_with_nan_and_a_multi_line_table():
+def test_a_list_with_nan_on_several_lines():
     text = "let data = [\n  (1, 3),   # first\n\n  (2, nan),\n]\nlet y = 1"
     first, second = parse(text).statements
     table = first.value
-    assert table.width == 2 and table.rows[0] == (1.0, 3.0) and math.isnan(table.rows[1][1])
+    assert isinstance(table, ListLiteral) and sexp(table.items[0]) == "[1 3]"
+    (two, not_a_number) = table.items[1].items
+    assert two.value == 2.0 and math.isnan(not_a_number.value)
+    assert [label(text, row) for row in table.items] == ["(1, 3)", "(2, nan)"]
     assert label(text, first) == "let data = [\n  (1, 3),   # first\n\n  (2, nan),\n]"
     assert (table.span.end_line, second.span.line) == (5, 6)
 
 
-def test_for_over_a_table_literal_and_a_name():
+def test_for_over_a_list_literal_and_a_name():
     literal = one("for x, y in [(1, 2)] { }")
-    assert isinstance(literal, ForTable) and literal.names == ("x", "y")
-    assert isinstance(literal.table, Table) and literal.table.rows == ((1.0, 2.0),)
+    assert isinstance(literal, ForEach) and literal.names == ("x", "y")
+    assert isinstance(literal.source, ListLiteral) and sexp(literal.source) == "[[1 2]]"
     text = "for x in data { let s = s + x }"
     named = one(text)
-    assert isinstance(named, ForTable) and named.names == ("x",)
-    assert isinstance(named.table, Name) and named.table.name == "data"
+    assert isinstance(named, ForEach) and named.names == ("x",)
+    assert isinstance(named.source, Name) and named.source.name == "data"
     assert [text[s.start : s.end] for s in named.name_spans] == ["x"]
     (body,) = named.body.statements
     assert isinstance(body, Let) and sexp(body.value) == "(+ s x)"
+    # Any expression is a source (its value is checked when the loop runs).
+    call = one("for w in flatten(W1, b1) { }")
+    assert isinstance(call, ForEach) and sexp(call.source) == "(flatten W1 b1)"
 
 
-def test_a_mixed_table_points_at_the_odd_row():
+def test_a_ragged_list_parses_row_by_row():
     text = "let t = [(1, 2), (3, 4), (5, 6, 7), 8]"
-    diagnostic = error(text)
-    assert diagnostic.kind == "syntax-error"
-    assert diagnostic.message == (
-        "this row has 3 numbers but the table's first row has 2: every row of a table has one width"
-    )
-    assert label(text, diagnostic) == "(5, 6, 7)"
-    assert label("let t = [1, (2, 3)]", error("let t = [1, (2, 3)]")) == "(2, 3)"
+    value = one(text).value
+    assert sexp(value) == "[[1 2] [3 4] [5 6 7] 8]"
+    assert label(text, value.items[2]) == "(5, 6, 7)"
+    assert sexp(one("let t = [1, (2, 3)]").value) == "[1 [2 3]]"
 
 
 @pytest.mark.parametrize(
-    "text",
-    ["print [1, 2]", "let x = 1 + [2]", "f([1])", "[1, 2]", "repeat [1] { }", "let x = -[1]"],
+    "text, kind, shape",
+    [
+        ("print [1, 2]", Print, "[1 2]"),
+        ("let x = 1 + [2]", Let, "(+ 1 [2])"),
+        ("f([1])", ExprStatement, "(f [1])"),
+        ("[1, 2]", ExprStatement, "[1 2]"),
+        ("repeat [1] { }", Repeat, "[1]"),
+        ("let x = -[1]", Let, "(neg [1])"),
+    ],
 )
-def test_a_table_where_an_expression_is_expected(text):
-    diagnostic = error(text)
-    assert diagnostic.message.startswith("a table `[...]` is not an expression: bind it with")
-    assert text[diagnostic.span.start] == "["
-    assert diagnostic.notes == ("help: `let data = [(1, 3), (2, 5)]`, then `for x, y in data { ... }`",)
+def test_a_list_is_an_expression_anywhere(text, kind, shape):
+    statement = one(text)
+    assert isinstance(statement, kind)
+    expression = {
+        Print: lambda s: s.items[0], Let: lambda s: s.value, ExprStatement: lambda s: s.expr, Repeat: lambda s: s.count
+    }[kind](statement)
+    assert sexp(expression) == shape
 
 
-@pytest.mark.parametrize("text", ["let t = [1, x]", "let t = [(1, f(2))]", "let t = [1, \"a\"]"])
-def test_tables_hold_numbers_only(text):
-    diagnostic = error(text)
-    assert "in a table: a table holds numbers only" in diagnostic.message
+@pytest.mark.parametrize(
+    "text, shape",
+    [("let t = [1, x]", "[1 x]"), ("let t = [(1, f(2))]", "[[1 (f 2)]]"), ("let t = [var 1, w * 2]", "[(var 1) (* w 2)]")],
+)
+def test_list_items_are_any_expressions(text, shape):
+    assert sexp(one(text).value) == shape
 
 
-def test_table_is_not_followed_by_operators():
-    assert error("let t = [1] + 2").message == "unexpected `+`, expected the end of the statement"
+def test_a_string_is_not_a_list_item():
+    assert error('let t = [1, "a"]').message == 'unexpected `"`, expected an expression or `]`'
+
+
+def test_a_list_is_followed_by_operators_like_any_atom():
+    assert sexp(one("let t = [1] + 2").value) == "(+ [1] 2)"
+    assert sexp(one("let t = [1, 2][0] * 3").value) == "(* (index [1 2] 0) 3)"
+
+
+@pytest.mark.parametrize(
+    "text, shape",
+    [
+        ("L[0]", "(index L 0)"),
+        ("L[-1]", "(index L (neg 1))"),
+        ("W1[3][1]", "(index (index W1 3) 1)"),
+        ("data[i][2] * s", "(* (index (index data i) 2) s)"),
+        ("f(x)[i + 1]", "(index (f x) (+ i 1))"),
+        ("-L[0] ** 2", "(neg (** (index L 0) 2))"),
+        ("[x * 2 for x in L]", "[(* x 2) (for x L)]"),
+        ("[a + b for a, b in zip(L, M)]", "[(+ a b) (for a b (zip L M))]"),
+        ("[i * j for i in 0..3 for j in 0..i]", "[(* i j) (for i 0 3) (for j 0 i)]"),
+        ("[[var 0 for j in 0..2] for i in 0..16]", "[[(var 0) (for j 0 2)] (for i 0 16)]"),
+        ("a < b", "(< a b)"),
+        ("a + 1 >= b * 2", "(>= (+ a 1) (* b 2))"),
+        ("(a > 0) == (b > 0)", "(== (> a 0) (> b 0))"),
+        ("var a < b", "(var (< a b))"),
+    ],
+)
+def test_indexing_comprehensions_and_comparisons(text, shape):
+    assert sexp(expr(text)) == shape
+    assert label(text, expr(text)) == text
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("let x = 1 < 2 < 3", "unexpected `<`, expected an operator or the end of the statement"),
+        ("let x = L[]", "unexpected `]`, expected an expression"),
+        ("let x = [x for a, b in 0..3]", "a range `A..B` binds one name"),
+        ("let x = [x for x in 0..3, 4]", "unexpected `,`, expected `]` or `for`"),
+    ],
+)
+def test_list_syntax_errors(text, message):
+    assert error(text).message == message
 
 
 # ---- blocks -------------------------------------------------------------------------------
@@ -501,13 +559,17 @@ def test_python_words_used_as_names_get_no_python_hint(text):
     assert error(text).notes == ()
 
 
-def test_for_over_range_call_with_braces_says_the_range_form():
-    diagnostic = error("for i in range(10) { print i }")
-    assert diagnostic.message == "`for ... in` takes a range `A..B`, a table `[...]` or the name of a table"
-    assert diagnostic.notes == ("help: count with a range: `for i in 0..10 { ... }` (the end not included)",)
-    assert label("for i in range(10) { print i }", diagnostic) == "range(10)"
-    assert error("for i in 3 { }").message.startswith("`for ... in` takes a range")
-    assert error("for a, b in 0..3 { }").message == "a range `A..B` binds one name"
+def test_for_over_any_expression_parses_and_a_range_binds_one_name():
+    # `range(10)` and `3` are expressions: whether they are lists is known when the loop runs
+    # (the interpreter's tests check `range`'s hint and `not-a-list`).
+    text = "for i in range(10) { print i }"
+    statement = one(text)
+    assert isinstance(statement, ForEach) and sexp(statement.source) == "(range 10)"
+    assert label(text, statement.source) == "range(10)"
+    assert sexp(one("for i in 3 { }").source) == "3"
+    diagnostic = error("for a, b in 0..3 { }")
+    assert diagnostic.message == "a range `A..B` binds one name"
+    assert diagnostic.notes == ("help: `for i in 0..3 { ... }`; several names take a list's rows",)
 
 
 @pytest.mark.parametrize(
@@ -556,7 +618,7 @@ def test_a_keyword_is_a_whole_word_even_where_no_name_fits(text, message):
 
 def test_a_keyword_may_touch_punctuation():
     assert sexp(one("descend w by(0.1)").rate) == "0.1"
-    assert one("for x in[1] { }").table.rows == ((1.0,),)
+    assert sexp(one("for x in[1] { }").source) == "[1]"
 
 
 # ---- property: any expression printed with the fewest parentheses parses back to itself ----
@@ -633,7 +695,7 @@ def test_printed_with_fewest_parentheses_parses_back(tree):
 @pytest.mark.parametrize(
     "text, message, notes",
     [
-        ("for i in { }", "unexpected `{`, expected an expression or a table `[...]`", ()),
+        ("for i in { }", "unexpected `{`, expected an expression", ()),
         ("descend by 0.1", "`descend` names the variables it steps, then `by` the rate", ("help: `descend w, b by 0.1`",)),
         ("fn f = 1", "unexpected `=`, expected `(`", ("help: a function's parameters are in parentheses, even none: `fn one() = 1`",)),
         ("}", "unexpected `}`: no block is open", ()),
@@ -737,12 +799,21 @@ def _statement_text(statement, layout, indent) -> str:
     return text
 
 
+def _rows_shape(rows) -> str:
+    """The sexp of a list of rows as `_table_text` writes it (a row of 1 is a bare number)."""
+    return "[" + " ".join(sexp_number(row[0]) if len(row) == 1 else "[" + " ".join(map(sexp_number, row)) + "]" for row in rows) + "]"
+
+
+def sexp_number(value: int) -> str:
+    return f"(neg {-value})" if value < 0 else str(value)
+
+
 def _expected_shape(statement):
     kind = statement[0]
     if kind in ("let", "print", "quiet"):
         return {"let": "Let", "print": "Print", "quiet": "Quiet"}[kind]
     if kind == "table":
-        return ("Table", tuple(tuple(float(v) for v in row) for row in statement[2]))
+        return ("List", _rows_shape(statement[2]))
     if kind == "descend":
         return ("Descend", tuple(statement[1]))
     if kind == "fn":
@@ -752,7 +823,7 @@ def _expected_shape(statement):
     if kind == "range":
         return ("ForRange", tuple(map(_expected_shape, statement[1])))
     if kind == "rows":
-        return ("ForTable", tuple(tuple(float(v) for v in row) for row in statement[1]), tuple(map(_expected_shape, statement[2])))
+        return ("ForEach", _rows_shape(statement[1]), tuple(map(_expected_shape, statement[2])))
     then, elifs, otherwise = statement[1:]
     tail = tuple(map(_expected_shape, otherwise)) if otherwise is not None else None
     for block in reversed(elifs):
@@ -762,8 +833,8 @@ def _expected_shape(statement):
 
 def _parsed(statement):
     name = type(statement).__name__
-    if isinstance(statement, Let) and isinstance(statement.value, Table):
-        return ("Table", statement.value.rows)
+    if isinstance(statement, Let) and isinstance(statement.value, ListLiteral):
+        return ("List", sexp(statement.value))
     if name in ("Let", "Print", "Quiet"):
         return name
     if isinstance(statement, Descend):
@@ -772,8 +843,8 @@ def _parsed(statement):
         return ("FunctionDef", statement.name, statement.params)
     if isinstance(statement, (Repeat, ForRange)):
         return (name, tuple(map(_parsed, statement.body.statements)))
-    if isinstance(statement, ForTable):
-        return ("ForTable", statement.table.rows, tuple(map(_parsed, statement.body.statements)))
+    if isinstance(statement, ForEach):
+        return ("ForEach", sexp(statement.source), tuple(map(_parsed, statement.body.statements)))
     otherwise = statement.otherwise
     tail = tuple(map(_parsed, otherwise.statements)) if otherwise is not None else None
     return ("If", tuple(map(_parsed, statement.then.statements)), tail)
