@@ -1,4 +1,4 @@
-"""Functions, loops, tables, `if`, `%`, `**`, `descend`, `quiet` and the new built-ins (issue 9):
+"""Functions, loops, lists (what tables were), `if`, `%`, `**`, `descend`, `quiet` and the new built-ins (issue 9):
 the interpreter's side of docs/language.md "Functions, loops, data and training"."""
 
 from __future__ import annotations
@@ -176,8 +176,13 @@ def test_calling_a_value_and_using_a_function_as_a_value_are_clear_errors():
     assert diagnostic.kind == "unknown-function" and diagnostic.message == "`y` is a value, not a function"
     diagnostic = failure("fn f(x) = x\nlet y = f + 1")
     assert diagnostic.kind == "not-a-value" and "`f(x)`" in diagnostic.message
-    diagnostic = failure("let t = [1, 2]\nprint t")
-    assert diagnostic.kind == "not-a-value"
+    # A list is a value: it prints, in brackets; where a node is needed it is `not-a-node`.
+    session, outcomes = run_ok("let t = [1, 2]\nprint t")
+    assert printed(outcomes) == ["[1.000000000000, 2.000000000000]"]
+    diagnostic = failure("let t = [1, 2]\nlet y = t + 1")
+    assert diagnostic.kind == "not-a-node" and diagnostic.message == "`t` is a list of 2, not a node"
+    diagnostic = failure("let t = [1, 2]\nt(1)")
+    assert diagnostic.kind == "unknown-function" and diagnostic.message == "`t` is a list, not a function"
 
 
 def test_wrong_argument_counts_and_duplicate_parameters():
@@ -211,7 +216,7 @@ def test_function_definitions_echo_in_the_repl_only():
     session, outcomes = run_ok("fn f(a, b) = a + b\nlet t = [1, 2]")
     assert [type(outcome) for outcome in outcomes] == [Defined, Defined]
     assert text_of(outcomes) == ""
-    assert text_of(outcomes, echo=True) == "f is the function f(a, b)\nt = a table of 2 rows of 1\n"
+    assert text_of(outcomes, echo=True) == "f is the function f(a, b)\nt = 2 constants\n"
     assert event_of(outcomes[0]) is None
 
 
@@ -241,23 +246,56 @@ def test_names_bound_in_blocks_stay_bound():
     assert session.lookup("inside").value == 3.0 and session.lookup("there").value == 1.0
 
 
-def test_for_over_a_table_binds_fresh_constants_per_row():
+def test_for_over_a_list_binds_each_rows_items_themselves():
     session, outcomes = run_ok(
         "let data = [(1, 3), (2, 5)]\nlet seen = const 0\n"
         "for x, y in data { let seen = seen + x * 10 + y }\nfor v in [7, 8] { print v }\nprint len(data)"
     )
     assert session.lookup("seen").value == 13.0 + 25.0
     assert printed(outcomes) == ["7.000000000000", "8.000000000000", "2"]
-    assert session.lookup("x") is not session.lookup("y")
+    data = session.values["data"]
+    # Not fresh constants: the names are bound to the nodes the last row holds.
+    assert session.lookup("x") is data[1][0] and session.lookup("y") is data[1][1]
+    assert session.label_of(session.lookup("x")) == "data[1][0]"
+    # A list of variables: the loop's sum has operand edges to the variables themselves.
+    session, _ = run_ok(
+        "let a = var 2\nlet b = var 3\nlet s = const 0\nfor w in [a, b, a] { let s = s + w * w }\nbackward(s)"
+    )
+    assert session.lookup("a").gradient == 8.0 and session.lookup("b").gradient == 6.0
 
 
-def test_table_errors():
-    assert failure("let t = [1, 2]\nfor a, b in t { }").kind == "table-width"
-    assert failure("let t = 3\nfor a in t { }").kind == "not-a-table"
+@pytest.mark.parametrize(
+    "program, message",
+    [
+        ("let t = [1, 2]\nfor a, b in t { }", "`for` names 2, but item 0 of `t` is a node"),
+        ("for a, b in [1, 2] { }", "`for` names 2, but item 0 of `[1, 2]` is a node"),
+        ("for a, b in [(1, 2), (3, 4, 5)] { }", "`for` names 2, but item 1 of `[(1, 2), (3, 4, 5)]` is a row of 3"),
+    ],
+)
+def test_a_row_of_the_wrong_width_is_table_width(program, message):
+    diagnostic = failure(program)
+    assert (diagnostic.kind, diagnostic.message) == ("table-width", message)
+
+
+@pytest.mark.parametrize(
+    "program, message",
+    [
+        ("let t = 3\nfor a in t { }", "`t` is a node, not a list: `for … in` takes a list"),
+        ("let t = 3\nprint len(t)", "`t` is a node, not a list: `len` takes a list"),
+        ("print len(1 + 2)", "`1 + 2` is a node, not a list: `len` takes a list"),
+    ],
+)
+def test_a_node_where_a_list_is_needed_is_not_a_list(program, message):
+    diagnostic = failure(program)
+    assert (diagnostic.kind, diagnostic.message) == ("not-a-list", message)
+
+
+def test_loop_sources_that_are_not_there_or_empty():
     assert failure("for a in nope { }").kind == "undefined-name"
-    assert failure("let t = 3\nprint len(t)").kind == "not-a-table"
-    assert failure("print len(1 + 2)").kind == "not-a-table"
     run_ok("for a, b in [] { }")
+    # A ragged list is fine for one name, and `len` counts its items.
+    session, outcomes = run_ok("let r = [1, (2, 3), [4, [5]]]\nfor item in r { }\nprint len(r), len(r[1]), len(r[2][1])")
+    assert printed(outcomes) == ["3 2 1"]
 
 
 def test_if_else_and_else_if():
@@ -568,20 +606,28 @@ def test_an_undo_interrupted_half_way_is_finished_before_the_interrupt_goes_on(m
     assert {name: (node, node.gradient) for name, node in session.bindings.items()} == before
 
 
-def test_new_kinds_are_runtime_kinds_expect_can_catch():
+def test_new_kinds_are_runtime_kinds_expect_can_catch(tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("x,y\n1,2\n3,oops\n", encoding="utf-8")
     programs = {
         "reserved-name": "let exp = 1",
         "not-a-count": "repeat -1 { }",
         "too-long": "repeat 2000000 { }",
         "tracked-exponent": "x ** x",
         "not-a-value": "let y = f",
-        "not-a-table": "for a in x { }",
+        "not-a-list": "for a in x { }",
         "table-width": "for a, b in [1] { }",
+        "not-a-node": "tanh([x])",
+        "not-an-index": "[1, 2][0.5]",
+        "index-out-of-range": "[1, 2][2]",
+        "bad-table": f'let t = read_table("{bad}")',
+        "io-error": f'let t = read_table("{tmp_path / "missing.csv"}")',
     }
     assert set(programs) <= RUNTIME_KINDS
     lines = ["let x = var 2", "fn f(a) = a"] + [f"expect {kind}: {statement}" for kind, statement in programs.items()]
     session, outcomes = run_ok("\n".join(lines))
     assert [outcome.kind for outcome in of(outcomes, Expected)] == list(programs)
+    assert session.lookup("t") is None and "a" not in session.values
 
 
 def test_untracked_output_says_how_to_make_a_variable():
