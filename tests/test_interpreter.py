@@ -714,10 +714,21 @@ def test_expect_of_an_unknown_kind_suggests_a_close_one():
     assert diagnostic.notes == ("help: did you mean `non-finite-seed`?",)
 
 
-@pytest.mark.parametrize("kind", ["syntax-error", "too-deep", "io-error", "internal-error"])
+@pytest.mark.parametrize("kind", ["syntax-error", "too-deep", "internal-error"])
 def test_expect_cannot_catch_program_kinds(kind):
     assert kind not in RUNTIME_KINDS
     diagnostic = failure(f"expect {kind}: 1")
+    assert diagnostic.kind == "expectation-failed"
+
+
+def test_expect_catches_a_file_a_running_program_cannot_read(tmp_path):
+    # A program that cannot be read never runs; a file `read_table` cannot read is a runtime
+    # io-error like any other.
+    assert "io-error" in RUNTIME_KINDS
+    missing = tmp_path / "missing.csv"
+    _, outcomes = run_ok(f'expect io-error: let t = read_table("{missing}")')
+    assert only(outcomes, Expected).kind == "io-error"
+    diagnostic = failure("expect io-error: 1")
     assert diagnostic.kind == "expectation-failed"
 
 
@@ -728,8 +739,10 @@ def test_nested_expect():
     assert diagnostic.message == "expected undefined-name, but the statement succeeded"
 
 
-def test_expect_every_runtime_kind_of_the_errors_example():
+def test_expect_every_runtime_kind_of_the_errors_example(tmp_path):
     # One statement per kind the language can fail with at run time.
+    bad_table = tmp_path / "bad.csv"
+    bad_table.write_text("x,y\n1,2\n3\n", encoding="utf-8")
     programs = {
         "non-finite-leaf": "var inf",
         "non-finite-result": "exp(var 1000)",
@@ -756,17 +769,22 @@ def test_expect_every_runtime_kind_of_the_errors_example():
         "not-a-count": "repeat 0.5 { }",
         "too-long": "repeat 2000000 { }",
         "tracked-exponent": "x ** x",
-        "not-a-table": "for a in x { }",
         "table-width": "for a, b in [1] { }",
+        "not-a-node": "tanh(a_list)",
+        "not-a-list": "for a in x { }",
+        "not-an-index": "a_list[0.5]",
+        "index-out-of-range": "a_list[1]",
+        "bad-table": f'let t = read_table("{bad_table}")',
+        "io-error": f'let t = read_table("{tmp_path / "missing.csv"}")',
     })
-    programs["not-a-value"] = "let y = x + nope_table"  # a table used as a value
+    programs["not-a-value"] = "let y = x + f"  # a function used as a value
     programs["unknown-picture-format"] = 'draw(x, "x.pdf")'
     programs["graph-too-large"] = "draw(long)"
     # Whether Graphviz is there, and works, depends on the machine (tests/test_drawing_language.py).
     graphviz = {"missing-graphviz", "graphviz-failed"}
     missing = RUNTIME_KINDS - set(programs) - {"non-finite-gradcheck-input"} - graphviz
     assert not missing
-    lines = ["let x = var 1", "let a = var 1", "let big = a * 1e308", "backward(big)", "let nope_table = [1]"]
+    lines = ["let x = var 1", "let a = var 1", "let big = a * 1e308", "backward(big)", "let a_list = [1]", "fn f(p) = p"]
     lines += ["let long = x", "repeat 600 { let long = long + 1 }"]
     lines += [f"expect {kind}: {statement}" for kind, statement in programs.items()]
     _, outcomes = run_ok("\n".join(lines))
