@@ -22,11 +22,15 @@ import pytest
 from pty_session import Terminal
 from scalarlang.front.repl_core import ReplCore
 from scalarlang.interpreter.labels import label_of
+from scalarlang.interpreter.values import nodes_of
 from scalarlang.render.text import Renderer, make_console
 
-# Functions, a table, a count, a backward pass: the kind of file a learner loads first.
+# Functions, a list of rows, a list of variables, a count, a backward pass: the kind of file
+# a learner loads first.
 SETUP = """\
 let data = [(1, 3), (2, 5), (3, 7)]
+let ws = [var 0.1, var -0.2, var 0.3]
+fn layer(ws, x) = [tanh(p * x) for p in ws]
 let w = var 0.5
 let b = var 0
 fn predict(x) = w * x + b
@@ -46,6 +50,8 @@ LINES = (
     "repeat 999999 { let loss = squared(predict(z) - 1)\n backward(loss)\n descend w, b by 0.001 }",
     "for i in 0..999999 { let t = exp(z * 0.000001) + i\n zero_grad(t)\n let square = t * n }",
     "repeat 999999 { expect undefined-name: let q = nope\n let z = z + 0 }",
+    "for i in 0..999999 { let h = layer(ws, data[i % 3][0])\n let loss = sum(h) + dot(ws, h)\n backward(loss)\n"
+    " descend ws by 0.0001\n zero_grad }",
 )
 
 
@@ -60,10 +66,16 @@ def _bits(value: float | None) -> bytes | None:
 
 def _state(core: ReplCore, stream: io.StringIO) -> dict:
     """Everything an interrupted line must leave as it was: each name's node (by identity),
-    value, gradient and label, the labels of every node of its graph, the functions and
-    tables, and what `:vars` and `:graph NAME` print."""
+    value, gradient and label, the labels of every node of its graph, each list (by identity)
+    and the same of every node it holds, the functions, and what `:vars` and `:graph NAME`
+    print."""
     session = core.session
-    state: dict = {"functions": session.functions, "tables": session.tables}
+    state: dict = {"functions": session.functions}
+    for name, value in session.lists.items():
+        state[f"list {name}"] = (
+            (value, id(value)),  # (the list itself kept alive, so its id is not reused)
+            [(node, path, _bits(node.value), _bits(node.gradient), label_of(node)) for node, path in nodes_of(value)],
+        )
     for name, node in session.bindings.items():
         state[name] = (
             node,
@@ -100,6 +112,8 @@ def _interrupt_lines_at_random_moments(tmp_path, count: int, seed: int) -> None:
     assert "loaded" in stream.getvalue(), stream.getvalue()
     before = _state(core, stream)
     assert before["loss"][3] == "loss" and before["n"][3] == "n"
+    assert [item[4] for item in before["list ws"][1]] == ["ws[0]", "ws[1]", "ws[2]"]
+    assert before["list data"][1][3][4] == "data[1][1]"
     main = threading.main_thread().ident
     assert main is not None and signal.getsignal(signal.SIGINT) is signal.default_int_handler
     for attempt in range(count):
