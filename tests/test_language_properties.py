@@ -1,8 +1,9 @@
 """Property tests of the language (issue #3): random well-formed programs.
 
-- Any program the generator writes parses, and running it gives only normal outcomes or a
-  failure of a kind a statement can fail with (never ``internal-error``, never a Python
-  exception), and every outcome renders as text and as JSON.
+- Any program the generator writes (comparisons inside expressions and statements over a
+  list included) parses, and running it gives only normal outcomes or a failure of a kind a
+  statement can fail with (never ``internal-error``, never a Python exception), and every
+  outcome renders as text and as JSON.
 - A failing statement, and any ``expect``, leaves the session as it was.
 - The JSON ``backward`` events agree bit for bit with the engine called directly on the same
   graph, rebuilt here with ``scalarlang.Scalar`` from the generator's own description.
@@ -27,13 +28,16 @@ from scalarlang.language.tree import Program
 from scalarlang.render.events import dumps, event_of
 from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.kinds import RUNTIME_KINDS
+from scalarlang.interpreter.values import nodes_of
 from scalarlang.interpreter.outcomes import (
     BackwardShown,
     Bound,
+    Defined,
     Expected,
     Failed,
     GradcheckShown,
     GraphShown,
+    ListShown,
     Printed,
     ValueShown,
 )
@@ -42,13 +46,21 @@ from scalarlang.language.source import Source
 from scalarlang.language.parser import parse_program
 
 NAMES = ("x", "y", "w", "sq", "loss")
-NORMAL = (ValueShown, Bound, Printed, BackwardShown, GraphShown, GradcheckShown, Expected)
+# A name bound to a list at the start of every program (`let ws = [var …, var …]`).
+LIST_NAME = "ws"
+NORMAL = (ValueShown, ListShown, Bound, Defined, Printed, BackwardShown, GraphShown, GradcheckShown, Expected)
 
 # ---- expression trees -----------------------------------------------------------------------
 # ("num", v) · ("name", n) · ("neg", e) · ("bin", op, l, r) · ("call", f, e) · ("leaf", var|const, e)
+# · ("cmp", op, l, r): a comparison inside an expression, the constant 1 or 0
 
-# Precedence of what a tree prints as: var/const take everything on their right.
-_PRECEDENCE = {"leaf": 0, "+": 1, "-": 1, "*": 2, "/": 2, "neg": 3, "atom": 4}
+# Precedence of what a tree prints as: var/const take everything on their right; a comparison
+# is looser than `+ -` and does not chain (both its sides are sums).
+_PRECEDENCE = {"leaf": 0, "cmp": 1, "+": 2, "-": 2, "*": 3, "/": 3, "neg": 4, "atom": 5}
+COMPARISONS = {
+    "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+}
 
 
 def _precedence(tree) -> int:
@@ -77,11 +89,22 @@ def source_of(tree, needed: int = 0) -> str:
     elif kind == "bin":
         level = _PRECEDENCE[tree[1]]
         text = f"{source_of(tree[2], level)} {tree[1]} {source_of(tree[3], level + 1)}"
+    elif kind == "cmp":
+        sums = _PRECEDENCE["+"]
+        text = f"{source_of(tree[2], sums)} {tree[1]} {source_of(tree[3], sums)}"
     elif kind == "call":
         text = f"{tree[1]}({source_of(tree[2])})"
     else:
         text = f"{tree[1]} {source_of(tree[2])}"
     return f"({text})" if _precedence(tree) < needed else text
+
+
+def compared_source(tree) -> str:
+    """A side of `assert` (or `if`): a sum, or `var`/`const` of a sum."""
+    sums = _PRECEDENCE["+"]
+    if tree[0] == "leaf":
+        return f"{tree[1]} {source_of(tree[2], sums)}"
+    return source_of(tree, sums)
 
 
 FINITE_LITERALS = st.one_of(
@@ -107,6 +130,7 @@ def expressions(names, literals=FINITE_LITERALS, functions=FUNCTIONS, max_leaves
             st.tuples(st.just("neg"), inner),
             st.tuples(st.just("call"), st.sampled_from(functions), inner),
             st.tuples(st.just("leaf"), st.sampled_from(["var", "const"]), inner),
+            st.tuples(st.just("cmp"), st.sampled_from(sorted(COMPARISONS)), inner, inner),
         )
 
     return st.recursive(leaves, extend, max_leaves=max_leaves)
@@ -119,8 +143,8 @@ def resolve(tree, bound: list[str]):
         return ("name", bound[tree[1] % len(bound)])
     if kind == "num":
         return tree
-    if kind == "bin":
-        return ("bin", tree[1], resolve(tree[2], bound), resolve(tree[3], bound))
+    if kind in ("bin", "cmp"):
+        return (kind, tree[1], resolve(tree[2], bound), resolve(tree[3], bound))
     return (kind, tree[1], resolve(tree[2], bound)) if kind in ("call", "leaf") else ("neg", resolve(tree[1], bound))
 
 
@@ -140,10 +164,46 @@ NUMBERS = st.one_of(ANY_LITERALS.map(_number_text), ANY_LITERALS.map(lambda v: "
 
 
 @st.composite
+def list_statements(draw, names=NAMES):
+    """Statements over the list `ws`: binding it (a literal, a comprehension over it), reading
+    it (indexing, `len`, `sum`, `mean`, `dot`, `flatten`, `zip`, comparisons of its items),
+    training it (`descend`, `for` over it), and the list errors (an index out of range or not
+    whole, a list where a node is needed, a node where a list is needed)."""
+    e = lambda needed=0: source_of(draw(ANY_EXPRESSIONS), needed)  # noqa: E731
+    factor, sums = _PRECEDENCE["*"] + 1, _PRECEDENCE["+"]  # a right operand of `*`; a side of `<`
+    index = draw(st.sampled_from(["0", "1", "-1", "2", "-3", "0.5", "len(ws) - 1", "x > 1"]))
+    name = draw(st.sampled_from(names))
+    forms = [
+        lambda: f"let ws = [{', '.join(e() for _ in range(draw(st.integers(0, 3))))}]",
+        lambda: f"let ws = [var {e()} for p in ws]",
+        lambda: f"let ws = [p * {e(factor)} for p in ws]",
+        lambda: f"let ws = [ws[i] + ws[-1 - i] for i in 0..len(ws)]",
+        lambda: f"let {name} = ws[{index}]",
+        lambda: f"ws[{index}] * {e(factor)}",
+        lambda: f"let {name} = sum(ws) + len(ws)",
+        lambda: f"let {name} = mean(ws) * {e(factor)}",
+        lambda: f"let {name} = dot(ws, [{e()} for p in ws])",
+        lambda: f"let {name} = sum(flatten(ws, [{e()}], zip(ws, ws)))",
+        lambda: f"let {name} = mean([(p > {e(sums)}) == ({e(sums)} < 1) for p in ws])",
+        lambda: f"backward(dot(ws, ws) * {name})",
+        lambda: f"descend ws by {draw(NUMBERS)}",
+        lambda: f"for p in ws {{ let {name} = {name} + p * {e(factor)} }}",
+        lambda: f"for p, q in zip(ws, ws) {{ let {name} = p * q }}",
+        lambda: "print ws, \"{ws}\"",
+        lambda: f"[p * {e(factor)} for p in ws]",
+        lambda: f"tanh(ws) + {e(sums + 1)}",
+        lambda: f"let {name} = len({e()})",
+        lambda: "zero_grad",
+    ]
+    return draw(st.sampled_from(forms))()
+
+
+@st.composite
 def statements(draw, names=NAMES, depth=0):
     expr, number = ANY_EXPRESSIONS, NUMBERS
-    choice = draw(st.integers(0, 11 if depth < 2 else 10))
+    choice = draw(st.integers(0, 13 if depth < 2 else 12))
     e = lambda: source_of(draw(expr))  # noqa: E731
+    c = lambda: compared_source(draw(expr))  # noqa: E731
     if choice <= 2:
         return f"let {draw(st.sampled_from(names))} = {e()}"
     if choice == 3:
@@ -174,7 +234,9 @@ def statements(draw, names=NAMES, depth=0):
     if choice in (9, 10):
         op = draw(st.sampled_from(["==", "!=", "<", "<=", ">", ">="]))
         within = f" within {draw(number)}" if op == "==" and draw(st.booleans()) else ""
-        return f"assert {e()} {op} {e()}{within}"
+        return f"assert {c()} {op} {c()}{within}"
+    if choice in (11, 12):
+        return draw(list_statements(names))
     kind = draw(st.sampled_from(sorted(RUNTIME_KINDS)))
     return f"expect {kind}: {draw(statements(names, depth + 1))}"
 
@@ -184,6 +246,7 @@ def programs(draw):
     """Variables, then random statements over a small pool of names: all but the last are
     bound at the start, the last (``loss``) only if a statement binds it."""
     lines = [f"let {name} = var {_number_text(draw(FINITE_LITERALS))}" for name in NAMES[:-1]]
+    lines.append(f"let {LIST_NAME} = [var {_number_text(draw(FINITE_LITERALS))}, var {_number_text(draw(FINITE_LITERALS))}]")
     lines += draw(st.lists(statements(NAMES), max_size=8))
     separators = draw(st.lists(st.sampled_from(["\n", "; ", "  # note\n"]), min_size=len(lines), max_size=len(lines)))
     separators[-1] = draw(st.sampled_from(["", "\n", "  # note", "  # note\n"]))  # the end of the text
@@ -195,12 +258,14 @@ def _bits(value):
 
 
 def session_state(session: Interpreter) -> tuple:
-    """Bindings by identity and the bits of every stored gradient reachable from them."""
+    """Bindings (nodes and lists) by identity and the bits of every stored gradient reachable
+    from them (through every node a list holds too)."""
     seen = {}
-    for node in session.bindings.values():
-        for member in node.topology():
-            seen[id(member)] = _bits(member.gradient)
-    return tuple((name, id(node)) for name, node in session.bindings.items()), tuple(sorted(seen.items()))
+    for value in session.values.values():
+        for node, _ in nodes_of(value):
+            for member in node.topology():
+                seen[id(member)] = _bits(member.gradient)
+    return tuple((name, id(value)) for name, value in session.values.items()), tuple(sorted(seen.items()))
 
 
 def _render(outcome, renderer: Renderer) -> None:
@@ -219,7 +284,10 @@ def test_random_programs_give_only_normal_outcomes_or_runtime_failures(text):
     renderer = Renderer(make_console(io.StringIO(), width=100, color="never"))
     for statement in program.statements:
         before = session_state(session)
-        outcomes = list(session.run_program(Program((statement,)), source))
+        # A loop's body statements are each atomic, the loop is not (the iterations before a
+        # failure stay done), unless it runs atomic, as a REPL line does.
+        loop = isinstance(statement, (ast.ForEach, ast.ForRange, ast.Repeat, ast.If))
+        outcomes = list(session.run_program(Program((statement,)), source, atomic=loop))
         for outcome in outcomes:
             assert isinstance(outcome, NORMAL + (Failed,)), outcome
             _render(outcome, renderer)
@@ -231,7 +299,8 @@ def test_random_programs_give_only_normal_outcomes_or_runtime_failures(text):
             diagnostic = failed.diagnostic
             assert diagnostic.kind in RUNTIME_KINDS, (diagnostic.kind, diagnostic.message, failed.traceback)
             assert diagnostic.span is not None and diagnostic.source is source
-            # A statement is atomic: a failure binds nothing and changes no stored gradient.
+            # A statement is atomic: a failure binds nothing and changes no stored gradient
+            # (nor does a failing loop run atomic).
             assert session_state(session) == before
         if isinstance(statement, ast.Expect):
             assert session_state(session) == before  # expect never applies its statement
@@ -276,6 +345,9 @@ class Mirror:
         if kind == "bin":
             left, right = self.eval(tree[2]), self.eval(tree[3])
             return {"+": left.add, "-": left.sub, "*": left.mul, "/": left.div}[tree[1]](right)
+        if kind == "cmp":
+            left, right = self.eval(tree[2]), self.eval(tree[3])
+            return Scalar.constant(1.0 if COMPARISONS[tree[1]](left.value, right.value) else 0.0)
         if kind == "call":
             argument = self.eval(tree[2])
             if tree[1] == "grad":
