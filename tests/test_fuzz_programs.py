@@ -1,6 +1,7 @@
-"""Fuzzing with generated programs of every form (issue 11): functions, loops, tables, `if`,
-`descend`, `quiet`, `%`, `**` and the new built-ins among the older statements, valid and
-slightly wrong (the generator is ``tests/fuzzing.py``).
+"""Fuzzing with generated programs of every form (issue 11): functions, loops, `if`,
+`descend`, `quiet`, `%`, `**`, lists (literals, tables, comprehensions, indexing, `for` over
+them, `descend` of them), comparisons and the built-ins of lists among the older statements,
+valid and slightly wrong (the generator is ``tests/fuzzing.py``).
 
 Run through the real command (``scalarlang``, many files to one process, each file a fresh
 session), in ``--json``, text (at several widths) and ``--quiet``:
@@ -17,11 +18,12 @@ session), in ``--json``, text (at several widths) and ``--quiet``:
   does (every later event the same), so the failure changed nothing ``expect`` can observe.
 
 And in this process (`Interpreter`), faster: a failing input run ``atomic`` (as the REPL runs a
-line) leaves every binding, function, table and stored gradient bit for bit as it was, and a
+line) leaves every binding, function, list and stored gradient bit for bit as it was, and a
 failing simple statement does so even when not atomic; every statement handled as a REPL
 line (`ReplCore`) renders within the width, and a failing one changes nothing. The generator
 itself is checked: its programs hold every form of the grammar, operator and built-in, and
-every catalogued wrong statement fails as catalogued (at run time or in the parser).
+every catalogued wrong statement fails as catalogued (at run time or in the parser; those of
+lists with their kind).
 
 Size: ``SCALARLANG_FUZZ_EXAMPLES=N`` sets the number of generated programs of each test
 (default 60 through the command, 40 in process; a nightly run takes 2000 or more).
@@ -45,6 +47,7 @@ from pathlib import Path
 import pytest
 
 from fuzzing import (
+    BROKEN_LISTS,
     BROKEN_RUNTIME,
     BROKEN_SYNTAX,
     PYTHON_HABITS,
@@ -60,6 +63,7 @@ from scalarlang.language.diagnostics import LanguageError
 from scalarlang.interpreter.core import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, Interpreter
 from scalarlang.interpreter.kinds import RUNTIME_KINDS, STATIC_KINDS
 from scalarlang.interpreter.outcomes import Failed
+from scalarlang.interpreter.values import nodes_of
 from scalarlang.render.text import Renderer, make_console
 from scalarlang.front.repl_core import ReplCore
 from scalarlang.front.runner import ScriptOutput
@@ -78,7 +82,8 @@ MARKER = "@@file "
 BATCH = 250  # files per process: start-up paid once, argument lists kept short
 BLOCK = re.compile(r"(?:(?:expect [a-z-]+: |quiet )*)(?:repeat|for|if)\b")
 POSITION = re.compile(r"^ +--> (.+):(\d+):\d+$")
-ERROR_HEADER = re.compile(r"^error\[([a-z]+(?:-[a-z]+)*)\]: ")
+# (A message whose first word is too long for the width starts on the next line.)
+ERROR_HEADER = re.compile(r"^error\[([a-z]+(?:-[a-z]+)*)\]:(?: |$)")
 
 
 # ---- running the command -------------------------------------------------------------------------
@@ -110,8 +115,10 @@ def assert_clean(result: subprocess.CompletedProcess) -> tuple[str, str]:
 
 def json_events(directory: Path, names: list[str], *options: str) -> tuple[int, dict[str, list[dict]]]:
     """Every file's events (without ``file``) from `scalarlang --json`, in batches; the worst
-    exit status. Checks the shape of every line on the way."""
+    exit status. Checks the shape of every line on the way. A file whose first line (its
+    marker `print`) did not run failed before running: it did not parse (``STATIC``)."""
     by_file: dict[str, list[dict]] = {name: [] for name in names}
+    ran: set[str] = set()
     worst = 0
     for start in range(0, len(names), BATCH):
         batch = names[start : start + BATCH]
@@ -132,9 +139,14 @@ def json_events(directory: Path, names: list[str], *options: str) -> tuple[int, 
                 continue
             assert order and order[-1] == name, f"{name}'s events are not together: {line}"
             if event["event"] == "print" and event["text"].startswith(MARKER):
+                ran.add(name)
                 continue
             by_file[name].append(event)
         assert order == batch, "every file runs, in order"
+        for name in batch:
+            if name not in ran:
+                assert len(by_file[name]) == 1 and by_file[name][0]["kind"] in STATIC_KINDS, (name, by_file[name])
+                by_file[name][0][STATIC] = True
         statuses = [file_status(by_file[name]) for name in batch]
         assert result.returncode == max(statuses), (result.returncode, statuses)
         worst = max(worst, result.returncode)
@@ -144,6 +156,11 @@ def json_events(directory: Path, names: list[str], *options: str) -> tuple[int, 
     return worst, by_file
 
 
+# Marks (in `json_events`) the error of a file that did not parse: exit status 2. A failure of
+# one of the same kinds at run time (`read_table` cannot read its file) is status 1.
+STATIC = "(static)"
+
+
 def failure_of(events: list[dict]) -> tuple[str, int] | None:
     """The kind and line of a file's error, if it has one."""
     if events and events[-1]["event"] == "error":
@@ -151,9 +168,13 @@ def failure_of(events: list[dict]) -> tuple[str, int] | None:
     return None
 
 
+def is_static(events: list[dict]) -> bool:
+    return bool(events) and events[-1].get(STATIC, False)
+
+
 def file_status(events: list[dict]) -> int:
     failure = failure_of(events)
-    return 0 if failure is None else 2 if failure[0] in STATIC_KINDS else 1
+    return 0 if failure is None else 2 if is_static(events) else 1
 
 
 def prose_lines(text: str) -> list[str]:
@@ -265,7 +286,7 @@ def test_a_failure_caught_by_expect_changes_nothing_the_rest_of_the_program_sees
     cases = []
     for number, (name, program) in enumerate(zip(names, statements)):
         failure = failure_of(events[name])
-        if failure is None or failure[0] not in RUNTIME_KINDS:
+        if failure is None or is_static(events[name]) or failure[0] not in RUNTIME_KINDS:
             continue
         index = failing_statement(program)
         if index is not None:
@@ -288,18 +309,25 @@ def test_every_broken_statement_of_the_catalogue_fails_as_it_should(tmp_path):
     """The generator's slightly wrong statements (after a prelude binding what they use) are
     runtime failures or syntax errors as catalogued, never a crash: so the catalogue does
     not rot into valid programs, and every one goes through the command."""
-    prelude = "let x = var 2\nlet w = var 0.5\nlet data = [(1, 3), (2, 5)]\nlet single = [1, 2]\nfn f(p) = p * w\nlet loss = x * w\nbackward(loss)\n"
+    prelude = (
+        "let x = var 2\nlet w = var 0.5\nlet data = [(1, 3), (2, 5)]\nlet single = [1, 2]\nfn f(p) = p * w\n"
+        "let loss = x * w\nbackward(loss)\nlet ws = [var 0.5, var -1, var 2]\n"
+    )
     rng = random.Random(SEED)
     generator = ProgramGenerator(rng)
-    scope = Scope({"x", "w"}, {"x", "w", "loss"}, {"data": 2, "single": 1}, {"f": 1})
+    scope = Scope({"x", "w"}, {"x", "w", "loss"}, {"data": (2, 2), "single": (2, 1)}, {"f": 1})
+    scope.bind_list("ws", (3,), True)
     texts = [prelude + generator.fill(template, scope) + "\nprint \"after\"\n" for template in BROKEN_RUNTIME + BROKEN_SYNTAX]
     names = write_programs(tmp_path, texts)
     _, events = json_events(tmp_path, names)
     wrong = []
+    kinds = dict(BROKEN_LISTS)
     for name, template in zip(names, BROKEN_RUNTIME + BROKEN_SYNTAX):
         failure = failure_of(events[name])
-        if failure is None or (failure[0] in STATIC_KINDS) != (template in BROKEN_SYNTAX):
+        if failure is None or is_static(events[name]) != (template in BROKEN_SYNTAX):
             wrong.append((template, failure))
+        elif template in kinds and failure[0] != kinds[template]:
+            wrong.append((template, failure, events[name][-1]["message"]))
         assert not any(event.get("text") == "after" for event in events[name]), template
     assert not wrong, wrong
 
@@ -311,7 +339,9 @@ def test_python_habits_anywhere_in_a_generated_program_get_their_hint(habit, for
     for number, statements in enumerate(generated(12, seed=SEED + 1, broken=0)):
         rng = random.Random(number)
         generator = ProgramGenerator(rng)
-        line = generator.fill(habit, Scope({"x"}, {"x"}, {}, {}))
+        scope = Scope({"x"}, {"x"}, {}, {})
+        scope.bind_list("ws", (2,), True)
+        line = generator.fill(habit, scope)
         index = rng.randint(1, len(statements))
         if rng.random() < 0.5:
             line = f"repeat 2 {{\n  let y = x\n  {line}\n}}"
@@ -340,14 +370,22 @@ def forms_of(program) -> set[str]:
             forms.add(node.function + "()")
         elif isinstance(node, ast.Leaf):
             forms.add(node.kind)
+        elif isinstance(node, ast.Compare):
+            forms.add(f"a {node.op} b")
+        elif isinstance(node, ast.Comprehension) and len(node.clauses) > 1:
+            forms.add("nested comprehension")
+        elif isinstance(node, ast.ForClause):
+            forms.add("comprehension over a range" if node.stop is not None else f"comprehension over a list, {len(node.names)} names")
+        elif isinstance(node, ast.Index) and isinstance(node.target, ast.Index):
+            forms.add("L[i][j]")
         stack.extend(getattr(node, field.name) for field in dataclasses.fields(node))
     return forms
 
 
 def test_the_generator_writes_every_form_of_the_grammar():
-    """At the default size (60 programs) the programs hold every statement and expression form, every
-    operator and every built-in; and the wrong ones are a minority, so that most programs run
-    far."""
+    """At the default size (60 programs) the programs hold every statement and expression form
+    (comprehensions of each kind, indexing twice), every operator and comparison and every
+    built-in; and the wrong ones are a minority, so that most programs run far."""
     seen, parsed = set(), 0
     statements = generated(60)  # the default size, whatever the nightly one
     for program in statements:
@@ -358,7 +396,12 @@ def test_the_generator_writes_every_form_of_the_grammar():
             pass
     classes = {name for name, value in vars(ast).items() if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == ast.__name__}
     builtins = {name + "()" for name in (*VALUE_FUNCTIONS, *STATEMENT_FUNCTIONS)}
-    missing = (classes | builtins | {"+", "-", "*", "/", "%", "**", "var", "const"}) - seen
+    comparisons = {f"a {op} b" for op in ("==", "!=", "<", "<=", ">", ">=")}
+    lists = {
+        "nested comprehension", "comprehension over a range", "comprehension over a list, 1 names",
+        "comprehension over a list, 2 names", "L[i][j]",
+    }
+    missing = (classes | builtins | comparisons | lists | {"+", "-", "*", "/", "%", "**", "var", "const"}) - seen
     assert not missing, sorted(missing)
     assert parsed > 0.7 * len(statements)
 
@@ -370,15 +413,23 @@ def bits(value: float | None) -> bytes | None:
     return None if value is None else struct.pack("<d", value)
 
 
-def snapshot(session: Interpreter) -> tuple:
-    """Bindings (identity and value bits), functions, tables, and the bits of every stored
-    gradient of every node reachable from a binding."""
+def snapshot(session: Interpreter, generator: bool = True) -> tuple:
+    """Bindings (identity and value bits), functions, lists (identity, and each node they hold:
+    identity and value bits), the bits of every stored gradient of every node reachable from
+    a binding or a list, and (with ``generator``) the state of the session's random generator
+    (an input run atomic undoes its draws; a statement run alone may leave them drawn)."""
     bindings = tuple((name, id(node), bits(node.value)) for name, node in session.bindings.items())
+    lists = tuple(
+        (name, id(value), tuple((id(node), path, bits(node.value)) for node, path in nodes_of(value)))
+        for name, value in session.lists.items()
+    )
     gradients = {}
-    for node in session.bindings.values():
-        for member in node.topology():
-            gradients[id(member)] = bits(member.gradient)
-    return bindings, tuple(session.functions.items()), tuple((name, id(table)) for name, table in session.tables.items()), tuple(sorted(gradients.items()))
+    for value in session.values.values():
+        for node, _ in nodes_of(value):
+            for member in node.topology():
+                gradients[id(member)] = bits(member.gradient)
+    state = session.random.getstate() if generator else None
+    return bindings, tuple(session.functions.items()), lists, tuple(sorted(gradients.items())), state
 
 
 def run(session: Interpreter, text: str, *, atomic: bool = False) -> Failed | None:
@@ -414,13 +465,13 @@ def test_a_failing_simple_statement_changes_nothing_even_when_not_atomic():
     for number, statements in enumerate(generated(SESSION_EXAMPLES, seed=SEED + 3)):
         session = Interpreter()
         for statement in statements:
-            before = snapshot(session)
+            before = snapshot(session, generator=False)
             failure = run(session, statement + "\n")
             if failure is None:
                 continue
-            if not BLOCK.match(statement) and ";" not in statement and failure.diagnostic.kind not in STATIC_KINDS:
+            if not BLOCK.match(statement) and ";" not in statement and not failure.static:
                 checked += 1
-                assert snapshot(session) == before, (number, statement, failure.diagnostic.kind)
+                assert snapshot(session, generator=False) == before, (number, statement, failure.diagnostic.kind)
             break
     assert checked > 0
 
