@@ -15,7 +15,7 @@ import pytest
 from shared import text_of
 from scalarlang.pictures import errors as drawing_errors
 from scalarlang.interpreter.core import Interpreter
-from scalarlang.interpreter.kinds import DRAWING_KINDS, PROGRAM_KINDS, RUNTIME_KINDS
+from scalarlang.interpreter.kinds import DRAWING_KINDS, RUNTIME_KINDS, STATIC_KINDS
 from scalarlang.interpreter.outcomes import Drawn, Expected, Failed
 from scalarlang.render.text import Renderer, make_console
 from scalarlang.front.repl_core import ReplCore
@@ -107,10 +107,14 @@ def test_draw_with_wrong_arguments(statement):
 def test_drawing_kinds_are_runtime_kinds_expect_can_catch():
     assert set(DRAWING_KINDS) == set(drawing_errors.DRAWING_KINDS) - {"io-error"}
     assert set(DRAWING_KINDS) <= RUNTIME_KINDS
-    assert "io-error" in PROGRAM_KINDS and "io-error" not in RUNTIME_KINDS
     outcomes = run(SEED + 'expect unknown-picture-format: draw(loss, "loss.pdf")')
     assert outcomes[-1] == Expected(outcomes[-1].span, "unknown-picture-format", outcomes[-1].message)
     assert "use .svg, .png or .dot" in outcomes[-1].message
+    # A picture that cannot be written is an io-error at run time (exit status 1); a program
+    # that cannot be read is one too, before anything runs (exit status 2).
+    assert "io-error" in RUNTIME_KINDS and "io-error" in STATIC_KINDS
+    result = command("-c", SEED + 'draw(loss, "/nonexistent-folder-of-scalarlang/loss.svg")')
+    assert result.returncode == 1 and "error[io-error]" in result.stderr
 
 
 def test_png_without_graphviz_is_missing_graphviz_and_expect_catches_it(no_dot, tmp_path):
@@ -188,7 +192,8 @@ def test_draw_dir_that_cannot_be_made_fails_the_pass_before_it_commits(tmp_path)
     assert outcomes[-1].diagnostic.kind == "io-error"
     assert session.lookup("x").gradient == 0.0
     result = command("--draw", str(blocker / "pictures"), "-c", SEED + "backward(loss)")
-    assert result.returncode == 2 and "error[io-error]: cannot make the directory" in result.stderr
+    # At run time (the first pass): a runtime error, exit status 1.
+    assert result.returncode == 1 and "error[io-error]: cannot make the directory" in result.stderr
 
 
 # ---- the REPL --------------------------------------------------------------------------------
