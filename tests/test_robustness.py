@@ -30,7 +30,7 @@ from scalarlang import Scalar
 from scalarlang.front import cli
 from scalarlang.render.events import dumps, event_of, event_pieces
 from scalarlang.interpreter.core import LABEL_LIMIT, Interpreter
-from scalarlang.interpreter.kinds import PROGRAM_KINDS, RUNTIME_KINDS
+from scalarlang.interpreter.kinds import RUNTIME_KINDS, STATIC_KINDS
 from scalarlang.interpreter.outcomes import BackwardShown, Expected, Failed
 from scalarlang.render.text import Renderer, make_console
 from scalarlang.front.editing import InputCheck
@@ -44,8 +44,7 @@ COMMAND = Path(sys.executable).parent / "scalarlang"
 needs_command = pytest.mark.skipif(not COMMAND.exists(), reason=f"{COMMAND} is not installed")
 
 # Every kind a diagnostic may have (docs/language.md), and the exit status each gives.
-SPEC_KINDS = RUNTIME_KINDS | set(PROGRAM_KINDS)
-STATIC_KINDS = {"syntax-error", "too-deep", "io-error"}
+SPEC_KINDS = RUNTIME_KINDS | set(STATIC_KINDS) | {"internal-error"}
 MB = 1_000_000
 
 
@@ -121,10 +120,13 @@ def assert_no_traceback(*texts: str) -> None:
         assert "error[internal-error]" not in text and '"internal-error"' not in text, text[-2000:]
 
 
-def expected_status(kind: str | None) -> int:
-    if kind is None:
+def expected_status(failure: Failed | None) -> int:
+    """0 without a failure; 2 when the program did not parse (nothing ran), else 1 (an
+    io-error at run time, a file a statement cannot read or write, included)."""
+    if failure is None:
         return 0
-    return 2 if kind in STATIC_KINDS else 1
+    assert not failure.static or failure.diagnostic.kind in STATIC_KINDS
+    return 2 if failure.static else 1
 
 
 def make_core(session: Interpreter | None = None) -> tuple[ReplCore, io.StringIO]:
@@ -354,10 +356,10 @@ def check_program(text: str) -> list:
     assert kind is None or kind in SPEC_KINDS
     assert kind != "internal-error", failures[0].diagnostic.message
     status, out, err = script(text)
-    assert status == expected_status(kind)
+    assert status == expected_status(failures[0] if failures else None)
     assert_no_traceback(out, err)
     status, out, _ = script(text, json_lines=True)
-    assert status == expected_status(kind)
+    assert status == expected_status(failures[0] if failures else None)
     for line in out.splitlines():
         json.loads(line)
     return outcomes
