@@ -25,6 +25,7 @@ COMMON = {"event", "file", "line", "column"}
 EVERY_EVENT = """let x = var 2
 let loss = x * x + 1
 loss
+[[loss, x], [1, 2]]
 print "loss is {loss}"
 backward(loss)
 graph(loss)
@@ -58,14 +59,14 @@ def run_json(program: str, name: str = "every.sad") -> list[dict]:
 
 
 def test_the_doc_lists_every_event_type():
-    assert set(EVENTS) == {"start", "value", "print", "backward", "graph", "draw", "gradcheck", "expected", "error"}
+    assert set(EVENTS) == {"start", "value", "list", "print", "backward", "graph", "draw", "gradcheck", "expected", "error"}
     assert EVENTS["start"] == {"version"}
 
 
 def test_every_event_has_its_documented_keys():
     events = run_json(EVERY_EVENT)
     assert [event["event"] for event in events] == [
-        "start", "value", "print", "backward", "graph", "draw", "gradcheck", "expected", "error"
+        "start", "value", "list", "print", "backward", "graph", "draw", "gradcheck", "expected", "error"
     ]
     for event in events:
         documented = COMMON | EVENTS[event["event"]]
@@ -74,7 +75,10 @@ def test_every_event_has_its_documented_keys():
         else:
             assert set(event) == documented, event["event"]
         assert event["file"] == "every.sad"
-    start, backward, graph = events[0], events[3], events[4]
+    start, listed, backward, graph = events[0], events[2], events[4], events[5]
+    assert (listed["shape"], listed["values"]) == ([2, 2], [[5.0, 2.0], [1.0, 2.0]])
+    ragged = run_json("[1, [2, 3], []]")[-1]
+    assert (ragged["event"], ragged["shape"], ragged["values"]) == ("list", None, [1.0, [2.0, 3.0], []])
     assert start == {"event": "start", "file": "every.sad", "line": None, "column": None, "version": SCHEMA_VERSION}
     assert SCHEMA_VERSION == 1
     assert backward["nodes"] and all(set(node) == BACKWARD["nodes"] for node in backward["nodes"])
