@@ -25,8 +25,9 @@ Issue 24's targets for ``examples/moons.sad`` (a 2-16-16-1 relu network, the 100
 
 Output: a table on standard output, progress on standard error, and the figures in
 ``benchmarks/results/moons.json`` (a gitignored folder). The exit status is 0 when both targets
-pass. A full run (``--repeat 3``, the default) takes about ten minutes, micrograd with its
-collector on taking most of it (about 100 s a run); ``--repeat 1`` about four.
+pass. A full run (``--repeat 3``, the default) takes 10 to 15 minutes, micrograd with its collector
+on taking most of it (100 to 150 s a run); ``--repeat 1`` about five. benchmarks/README.md
+has the figures.
 """
 
 from __future__ import annotations
