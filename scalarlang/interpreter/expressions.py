@@ -26,13 +26,12 @@ from operator import itemgetter
 from typing import Any, Callable
 
 from ..language import tree
-from . import lists, operators
-from .builtins import BUILTINS, STATEMENT_FUNCTIONS, TEXT_FUNCTIONS, VALUE_FUNCTIONS
+from . import calls, lists, operators
+from .builtins import VALUE_FUNCTIONS
 from .closures import arithmetic, closures_of, fused, stack_runner
 from .failures import engine_failure, failure, not_a_list, not_a_node
-from .functions import Function, arity_problem, invocation
+from .functions import Function
 from ..language.diagnostics import LanguageError
-from ..language.hints import range_hint
 from ..engine.scalar import Scalar
 from ..engine.errors import ScalarAutodiffError
 from .labels import LABEL_LIMIT, Made, shorten, suggestion
@@ -317,7 +316,7 @@ class Compiler:
 
             return leaf, (node.operand,), None
         if isinstance(node, tree.Call):
-            return self._call(node)
+            return calls.compile_call(self, node)
         if isinstance(node, tree.Compare):
             return operators.compare(self, node), (node.left, node.right), None
         if isinstance(node, tree.Index):
@@ -328,101 +327,11 @@ class Compiler:
             return lists.comprehension(self, node), (), None
         raise TypeError(f"unknown expression {type(node).__name__}")
 
+    def resolve_failure(self, call: tree.Call, function: object) -> LanguageError:
+        """Why the function a call names when it runs cannot be called (see ``calls``)."""
+        return calls.resolve_failure(self, call, function)
+
     def not_nodes(self, left: tree.Expr, right: tree.Expr, needed_by: str):
         """The error for ``left OP right`` when one of them is a list (the left one first)."""
         left_error, right_error = self.node_check(left, needed_by), self.node_check(right, needed_by)
         return lambda a, b: left_error(a) if a.__class__ is not Scalar else right_error(b)
-
-    # ---- calls ------------------------------------------------------------------------------
-
-    def _call(self, call: tree.Call):
-        name = call.function
-        problem = self._call_problem(call)
-        if problem is not None:
-            if self.early:
-                raise problem
-            return _raiser(problem), (), None
-        builtin = BUILTINS.get(name)
-        if builtin is not None:
-            built = builtin.build(self, call)
-            return built[0], built[1], built[2] if len(built) == 3 else None
-        if self.early:
-            function = self.names[name]
-            self.call_depth = max(self.call_depth, function.depth)
-            return invocation(self, call, function)
-        return invocation(self, call, None)
-
-    def _call_problem(self, call: tree.Call) -> LanguageError | None:
-        """What is wrong with a call the compiler can see, if anything."""
-        name = call.function
-        if name in STATEMENT_FUNCTIONS:
-            return self.fail(
-                "unknown-function",
-                f"`{name}` is a statement and gives no value; use it on a line of its own",
-                call.function_span,
-                {"function": name},
-            )
-        if call.keywords:
-            return self.named_argument_problem(call)
-        builtin = BUILTINS.get(name)
-        if builtin is not None:
-            text = next((arg for arg in call.args if isinstance(arg, tree.StringLiteral)), None)
-            if text is not None and name not in TEXT_FUNCTIONS:
-                return self.fail(
-                    "wrong-arguments", f"`{name}` takes no text arguments", text.span, {"function": name}
-                )
-            return arity_problem(self, call, builtin.arity, name)
-        if any(isinstance(arg, tree.StringLiteral) for arg in call.args):
-            text = next(arg for arg in call.args if isinstance(arg, tree.StringLiteral))
-            return self.fail("wrong-arguments", f"`{name}` takes no text arguments", text.span, {"function": name})
-        if not self.early:
-            return None  # a function of the session: looked up when the call runs
-        value = self.names.get(name)
-        if isinstance(value, Function):
-            return arity_problem(self, call, (len(value.params),), name)
-        return self.unknown_function(name, value, call.function_span)
-
-    def named_argument_problem(self, call: tree.Call) -> LanguageError:
-        """A named argument (`NAME: VALUE`) given to a function that takes none."""
-        keyword = call.keywords[0]
-        return self.fail(
-            "wrong-arguments",
-            f"`{call.function}` takes no named arguments (`{shorten(keyword.name)}:`);"
-            " only `gradcheck` does (`step:`, `tolerance:`)",
-            keyword.span,
-            {"function": call.function, "name": keyword.name},
-        )
-
-    def unknown_function(self, name: str, value: object, span: Span, first: tuple[str, ...] = ()) -> LanguageError:
-        if value.__class__ is Scalar or value.__class__ is ListValue:
-            what = "a value" if value.__class__ is Scalar else "a list"
-            return self.fail("unknown-function", f"`{name}` is {what}, not a function", span, {"function": name})
-        functions = [key for key, item in self.names.items() if isinstance(item, Function)]
-        notes = list(first) + list(suggestion(name, list(VALUE_FUNCTIONS) + functions))
-        notes.append("note: the built-in functions are " + ", ".join(VALUE_FUNCTIONS))
-        if functions:
-            notes.append("note: the functions defined so far are " + ", ".join(functions[-20:]))
-        if self.early:
-            notes.append("note: a function can call built-ins and the functions defined before it, never itself")
-        return self.fail(
-            "unknown-function", f"there is no function `{shorten(name, LABEL_LIMIT)}`", span, {"function": name}, notes
-        )
-
-    def resolve_failure(self, call: tree.Call, function: object) -> LanguageError:
-        """Why the function a call names when it runs cannot be called."""
-        if not isinstance(function, Function):
-            # Python's `for i in range(n)`: the `.sad` range, before the list of built-ins.
-            first = (range_hint(call),) if call.function == "range" and function is None else ()
-            return self.unknown_function(call.function, function, call.function_span, first)
-        return arity_problem(self, call, (len(function.params),), call.function)
-
-
-def _raiser(error: LanguageError):
-    diagnostic = error.diagnostic
-
-    def fail(args):
-        raise LanguageError(diagnostic)
-
-    return fail
-
-

@@ -16,6 +16,7 @@ from ..language import tree
 from .builtins import RESERVED_NAMES, STATEMENT_FUNCTIONS, arity_text
 from ..language.diagnostics import LanguageError
 from ..engine.scalar import Scalar, ScalarOperation
+from .calls import named_argument_problem
 from .checks import compile_gradcheck
 from .expressions import MAX_CALL_DEPTH, Compiler, Function
 from .failures import raising
@@ -247,7 +248,7 @@ def compile_expression_statement(run, statement: tree.ExprStatement):
     expr = statement.expr
     if isinstance(expr, tree.Call) and expr.keywords and expr.function in STATEMENT_FUNCTIONS:
         if expr.function != "gradcheck":
-            return raising(run.compiler.named_argument_problem(expr))
+            return raising(named_argument_problem(run.compiler, expr))
     if isinstance(expr, tree.Call) and expr.function == "draw":
         return compile_draw(run, statement, expr)
     if isinstance(expr, tree.Call) and expr.function in STATEMENT_FUNCTIONS:

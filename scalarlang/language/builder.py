@@ -14,10 +14,6 @@ span (the ``*`` of ``(a+b)*c`` has text ``(a+b)*c``) and of the statement's.
 
 from __future__ import annotations
 
-import re
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from sys import intern  # a name's text is kept once however often it is used
 from typing import Any
 
@@ -32,7 +28,6 @@ from .tree import (
     Comprehension,
     Descend,
     Expect,
-    Expr,
     ExprStatement,
     ForRange,
     ForClause,
@@ -51,120 +46,22 @@ from .tree import (
     Quiet,
     Repeat,
     StringLiteral,
-    Text,
     Unary,
     ZeroGrad,
 )
-from .source import LineIndex, Span
-from .syntax_errors import MAX_NESTING, printable, syntax_error, too_deep
+from .parts import (
+    NamedArgument,
+    Part,
+    check_underflow,
+    decode_text,
+    join,
+    names_of,
+    nested,
+    tok_span,
+    value_of,
+)
+from .syntax_errors import MAX_NESTING, syntax_error, too_deep
 
-
-
-class _Current(threading.local):
-    """The text being parsed (in this thread) and its line index: the spans the builder
-    makes compute their lines and columns from it (see `Span`)."""
-
-    lines: LineIndex | None = None
-    text: str | None = None
-
-
-_current = _Current()
-
-
-@contextmanager
-def spans_of(text: str) -> Iterator[None]:
-    """While the builder builds the AST of `text`: its spans index `text`'s lines."""
-    previous = _current.lines, _current.text
-    _current.lines, _current.text = LineIndex(text), text
-    try:
-        yield
-    finally:
-        _current.lines, _current.text = previous
-
-
-def tok_span(tok: Any) -> Span:
-    lines = _current.lines
-    if lines is None:  # tokens not from `syntax`'s parse (a test's own lark parser)
-        return Span(tok.start_pos, tok.end_pos, tok.line, tok.column, tok.end_line, tok.end_column)
-    return Span.indexed(tok.start_pos, tok.end_pos, lines)
-
-
-def join(first: Span, last: Span) -> Span:
-    lines = _current.lines
-    if lines is None:
-        return Span(first.start, last.end, first.line, first.column, last.end_line, last.end_column)
-    return Span.indexed(first.start, last.end, lines)
-
-
-class Part:
-    """An expression being built: its node, the span its parent covers (with any enclosing
-    parentheses, which the node's own span leaves out) and its nesting depth."""
-
-    __slots__ = ("depth", "node", "outer")
-
-    def __init__(self, node: Expr, outer: Span, depth: int):
-        self.node = node
-        self.outer = outer
-        self.depth = depth
-
-
-def _nested(node: Expr, depth: int, opener: Any) -> Part:
-    """A node one level deeper than its deepest child; `opener` is the token blamed if that
-    crosses the limit (the `-`, `var`, `(` or function name of the node)."""
-    if depth > MAX_NESTING:
-        raise too_deep(tok_span(opener))
-    return Part(node, node.span, depth)
-
-
-_ESCAPES = {'"': '"', "\\": "\\", "n": "\n"}
-_TEXT_PIECE = re.compile(r"\\(.)|\{\{|\}\}", re.DOTALL)
-
-
-def _decode_text(tok: Any) -> Text:
-    """A TEXT token with escapes and doubled braces resolved."""
-
-    def replace(match: re.Match) -> str:
-        escaped = match.group(1)
-        if escaped is None:
-            return match.group(0)[0]
-        if escaped in _ESCAPES:
-            return _ESCAPES[escaped]
-        start = tok.start_pos + match.start()  # a TEXT token never spans lines
-        column = tok.column + match.start()
-        raise syntax_error(
-            f"unknown escape `\\{printable(escaped)}` in a string"
-            ' (the escapes are `\\"`, `\\\\` and `\\n`; braces are doubled: `{{`, `}}`)',
-            Span(start, start + 2, tok.line, column, tok.line, column + 2),
-        )
-
-    return Text(tok_span(tok), _TEXT_PIECE.sub(replace, str(tok)))
-
-
-def _names(tokens: list) -> tuple[tuple[str, ...], tuple[Span, ...]]:
-    """The names of a list (`for a, b`, `descend w, b`, a function's parameters), each once."""
-    seen: set[str] = set()
-    for tok in tokens:
-        if str(tok) in seen:
-            raise syntax_error(f"`{tok}` is named twice", tok_span(tok))
-        seen.add(str(tok))
-    return tuple(str(t) for t in tokens), tuple(tok_span(t) for t in tokens)
-
-
-def _value(item: Any) -> tuple[Any, Span]:
-    """The node of a Part (or a finished node: a string) and the span it covers."""
-    if isinstance(item, Part):
-        return item.node, item.outer
-    return item, item.span
-
-
-class _Named:
-    """A named argument while its call is built: the node and its value's nesting depth."""
-
-    __slots__ = ("depth", "keyword")
-
-    def __init__(self, keyword: Keyword, depth: int):
-        self.keyword = keyword
-        self.depth = depth
 
 
 class Builder(Transformer):
@@ -190,8 +87,8 @@ class Builder(Transformer):
 
     def print_stmt(self, children: list) -> Print:
         keyword, *items = children
-        nodes = tuple(_value(item)[0] for item in items)
-        return Print(join(tok_span(keyword), _value(items[-1])[1]), nodes)
+        nodes = tuple(value_of(item)[0] for item in items)
+        return Print(join(tok_span(keyword), value_of(items[-1])[1]), nodes)
 
     def zero_grad_all(self, children: list) -> ZeroGrad:
         return ZeroGrad(tok_span(children[0]), None)
@@ -221,7 +118,7 @@ class Builder(Transformer):
 
     def fn_def(self, children: list) -> FunctionDef:
         keyword, name, _open, *params, _close, body = children
-        names, spans = _names([p for p in params if p is not None])
+        names, spans = names_of([p for p in params if p is not None])
         span = join(tok_span(keyword), body.outer)
         return FunctionDef(span, str(name), tok_span(name), names, spans, body.node)
 
@@ -244,7 +141,7 @@ class Builder(Transformer):
     def for_each(self, children: list) -> ForEach:
         names: list[Any] | tuple[str, ...]  # the name tokens, then their texts
         keyword, *names, _in, source, body = children
-        names, spans = _names(names)
+        names, spans = names_of(names)
         return ForEach(join(tok_span(keyword), body.span), names, spans, source.node, body)
 
     def if_stmt(self, children: list) -> If:
@@ -269,7 +166,7 @@ class Builder(Transformer):
     def descend_stmt(self, children: list) -> Descend:
         names: list[Any] | tuple[str, ...]  # the name tokens, then their texts
         keyword, *names, _by, rate = children
-        names, spans = _names(names)
+        names, spans = names_of(names)
         return Descend(join(tok_span(keyword), rate.outer), names, spans, rate.node)
 
     # -- expressions
@@ -277,7 +174,7 @@ class Builder(Transformer):
     def leaf(self, children: list) -> Part:
         keyword, part = children
         node = Leaf(join(tok_span(keyword), part.outer), str(keyword), part.node)
-        return _nested(node, part.depth + 1, keyword)
+        return nested(node, part.depth + 1, keyword)
 
     def sum(self, children: list) -> Part:
         """`a op b`: the grammar's chains are left-recursive, so `a` may be a chain already."""
@@ -296,14 +193,14 @@ class Builder(Transformer):
     def neg(self, children: list) -> Part:
         minus, part = children
         node = Unary(join(tok_span(minus), part.outer), "-", part.node)
-        return _nested(node, part.depth + 1, minus)
+        return nested(node, part.depth + 1, minus)
 
     def number(self, children: list) -> Part:
         (tok,) = children
         span = tok_span(tok)
         value = float(tok)
         if value == 0.0:
-            _check_underflow(tok, span)
+            check_underflow(tok, span)
         return Part(Number(span, value), span, 0)
 
     def name(self, children: list) -> Part:
@@ -317,26 +214,26 @@ class Builder(Transformer):
         span = join(tok_span(function), tok_span(close))
         keywords: tuple[Keyword, ...] = ()
         depth = max((a.depth for a in args if isinstance(a, Part)), default=0) + 1
-        if any(isinstance(a, _Named) for a in args):
-            first = next(i for i, a in enumerate(args) if isinstance(a, _Named))
-            late = next((a for a in args[first:] if not isinstance(a, _Named)), None)
+        if any(isinstance(a, NamedArgument) for a in args):
+            first = next(i for i, a in enumerate(args) if isinstance(a, NamedArgument))
+            late = next((a for a in args[first:] if not isinstance(a, NamedArgument)), None)
             if late is not None:
                 raise syntax_error(
                     "a positional argument cannot follow a named one (`NAME: VALUE` comes last)",
-                    _value(late)[1],
+                    value_of(late)[1],
                 )
             keywords = tuple(a.keyword for a in args[first:])
             depth = max([depth] + [a.depth + 1 for a in args[first:]])
             args = args[:first]
-        nodes = tuple(_value(a)[0] for a in args)
+        nodes = tuple(value_of(a)[0] for a in args)
         call = Call(span, intern(str(function)), tok_span(function), nodes, keywords)
-        return _nested(call, depth, function)
+        return nested(call, depth, function)
 
-    def keyword(self, children: list) -> _Named:
+    def keyword(self, children: list) -> NamedArgument:
         name, part = children
-        node, outer = _value(part)
+        node, outer = value_of(part)
         keyword = Keyword(join(tok_span(name), outer), intern(str(name)), tok_span(name), node)
-        return _Named(keyword, part.depth)
+        return NamedArgument(keyword, part.depth)
 
     def args(self, parts: list) -> list:
         return parts
@@ -349,20 +246,20 @@ class Builder(Transformer):
     def index(self, children: list) -> Part:
         target, open_, index, close = children
         node = Index(join(target.outer, tok_span(close)), target.node, index.node)
-        return _nested(node, max(target.depth, index.depth + 1), open_)
+        return nested(node, max(target.depth, index.depth + 1), open_)
 
     def list_literal(self, children: list) -> Part:
         open_, *items, close = children
         parts = [item for item in items if item is not None]
         node = ListLiteral(join(tok_span(open_), tok_span(close)), tuple(part.node for part in parts))
-        return _nested(node, max((part.depth for part in parts), default=0) + 1, open_)
+        return nested(node, max((part.depth for part in parts), default=0) + 1, open_)
 
     def comprehension(self, children: list) -> Part:
         open_, item, *clauses, close = children
         span = join(tok_span(open_), tok_span(close))
         node = Comprehension(span, item.node, tuple(clause.node for clause in clauses))
         depth = max([item.depth] + [clause.depth for clause in clauses]) + 1
-        return _nested(node, depth, open_)
+        return nested(node, depth, open_)
 
     def comprehension_for(self, children: list) -> Part:
         """`for NAME, ... in SOURCE` or `for NAME in START..STOP`: a part whose node is the
@@ -377,7 +274,7 @@ class Builder(Transformer):
                 join(tok_span(name_tokens[1]), tok_span(name_tokens[-1])),
                 ("help: `[i * i for i in 0..3]`; several names take a list's rows",),
             )
-        names, spans = _names(name_tokens)
+        names, spans = names_of(name_tokens)
         end = (stop or source).outer
         clause = ForClause(join(tok_span(keyword), end), names, spans, source.node, stop.node if stop else None)
         return Part(clause, clause.span, max(source.depth, stop.depth if stop else 0))  # type: ignore[arg-type]
@@ -391,24 +288,8 @@ class Builder(Transformer):
     def string(self, children: list) -> StringLiteral:
         open_, *pieces, close = children
         parts = tuple(
-            p.node if isinstance(p, Part) else _decode_text(p)
+            p.node if isinstance(p, Part) else decode_text(p)
             for p in pieces
             if isinstance(p, Part) or p.type == "TEXT"
         )
         return StringLiteral(join(tok_span(open_), tok_span(close)), parts)
-
-
-_NONZERO_DIGIT = re.compile(r"[1-9]")
-
-
-def _check_underflow(tok: Any, span: Span) -> None:
-    """A literal whose digits are not all zero but whose value is 0 (`1e-400`) was rounded away
-    by the float: say so, rather than run with a 0 the program never wrote."""
-    text = str(tok)
-    mantissa = text.split("e")[0].split("E")[0]
-    if _NONZERO_DIGIT.search(mantissa):
-        raise syntax_error(
-            f"the number `{printable(text[:40])}` is too small for a float: it would be 0"
-            " (the smallest positive float is about 4.9e-324)",
-            span,
-        )

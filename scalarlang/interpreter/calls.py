@@ -1,0 +1,106 @@
+"""Calls compiled for the `Compiler`: a built-in's node, a `fn`'s invocation, and what is wrong
+with a call (a statement used as a value, a wrong argument count, an unknown function, with
+the hints that help: the built-ins, the functions defined so far, Python's `range(n)`)."""
+
+from __future__ import annotations
+
+from ..engine.scalar import Scalar
+from ..language import tree
+from ..language.diagnostics import LanguageError
+from ..language.hints import range_hint
+from ..language.source import Span
+from .builtins import BUILTINS, STATEMENT_FUNCTIONS, TEXT_FUNCTIONS, VALUE_FUNCTIONS
+from .functions import Function, arity_problem, invocation
+from .labels import LABEL_LIMIT, shorten, suggestion
+from .values import ListValue
+
+
+def compile_call(compiler, call: tree.Call):
+    name = call.function
+    problem = call_problem(compiler, call)
+    if problem is not None:
+        if compiler.early:
+            raise problem
+        return _raiser(problem), (), None
+    builtin = BUILTINS.get(name)
+    if builtin is not None:
+        built = builtin.build(compiler, call)
+        return built[0], built[1], built[2] if len(built) == 3 else None
+    if compiler.early:
+        function = compiler.names[name]
+        compiler.call_depth = max(compiler.call_depth, function.depth)
+        return invocation(compiler, call, function)
+    return invocation(compiler, call, None)
+
+def call_problem(compiler, call: tree.Call) -> LanguageError | None:
+    """What is wrong with a call the compiler can see, if anything."""
+    name = call.function
+    if name in STATEMENT_FUNCTIONS:
+        return compiler.fail(
+            "unknown-function",
+            f"`{name}` is a statement and gives no value; use it on a line of its own",
+            call.function_span,
+            {"function": name},
+        )
+    if call.keywords:
+        return named_argument_problem(compiler, call)
+    builtin = BUILTINS.get(name)
+    if builtin is not None:
+        text = next((arg for arg in call.args if isinstance(arg, tree.StringLiteral)), None)
+        if text is not None and name not in TEXT_FUNCTIONS:
+            return compiler.fail(
+                "wrong-arguments", f"`{name}` takes no text arguments", text.span, {"function": name}
+            )
+        return arity_problem(compiler, call, builtin.arity, name)
+    if any(isinstance(arg, tree.StringLiteral) for arg in call.args):
+        text = next(arg for arg in call.args if isinstance(arg, tree.StringLiteral))
+        return compiler.fail("wrong-arguments", f"`{name}` takes no text arguments", text.span, {"function": name})
+    if not compiler.early:
+        return None  # a function of the session: looked up when the call runs
+    value = compiler.names.get(name)
+    if isinstance(value, Function):
+        return arity_problem(compiler, call, (len(value.params),), name)
+    return unknown_function(compiler, name, value, call.function_span)
+
+def named_argument_problem(compiler, call: tree.Call) -> LanguageError:
+    """A named argument (`NAME: VALUE`) given to a function that takes none."""
+    keyword = call.keywords[0]
+    return compiler.fail(
+        "wrong-arguments",
+        f"`{call.function}` takes no named arguments (`{shorten(keyword.name)}:`);"
+        " only `gradcheck` does (`step:`, `tolerance:`)",
+        keyword.span,
+        {"function": call.function, "name": keyword.name},
+    )
+
+def unknown_function(compiler, name: str, value: object, span: Span, first: tuple[str, ...] = ()) -> LanguageError:
+    if value.__class__ is Scalar or value.__class__ is ListValue:
+        what = "a value" if value.__class__ is Scalar else "a list"
+        return compiler.fail("unknown-function", f"`{name}` is {what}, not a function", span, {"function": name})
+    functions = [key for key, item in compiler.names.items() if isinstance(item, Function)]
+    notes = list(first) + list(suggestion(name, list(VALUE_FUNCTIONS) + functions))
+    notes.append("note: the built-in functions are " + ", ".join(VALUE_FUNCTIONS))
+    if functions:
+        notes.append("note: the functions defined so far are " + ", ".join(functions[-20:]))
+    if compiler.early:
+        notes.append("note: a function can call built-ins and the functions defined before it, never itself")
+    return compiler.fail(
+        "unknown-function", f"there is no function `{shorten(name, LABEL_LIMIT)}`", span, {"function": name}, notes
+    )
+
+def resolve_failure(compiler, call: tree.Call, function: object) -> LanguageError:
+    """Why the function a call names when it runs cannot be called."""
+    if not isinstance(function, Function):
+        # Python's `for i in range(n)`: the `.sad` range, before the list of built-ins.
+        first = (range_hint(call),) if call.function == "range" and function is None else ()
+        return unknown_function(compiler, call.function, function, call.function_span, first)
+    return arity_problem(compiler, call, (len(function.params),), call.function)
+
+
+def _raiser(error: LanguageError):
+    diagnostic = error.diagnostic
+
+    def fail(args):
+        raise LanguageError(diagnostic)
+
+    return fail

@@ -1,0 +1,139 @@
+"""The pieces the AST builder passes between reductions: spans made from lark's tokens (against
+the line index of the text being parsed), expressions being built (`Part`), and the checks of
+names, string text and number literals that the builder's methods share.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from .source import LineIndex, Span
+from .syntax_errors import MAX_NESTING, printable, syntax_error, too_deep
+from .tree import Expr, Keyword, Text
+
+
+class _Current(threading.local):
+    """The text being parsed (in this thread) and its line index: the spans the builder
+    makes compute their lines and columns from it (see `Span`)."""
+
+    lines: LineIndex | None = None
+    text: str | None = None
+
+
+_current = _Current()
+
+
+@contextmanager
+def spans_of(text: str) -> Iterator[None]:
+    """While the builder builds the AST of `text`: its spans index `text`'s lines."""
+    previous = _current.lines, _current.text
+    _current.lines, _current.text = LineIndex(text), text
+    try:
+        yield
+    finally:
+        _current.lines, _current.text = previous
+
+
+def tok_span(tok: Any) -> Span:
+    lines = _current.lines
+    if lines is None:  # tokens not from `syntax`'s parse (a test's own lark parser)
+        return Span(tok.start_pos, tok.end_pos, tok.line, tok.column, tok.end_line, tok.end_column)
+    return Span.indexed(tok.start_pos, tok.end_pos, lines)
+
+
+def join(first: Span, last: Span) -> Span:
+    lines = _current.lines
+    if lines is None:
+        return Span(first.start, last.end, first.line, first.column, last.end_line, last.end_column)
+    return Span.indexed(first.start, last.end, lines)
+
+
+class Part:
+    """An expression being built: its node, the span its parent covers (with any enclosing
+    parentheses, which the node's own span leaves out) and its nesting depth."""
+
+    __slots__ = ("depth", "node", "outer")
+
+    def __init__(self, node: Expr, outer: Span, depth: int):
+        self.node = node
+        self.outer = outer
+        self.depth = depth
+
+
+def nested(node: Expr, depth: int, opener: Any) -> Part:
+    """A node one level deeper than its deepest child; `opener` is the token blamed if that
+    crosses the limit (the `-`, `var`, `(` or function name of the node)."""
+    if depth > MAX_NESTING:
+        raise too_deep(tok_span(opener))
+    return Part(node, node.span, depth)
+
+
+_ESCAPES = {'"': '"', "\\": "\\", "n": "\n"}
+_TEXT_PIECE = re.compile(r"\\(.)|\{\{|\}\}", re.DOTALL)
+
+
+def decode_text(tok: Any) -> Text:
+    """A TEXT token with escapes and doubled braces resolved."""
+
+    def replace(match: re.Match) -> str:
+        escaped = match.group(1)
+        if escaped is None:
+            return match.group(0)[0]
+        if escaped in _ESCAPES:
+            return _ESCAPES[escaped]
+        start = tok.start_pos + match.start()  # a TEXT token never spans lines
+        column = tok.column + match.start()
+        raise syntax_error(
+            f"unknown escape `\\{printable(escaped)}` in a string"
+            ' (the escapes are `\\"`, `\\\\` and `\\n`; braces are doubled: `{{`, `}}`)',
+            Span(start, start + 2, tok.line, column, tok.line, column + 2),
+        )
+
+    return Text(tok_span(tok), _TEXT_PIECE.sub(replace, str(tok)))
+
+
+def names_of(tokens: list) -> tuple[tuple[str, ...], tuple[Span, ...]]:
+    """The names of a list (`for a, b`, `descend w, b`, a function's parameters), each once."""
+    seen: set[str] = set()
+    for tok in tokens:
+        if str(tok) in seen:
+            raise syntax_error(f"`{tok}` is named twice", tok_span(tok))
+        seen.add(str(tok))
+    return tuple(str(t) for t in tokens), tuple(tok_span(t) for t in tokens)
+
+
+def value_of(item: Any) -> tuple[Any, Span]:
+    """The node of a Part (or a finished node: a string) and the span it covers."""
+    if isinstance(item, Part):
+        return item.node, item.outer
+    return item, item.span
+
+
+class NamedArgument:
+    """A named argument while its call is built: the node and its value's nesting depth."""
+
+    __slots__ = ("depth", "keyword")
+
+    def __init__(self, keyword: Keyword, depth: int):
+        self.keyword = keyword
+        self.depth = depth
+
+
+_NONZERO_DIGIT = re.compile(r"[1-9]")
+
+
+def check_underflow(tok: Any, span: Span) -> None:
+    """A literal whose digits are not all zero but whose value is 0 (`1e-400`) was rounded away
+    by the float: say so, rather than run with a 0 the program never wrote."""
+    text = str(tok)
+    mantissa = text.split("e")[0].split("E")[0]
+    if _NONZERO_DIGIT.search(mantissa):
+        raise syntax_error(
+            f"the number `{printable(text[:40])}` is too small for a float: it would be 0"
+            " (the smallest positive float is about 4.9e-324)",
+            span,
+        )
