@@ -22,17 +22,18 @@ import io
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
+from ..engine.scalar import Scalar
 from ..language.diagnostics import Diagnostic
 from ..pictures import DrawingError, Picture, graph_picture, svg_text, write_picture
 from ..interpreter.core import Interpreter
 from ..interpreter.outcomes import BackwardShown, Failed, Outcome
+from ..interpreter.values import ListValue
 from ..render.text import DEFAULT_WIDTH, Renderer, make_console
 from ..language.source import Source, Span
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from ..engine.scalar import Scalar
     from ..engine.records import BackwardPass
 
 # The <pre> rich's HTML goes in: the terminal's look, whatever the notebook's stylesheet.
@@ -132,18 +133,19 @@ class Session:
         return render_outcomes(self._session.run(Source(name, text)), self.width)
 
     @property
-    def names(self) -> dict[str, Scalar]:
-        """Every binding, in binding order."""
-        return self._session.bindings
+    def names(self) -> dict[str, Scalar | ListValue]:
+        """Every name bound to a value (a node, or a list: a tuple of nodes and lists), in
+        binding order."""
+        return self._session.values  # type: ignore[return-value]
 
-    def __getitem__(self, name: str) -> Scalar:
-        node = self._session.lookup(name)
-        if node is None:
+    def __getitem__(self, name: str) -> Scalar | ListValue:
+        value = self._session.values.get(name) if isinstance(name, str) else None
+        if value is None:
             raise KeyError(f"no name {name!r} is bound in this session")
-        return node
+        return value  # type: ignore[return-value]
 
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and self._session.lookup(name) is not None
+        return isinstance(name, str) and name in self._session.values
 
     def label_of(self, node: Scalar) -> str:
         return self._session.label_of(node)
@@ -151,6 +153,8 @@ class Session:
     def picture(self, target: str | Scalar) -> Picture:
         """The picture of a bound name's (or a node's) graph, labelled with this session's names."""
         node = self[target] if isinstance(target, str) else target
+        if not isinstance(node, Scalar):
+            raise TypeError(f"{target!r} is a list: draw one of its nodes")
         return graph_picture(node, self._session.label_of)
 
     def draw(self, target: str | Scalar, file: str | None = None, *, engine: str = "auto") -> PicturePart | Path:

@@ -98,9 +98,12 @@ def _text(path: Path, name: str) -> str:
             raise _io_error(name, "is a directory")
         with open(path, "rb") as file:
             status = os.fstat(file.fileno())
-            if stat.S_ISREG(status.st_mode) and status.st_size > MAX_BYTES:
+            regular = stat.S_ISREG(status.st_mode)
+            if regular and status.st_size > MAX_BYTES:
                 raise _too_large(name, status.st_size)
-            data = file.read(MAX_BYTES + 1)  # a pipe or device is read to one byte past the limit
+            # A regular file's size is known (one byte more sees it grow meanwhile); a pipe or
+            # a device is read to one byte past the limit.
+            data = file.read((status.st_size if regular else MAX_BYTES) + 1)
     except OSError as error:
         raise _io_error(name, error.strerror or str(error)) from None
     except ValueError as error:  # a NUL in the path
