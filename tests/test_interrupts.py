@@ -92,14 +92,19 @@ def _state(core: ReplCore, stream: io.StringIO) -> dict:
     return state
 
 
-def _interrupt_at(delay: float, main: int) -> threading.Thread:
+def _interrupt_at(delay: float, main: int) -> tuple[threading.Thread, threading.Event]:
+    """A thread that sends SIGINT to the main thread ``delay`` seconds after the event is set
+    (set it just before the line runs: an interrupt must never land in the test's own setup)."""
+    go = threading.Event()
+
     def fire() -> None:
+        go.wait()
         time.sleep(delay)
         signal.pthread_kill(main, signal.SIGINT)
 
     thread = threading.Thread(target=fire, daemon=True)
     thread.start()
-    return thread
+    return thread, go
 
 
 def _interrupt_lines_at_random_moments(tmp_path, count: int, seed: int) -> None:
@@ -122,8 +127,16 @@ def _interrupt_lines_at_random_moments(tmp_path, count: int, seed: int) -> None:
         where = f"seed {seed} (SCALARLANG_INTERRUPT_SEED), interrupt {attempt + 1}: {line!r} after {delay * 1000:.1f} ms"
         try:
             start = len(stream.getvalue())
-            timer = _interrupt_at(delay, main)
-            core.handle(line)
+            timer, go = _interrupt_at(delay, main)
+            try:
+                go.set()
+                core.handle(line)
+            except KeyboardInterrupt:
+                # A busy machine kept this thread from reaching the line for the whole delay:
+                # the interrupt came before the line began, so nothing ran.
+                timer.join()
+                assert _state(core, stream) == before
+                continue
             timer.join()
             said = stream.getvalue()[start:]
             assert "interrupted: nothing of this input was kept" in said, f"the REPL said {said!r}"

@@ -112,11 +112,11 @@ def test_engine_reprs_are_registered_by_the_package_in_a_fresh_process():
     code = (
         "import scalarlang\n"
         "x = scalarlang.Scalar.variable(2)\n"
-        "print(x._repr_svg_()[:200].replace('\\n', ' '))\n"
+        "print('<svg' in x._repr_svg_())\n"
         "print('edges, in reverse order' in (x * x).backward()._repr_html_())"
     )
     svg, html = _fresh_python(code).splitlines()
-    assert "<svg" in svg
+    assert svg == "True"  # (with Graphviz, the SVG starts with an XML declaration)
     assert html == "True"
 
 

@@ -4,71 +4,68 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import FrozenInstanceError, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 
 
-class Span:
+class Span(tuple):
     """A half-open range of characters, with 1-based line and column of both ends.
 
-    ``end_line``/``end_column`` point one past the last character, as lark does. Frozen, and
-    equal, hashed and printed by those six numbers, as the dataclass it was.
+    ``end_line``/``end_column`` point one past the last character, as lark does. Immutable, and
+    equal, hashed and printed by those six numbers.
 
-    A span stores its two offsets and where its positions come from: the four numbers given
-    to ``Span(...)``, or, for the parser's spans (``Span.indexed``), the ``LineIndex`` of the
-    program text, which computes them when they are read. The parsed form of a program holds
-    about seven spans per statement, so this is a third of its memory.
+    A span is the tuple of its two offsets and where its positions come from: the four numbers
+    given to ``Span(...)``, or, for the parser's spans (``Span.indexed``), the ``LineIndex`` of
+    the program text, which computes them when they are read. The parsed form of a program
+    holds about seven spans per statement: a tuple of three is the least they can cost, in
+    memory and in the time to make one.
     """
 
-    __slots__ = ("start", "end", "_where")
+    __slots__ = ()
     __match_args__ = ("start", "end", "line", "column", "end_line", "end_column")
 
-    start: int
-    end: int
-    # (line, column, end_line, end_column) or the LineIndex that computes them. Any: it is read
-    # after a `__class__ is tuple` test, which mypy cannot narrow to LineIndex when false.
-    _where: Any
-
-    def __init__(self, start: int, end: int, line: int, column: int, end_line: int, end_column: int):
-        _store(self, "start", start)
-        _store(self, "end", end)
-        _store(self, "_where", (line, column, end_line, end_column))
+    def __new__(cls, start: int, end: int, line: int, column: int, end_line: int, end_column: int) -> Span:
+        return _new(cls, (start, end, (line, column, end_line, end_column)))
 
     @classmethod
     def indexed(cls, start: int, end: int, lines: LineIndex) -> Span:
         """The span from `start` to `end` of the text that `lines` indexes."""
-        span = _new(cls)
-        _store(span, "start", start)
-        _store(span, "end", end)
-        _store(span, "_where", lines)
-        return span
+        return _new(cls, (start, end, lines))
+
+    @property
+    def start(self) -> int:
+        return self[0]
+
+    @property
+    def end(self) -> int:
+        return self[1]
 
     @property
     def line(self) -> int:
-        where = self._where
-        return where[0] if where.__class__ is tuple else where.position(self.start)[0]
+        where = self[2]
+        return where[0] if where.__class__ is tuple else where.position(self[0])[0]
 
     @property
     def column(self) -> int:
-        where = self._where
-        return where[1] if where.__class__ is tuple else where.position(self.start)[1]
+        where = self[2]
+        return where[1] if where.__class__ is tuple else where.position(self[0])[1]
 
     @property
     def end_line(self) -> int:
-        where = self._where
-        return where[2] if where.__class__ is tuple else where.position(self.end)[0]
+        where = self[2]
+        return where[2] if where.__class__ is tuple else where.position(self[1])[0]
 
     @property
     def end_column(self) -> int:
-        where = self._where
-        return where[3] if where.__class__ is tuple else where.position(self.end)[1]
+        where = self[2]
+        return where[3] if where.__class__ is tuple else where.position(self[1])[1]
 
     def _numbers(self) -> tuple[int, int, int, int, int, int]:
-        where = self._where
+        start, end, where = self
         if where.__class__ is not tuple:
-            where = where.position(self.start) + where.position(self.end)
-        return (self.start, self.end, *where)
+            where = where.position(start) + where.position(end)
+        return (start, end, *where)
 
     def cover(self, other: Span) -> Span:
         """The smallest span holding both ``self`` and ``other``."""
@@ -79,9 +76,13 @@ class Span:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not Span:
             return NotImplemented
-        if self._where is other._where:  # one text's spans: the offsets say it all
-            return self.start == other.start and self.end == other.end
-        return self._numbers() == other._numbers()
+        if self[2] is other[2]:  # type: ignore[index]  # one text's spans: the offsets say it all
+            return self[0] == other[0] and self[1] == other[1]  # type: ignore[index]
+        return self._numbers() == other._numbers()  # type: ignore[attr-defined]
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
 
     def __hash__(self) -> int:
         return hash(self._numbers())
@@ -93,18 +94,11 @@ class Span:
             f" end_line={end_line!r}, end_column={end_column!r})"
         )
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
-
     def __reduce__(self) -> tuple:
         return (Span, self._numbers())
 
 
-_new = object.__new__
-_store = object.__setattr__
+_new = tuple.__new__
 
 
 class LineIndex:
