@@ -177,7 +177,7 @@ def list_statements(draw, names=NAMES):
         lambda: f"let ws = [{', '.join(e() for _ in range(draw(st.integers(0, 3))))}]",
         lambda: f"let ws = [var {e()} for p in ws]",
         lambda: f"let ws = [p * {e(factor)} for p in ws]",
-        lambda: f"let ws = [ws[i] + ws[-1 - i] for i in 0..len(ws)]",
+        lambda: "let ws = [ws[i] + ws[-1 - i] for i in 0..len(ws)]",
         lambda: f"let {name} = ws[{index}]",
         lambda: f"ws[{index}] * {e(factor)}",
         lambda: f"let {name} = sum(ws) + len(ws)",
