@@ -237,8 +237,15 @@ class ReplCore:
             )
             return None
         node = self.session.lookup(name)
+        value = self.session.values.get(name)
+        if isinstance(value, ListValue):
+            self.complain(
+                f"`{name}` is a list ({shape_text(value)}): `:{command}` shows the graph of one node",
+                (f"help: `{command}({name}[0])`, or a fold of the list: `{command}(sum({name}))`",),
+            )
+            return None
         if node is None:
-            close = difflib.get_close_matches(name, list(self.session.bindings), n=1)
+            close = difflib.get_close_matches(name, list(self.session.values), n=1)
             notes = (f"help: did you mean `{close[0]}`?",) if close else ()
             diagnostic = Diagnostic("undefined-name", f"`{name}` is not defined", span, source, {"name": name}, notes)
             self.show(Failed(diagnostic))
@@ -251,11 +258,11 @@ class ReplCore:
         if isinstance(item, Diagnostic):
             self.show(Failed(item))
             return
-        before = self.session.bindings
+        before = self.session.values
         # A file runs as a script would print it: its `let`s are not echoed one by one.
         quiet = Renderer(self.out.console, row_limit=self.out.row_limit, echo_bindings=False)
         if self.run(item, quiet):
-            bound = [name for name, node in self.session.bindings.items() if before.get(name) is not node]
+            bound = [name for name, value in self.session.values.items() if before.get(name) is not value]
             self.message(f"loaded {item.name}" + (f"; bound {', '.join(bound)}" if bound else ""))
         else:
             self.message(f"nothing of {item.name} was kept")

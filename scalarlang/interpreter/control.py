@@ -24,6 +24,7 @@ from .operators import COMPARISONS
 from .failures import with_note
 from .journal import Journal
 from .labels import Named, cut
+from .lists import MAX_ITEMS
 from .values import ListValue, formatted_value
 from ..engine.numbers import format_count, format_number
 from .outcomes import Outcome
@@ -93,7 +94,8 @@ class Run:
     def __init__(self, session, source, journal: Journal | None, echo: bool = True):
         self.session = session
         self.names = session._names
-        self.compiler = Compiler(self.names, source, random=session.random)
+        self.compiler = Compiler(self.names, source, random=session.random, budget=session.budget)
+        self.budget = session.budget
         self.journal = journal
         self.echo = echo  # False: bindings (`let`, `fn`, `descend`) make no outcome at all
         self.pending: list[Outcome] = []
@@ -158,6 +160,7 @@ class Run:
                     stack.pop()
                     continue
                 frame.index = index + 1
+                self.budget.left = MAX_ITEMS
                 statement = self.current = body[index]
                 self.left -= 1
                 if self.left < 0:

@@ -32,6 +32,7 @@ from .labels import LABEL_LIMIT, formatted, label_of, operation_text
 from .outcomes import Failed, GraphNode, GraphShown, NodeState, Outcome
 from ..language.source import Source, Span
 from .statements import node_state
+from .lists import Budget
 from .values import ListValue
 from ..language.parser import parse_program
 
@@ -57,6 +58,7 @@ class Interpreter:
         # `uniform`, `gauss` and `random_seed`: Python's generator, seeded 0 at the start, so
         # output is reproducible (and `random_seed(N)` draws what Python's `random.seed(N)` does).
         self.random = random.Random(0)
+        self.budget = Budget()  # the iterations of comprehensions a statement may run
         # Called with (backward pass, output label, topology index -> label) for every pass
         # before it is committed, shown or not (``--draw DIR``); it may raise DrawingError.
         self.pass_observer: Callable[..., object] | None = None

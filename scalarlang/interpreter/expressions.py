@@ -72,6 +72,7 @@ class Compiler:
         params: tuple[str, ...] | None = None,
         function: str | None = None,
         random: Any = None,
+        budget: lists.Budget | None = None,
     ):
         self.names = names
         self.source = source
@@ -81,6 +82,7 @@ class Compiler:
         self.early = params is not None  # a function body: calls are resolved now
         self.function = function  # the function whose body this is: its nodes' labels say so
         self.random = random  # the session's generator (`random.Random`), for `uniform`, `gauss`
+        self.budget = budget if budget is not None else lists.Budget()  # the session's, for comprehensions
         self.call_depth = 0  # the deepest function a function body calls
         # In a function body, (start, end, count) -> the tag of the nodes made there, so that
         # the body's own result is known by its tag (`Function.origin`); keyed by offsets,
@@ -122,10 +124,14 @@ class Compiler:
 
     def number(self, expr: tree.Expr) -> Callable[[tuple | None], float]:
         """A plain number (a seed, a count, a rate): a literal is read directly."""
+        return self.number_and_frames(expr)[0]
+
+    def number_and_frames(self, expr: tree.Expr) -> tuple[Callable[[tuple | None], float], int]:
+        """`number`, and how many Python frames running it takes at most."""
         literal = literal_value(expr)
         if literal is not None:
-            return lambda args: literal
-        evaluate = self.expression(expr)
+            return (lambda args: literal), 1
+        evaluate, frames = self.depth_of(expr)
         not_a_node_error = self.node_check(expr, "a number here")  # (a count, a rate, a seed)
 
         def number(args):
@@ -134,7 +140,7 @@ class Compiler:
                 raise not_a_node_error(value)
             return value._value
 
-        return number
+        return number, frames + 1
 
     def text(self, item: tree.StringLiteral | tree.Expr) -> Callable[[tuple | None], str]:
         """A print item: a string with its holes filled, or a value; counts as whole numbers."""
@@ -200,6 +206,10 @@ class Compiler:
             combine, children, fuse = inner_of(node)
             if not children:
                 add_item((combine, 0, None))
+                # (a comprehension runs its parts itself: the frames they take count too)
+                frames = waiting + getattr(combine, "frames", 1) - 1
+                if frames > deepest:
+                    deepest = frames
                 continue
             push((combine, len(children), fuse))
             waiting += 1

@@ -14,23 +14,27 @@ from typing import Any
 from ..engine.errors import ScalarAutodiffError
 from ..engine.scalar import Scalar
 from ..language import tree
+from .failures import not_a_node
 from .tables import TableError, read_table
 from .values import ListValue, nodes_of
 
 
-def _nodes(compiler, call: tree.Call, values: tuple, from_list: bool) -> tuple:
-    """The terms of a fold: the items of one list argument, or the arguments themselves."""
+def _nodes(compiler, call: tree.Call, values: tuple, from_list: bool, list_expr: tree.Expr | None = None) -> tuple:
+    """The terms of a fold: the items of one list argument (``list_expr``, the first argument
+    unless given), or the arguments themselves."""
     if from_list:
         (items,) = values
+        expr = call.args[0] if list_expr is None else list_expr
         if not items:
             raise compiler.fail(
                 "wrong-arguments", f"`{call.function}` of an empty list has no terms", call.span,
                 {"function": call.function},
             )
-        for item in items:
+        for index, item in enumerate(items):
             if item.__class__ is not Scalar:
-                raise compiler.node_check(call.args[0], f"`{call.function}` of each item")(item)
-        return values[0]
+                text = f"{compiler.text_of(expr)}[{index}]"
+                raise not_a_node(compiler.source, item, text, expr.span, f"`{call.function}` of each item")
+        return items
     for value, expr in zip(values, call.args):
         if value.__class__ is not Scalar:
             raise compiler.node_check(expr, f"`{call.function}`")(value)
@@ -99,8 +103,8 @@ def build_dot(compiler, call: tree.Call):
                 span,
                 {"function": "dot", "lengths": [len(left), len(right)]},
             )
-        _nodes(compiler, call, (left,), True)
-        _nodes(compiler, call, (right,), True)
+        _nodes(compiler, call, (left,), True, call.args[0])
+        _nodes(compiler, call, (right,), True, call.args[1])
         try:
             total = left[0] * right[0]
             total.tag = origin

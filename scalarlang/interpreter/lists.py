@@ -17,8 +17,20 @@ from ..language import tree
 from .labels import Named
 from .values import ListValue
 
-# As for `for` loops: at most this many iterations of one range.
+# As for `for` loops: at most this many iterations of one range; and at most this many
+# iterations of comprehensions in all while one statement runs (nested ones multiply).
 MAX_RANGE = 1_000_000
+MAX_ITEMS = 1_000_000
+
+
+class Budget:
+    """The iterations of comprehensions a statement has left (the driver refills it before
+    each statement): a bound on their time and on the nodes they make, whatever their nesting."""
+
+    __slots__ = ("left",)
+
+    def __init__(self) -> None:
+        self.left = MAX_ITEMS
 _DONE = object()
 
 
@@ -81,29 +93,41 @@ def comprehension(compiler, node: tree.Comprehension) -> Callable:
     params: dict[str, int] = dict(saved[0] or {})
     slots = saved[1]
     clauses: list[Callable[[tuple], Iterator[tuple]]] = []
+    frames = 0  # the Python frames its parts take when they run, deepest first
     try:
         for clause in node.clauses:
             compiler.params, compiler.slots = dict(params), slots
-            clauses.append(_clause(compiler, clause))
+            clause_values, clause_frames = _clause(compiler, clause)
+            clauses.append(clause_values)
+            frames = max(frames, clause_frames)
             for offset, name in enumerate(clause.names):
                 params[name] = slots + offset
             slots += len(clause.names)
         compiler.params, compiler.slots = params, slots
-        item = compiler.expression(node.item)
+        item, item_frames = compiler.depth_of(node.item)
     finally:
         compiler.params, compiler.slots = saved
-    last = len(clauses)
+    last, frames = len(clauses), max(frames, item_frames)
 
     def run(args):
         start = args if args is not None else ()
         made: list = []
         loops = [(clauses[0](start), start)]  # one iterator a clause, with the slots so far
+        budget = compiler.budget
         while loops:
             values, slots_so_far = loops[-1]
             bound = next(values, _DONE)
             if bound is _DONE:
                 loops.pop()
                 continue
+            budget.left -= 1
+            if budget.left < 0:
+                raise compiler.fail(
+                    "too-long",
+                    f"the comprehensions of this statement run more than {MAX_ITEMS:,} iterations in all",
+                    node.span,
+                    {"limit": MAX_ITEMS},
+                )
             slots_now = slots_so_far + bound  # type: ignore[operator]
             if len(loops) == last:
                 made.append(item(slots_now))
@@ -111,15 +135,17 @@ def comprehension(compiler, node: tree.Comprehension) -> Callable:
                 loops.append((clauses[len(loops)](slots_now), slots_now))
         return ListValue(made)
 
+    run.frames = frames + 1  # type: ignore[attr-defined]  # (read by the compiler's depth)
     return run
 
 
-def _clause(compiler, clause: tree.ForClause) -> Callable[[tuple], Iterator[tuple]]:
-    """``for NAMES in SOURCE``: given the slots so far, an iterator of the values of its names."""
+def _clause(compiler, clause: tree.ForClause) -> tuple[Callable[[tuple], Iterator[tuple]], int]:
+    """``for NAMES in SOURCE``: given the slots so far, an iterator of the values of its names;
+    and the Python frames its source takes to evaluate."""
     names = clause.names
     if clause.stop is not None:
         return _range_clause(compiler, clause)
-    source = compiler.expression(clause.source)
+    source, frames = compiler.depth_of(clause.source)
     not_a_list = compiler.list_check(clause.source, "`for … in`")
     width = len(names)
 
@@ -131,7 +157,7 @@ def _clause(compiler, clause: tree.ForClause) -> Callable[[tuple], Iterator[tupl
             return ((item,) for item in items)
         return _rows(compiler, clause, items, width)
 
-    return values
+    return values, frames
 
 
 def _rows(compiler, clause: tree.ForClause, items: ListValue, width: int) -> Iterator[tuple]:
@@ -147,9 +173,10 @@ def _rows(compiler, clause: tree.ForClause, items: ListValue, width: int) -> Ite
         yield tuple(row)
 
 
-def _range_clause(compiler, clause: tree.ForClause) -> Callable[[tuple], Iterator[tuple]]:
+def _range_clause(compiler, clause: tree.ForClause) -> tuple[Callable[[tuple], Iterator[tuple]], int]:
     stop = cast(tree.Expr, clause.stop)  # a range clause has its end
-    start_of, stop_of = compiler.number(clause.source), compiler.number(stop)
+    (start_of, start_frames), (stop_of, stop_frames) = compiler.number_and_frames(clause.source), compiler.number_and_frames(stop)
+    frames = max(start_frames, stop_frames) + 1
     (name,) = clause.names
     tag = Named(name, True)  # each index is a count named by the comprehension's name
 
@@ -165,7 +192,7 @@ def _range_clause(compiler, clause: tree.ForClause) -> Callable[[tuple], Iterato
             )
         return _counts(start, end, tag)
 
-    return values
+    return values, frames
 
 
 def _counts(start: int, stop: int, tag: Named) -> Iterator[tuple]:

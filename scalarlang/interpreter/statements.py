@@ -116,7 +116,9 @@ def compile_function(run, statement: tree.FunctionDef):
     name, span, params = statement.name, statement.span, statement.params
 
     def define(show):
-        body_compiler = Compiler(run.names, compiler.source, params, function=name, random=compiler.random)
+        body_compiler = Compiler(
+            run.names, compiler.source, params, function=name, random=compiler.random, budget=compiler.budget
+        )
         self_call = _calls_itself(statement)
         if self_call is not None:
             raise compiler.fail(
@@ -144,18 +146,12 @@ def compile_function(run, statement: tree.FunctionDef):
 
 
 def _calls_itself(statement: tree.FunctionDef):
-    stack = [statement.body]
+    stack: list[tree.Expr] = [statement.body]
     while stack:
         node = stack.pop()
-        if isinstance(node, tree.Call):
-            if node.function == statement.name:
-                return node.function_span
-            stack.extend(arg for arg in node.args if not isinstance(arg, tree.StringLiteral))
-            stack.extend(keyword.value for keyword in node.keywords)
-        elif isinstance(node, tree.Binary):
-            stack.extend((node.left, node.right))
-        elif isinstance(node, (tree.Unary, tree.Leaf)):
-            stack.append(node.operand)
+        if isinstance(node, tree.Call) and node.function == statement.name:
+            return node.function_span
+        stack.extend(tree.operands(node))
     return None
 
 

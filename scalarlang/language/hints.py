@@ -54,6 +54,12 @@ def _attribute_hint(text: str, pos: int, before: str) -> tuple[str, ...]:
     """`x.grad`, `x.backward()`, `ws.append(w)`, `np.dot(a, b)`: functions in `.sad`."""
     attribute = _ATTRIBUTE.match(text, pos)
     owner = _WORD_BEFORE.search(before)
+    if attribute is not None and owner is None and before.rstrip().endswith("]"):
+        # `[1, 2].append(3)`, `W[0].size`: a list before the dot
+        if attribute.group(1) in ("append", "extend"):
+            return ("help: lists never change: make the list whole, `[f(i) for i in 0..n]`, "
+                    "or a longer one, `flatten(L, [item])`",)
+        return ("help: `.sad` has no attributes or methods: call a function of the list, like `len(L)`",)
     if attribute is None or owner is None:
         return ()
     name, x = attribute.group(1), owner.group(1)
@@ -101,6 +107,9 @@ def token_hint(tok: Any, expected: set[str], stack: list, text: str) -> tuple[st
                 f"help: `.sad` has no `{previous}=`: write `let {x} = {x} {previous} ...`;"
                 f" a gradient step is `descend {x} by LR`",
             )
+        if before.rstrip().endswith("]"):  # `ws[0] = 2`
+            return ("help: lists never change: make a new one, like `let ws = [2, ws[1]]`;"
+                    " a gradient step of a list of variables is `descend ws by LR`",)
         return ("help: bind a name with `let NAME = EXPR`; compare with `assert A == B`",)
     if _STARTS_WITH["def"].search(before):
         return ("help: a function is `fn f(x) = EXPR`: one expression, no `:` and no `return`",)

@@ -306,3 +306,24 @@ class Program:
     """A whole program: its top-level statements in order."""
 
     statements: tuple[Statement, ...]
+
+
+def operands(expr: Expr) -> tuple[Expr, ...]:
+    """The expressions directly inside ``expr`` (a call's text arguments left out), for walks
+    over a tree that go by an explicit stack."""
+    if isinstance(expr, (Binary, Compare)):
+        return (expr.left, expr.right)
+    if isinstance(expr, (Unary, Leaf)):
+        return (expr.operand,)
+    if isinstance(expr, Call):
+        return tuple(arg for arg in expr.args if not isinstance(arg, StringLiteral)) + tuple(
+            keyword.value for keyword in expr.keywords
+        )
+    if isinstance(expr, Index):
+        return (expr.target, expr.index)
+    if isinstance(expr, ListLiteral):
+        return expr.items
+    if isinstance(expr, Comprehension):
+        sources = [part for clause in expr.clauses for part in (clause.source, clause.stop) if part is not None]
+        return (expr.item, *sources)
+    return ()

@@ -1,0 +1,80 @@
+"""Lists in the language: the limits and errors a learner meets, each from a case that once
+went wrong (a function nesting comprehensions overflowed Python's stack; a function called
+itself through a list; a fold blamed the wrong list; nested comprehensions had no bound; a
+`draw` under `expect` could not fail; `:graph` of a list said the name was not defined)."""
+
+from __future__ import annotations
+
+import io
+
+import scalarlang
+from scalarlang.front.repl_core import ReplCore
+from scalarlang.render.text import Renderer, make_console
+
+
+def error_of(text: str):
+    result = scalarlang.run(text)
+    assert result.error is not None, result.text
+    return result.error
+
+
+def test_functions_nesting_comprehensions_are_too_deep_not_a_crash():
+    lines = ["fn f0(a) = a + 1"]
+    for k in range(1, 31):
+        terms = " + ".join([f"f{k - 1}(a)"] + ["1"] * 90)
+        lines.append(f"fn f{k}(a) = [{terms} for i in 0..1][0]")
+    lines.append("print f30(1)")
+    error = error_of("\n".join(lines))
+    assert error.kind == "too-deep" and "nests calls" in error.message
+
+
+def test_a_function_cannot_call_itself_through_a_list_an_index_or_a_comparison():
+    for body in ("[f(x)]", "[f(x)][0]", "f(x) < 1", "[x for i in f(x)]", "[1, 2][f(x)]"):
+        error = error_of(f"fn f(x) = x + 100\nfn f(x) = {body}")
+        assert error.kind == "unknown-function" and "cannot call itself" in error.message, body
+
+
+def test_a_fold_names_the_item_that_is_not_a_node():
+    error = error_of("mean([1, [2]])")
+    assert error.kind == "not-a-node"
+    assert error.message == "`[1, [2]][1]` is a list of 1, not a node"
+    error = error_of("dot([1, 2], [3, [4]])")
+    assert error.message == "`[3, [4]][1]` is a list of 1, not a node"
+    assert (error.span.column, error.span.end_column) == (13, 21)  # the second argument
+
+
+def test_nested_comprehensions_have_one_bound_for_the_statement():
+    error = error_of("let a = [[0 for i in 0..1000000] for j in 0..1000000]")
+    assert error.kind == "too-long" and error.fields["limit"] == 1_000_000
+    ok = scalarlang.run("let a = [[0 for i in 0..1000] for j in 0..999]\nprint len(a)")
+    assert ok.error is None and ok.text.strip() == "999"
+    # the bound is per statement: a loop of smaller statements runs
+    loop = scalarlang.run("for k in 0..3 { let a = [0 for i in 0..600000] }\nprint len(a)")
+    assert loop.error is None and loop.text.strip() == "600000"
+
+
+def test_expect_catches_a_draw_that_cannot_write(tmp_path):
+    target = tmp_path / "missing" / "g.svg"
+    result = scalarlang.run(f'let x = var 2\nexpect io-error: draw(x * x, "{target}")\nprint "after"')
+    assert result.error is None, result.text
+    assert "expected io-error" in result.text and result.text.rstrip().endswith("after")
+
+
+def test_the_repl_graph_of_a_list_says_it_is_a_list():
+    stream = io.StringIO()
+    core = ReplCore(Renderer(make_console(stream, width=100, color="never"), echo_bindings=True))
+    core.handle("let W = [[var 1, var 2], [var 3, var 4]]")
+    core.handle(":graph W")
+    said = stream.getvalue()
+    assert "`W` is a list (2 × 2 variables)" in said and "graph(W[0])" in said
+
+
+def test_python_habits_with_lists_get_the_sad_form():
+    notes = error_of("let ws = [1]\nws[0] = 2").notes
+    assert any("lists never change" in note for note in notes)
+    notes = error_of("[1, 2].append(3)").notes
+    assert any("flatten(L, [item])" in note for note in notes)
+    notes = error_of("let d = np.dot(a, b)").notes
+    assert notes == ("help: `.sad` has no modules: the built-in is `dot(a, b)`",)
+    notes = error_of("let xs = [i for i in range(3)]").notes
+    assert notes[0] == "help: count with a range: `0..3` (the end not included), as in `for i in 0..3`"
