@@ -41,12 +41,6 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
 
 
-def pytest_configure(config):
-    config.addinivalue_line(
-        "markers", "slow: a stress or packaging test of more than a few seconds (run with -m slow)"
-    )
-
-
 def pytest_addoption(parser):
     parser.addoption(
         "--update-golden",
@@ -57,4 +51,6 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: a stress test of more than ~3 s (deselect with -m 'not slow')")
+    config.addinivalue_line(
+        "markers", "slow: a stress, packaging or browser test of more than a few seconds (run with -m slow)"
+    )

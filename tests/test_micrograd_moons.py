@@ -14,7 +14,7 @@ from pathlib import Path
 from random import Random
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 pytest.importorskip("micrograd")
@@ -93,6 +93,8 @@ def test_the_reference_is_the_engine_bit_for_bit_on_the_moons(eleven_steps):
     assert bits(engine_train(reference.SIZES, 3, reference.SEED, reference.load_moons())) == bits(eleven_steps[:3])
 
 
+# A quarter of the profile's examples: each trains micrograd (collecting after every step).
+@settings(max_examples=max(1, settings().max_examples // 4))
 @given(
     st.lists(st.integers(1, 5), min_size=1, max_size=2),
     st.integers(0, 2**32),
