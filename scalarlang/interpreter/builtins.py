@@ -32,6 +32,8 @@ VALUE_FUNCTIONS: dict[str, int | None] = {
 # Calls that are statements of their own, with the argument counts they accept.
 STATEMENT_FUNCTIONS: dict[str, tuple[int, ...]] = {
     "backward": (1, 2), "graph": (1,), "gradcheck": (2,), "draw": (1, 2), "random_seed": (1,),
+    # Seeing the chain rule (docs/language.md).
+    "explain": (1,), "paths": (2,), "walk": (1, 2),
 }
 # The one built-in that takes a text argument (a file name): the rest take values only.
 TEXT_FUNCTIONS = frozenset({"read_table"})

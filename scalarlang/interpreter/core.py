@@ -32,6 +32,7 @@ from .labels import LABEL_LIMIT, formatted, label_of, operation_text
 from .outcomes import Failed, GraphNode, GraphShown, NodeState, Outcome
 from ..language.source import Source, Span
 from .statements import node_state
+from .history import History
 from .lists import Budget
 from .values import ListValue
 from ..language.parser import parse_program
@@ -59,6 +60,9 @@ class Interpreter:
         # output is reproducible (and `random_seed(N)` draws what Python's `random.seed(N)` does).
         self.random = random.Random(0)
         self.budget = Budget()  # the iterations of comprehensions a statement may run
+        # The committed passes and zero_grads, for `explain`: kept once something may ask for
+        # them (a program that mentions `explain`, or a front end that calls `keep_history`).
+        self.history: History | None = None
         # Called with (backward pass, output label, topology index -> label) for every pass
         # before it is committed, shown or not (``--draw DIR``); it may raise DrawingError.
         self.pass_observer: Callable[..., object] | None = None
@@ -128,9 +132,16 @@ class Interpreter:
             lambda index: formatted(topology[index]),
         )
 
+    def keep_history(self) -> None:
+        """Keep the passes committed from now on, for `explain` (the REPL and notebooks do)."""
+        if self.history is None:
+            self.history = History()
+
     def reset(self) -> None:
         self._names.clear()
         self.random.seed(0)
+        if self.history is not None:
+            self.history = History()
 
     # ---- running ----------------------------------------------------------------------------
 
@@ -148,6 +159,8 @@ class Interpreter:
         `fn` and `descend`: building one for each `let` (and handing it out, the collector
         running again each time) took half of what a top-level `let` cost.
         """
+        if "explain" in source.text:  # (a mention is enough: a history only costs memory)
+            self.keep_history()
         try:
             program = parse_program(source)
         except LanguageError as error:

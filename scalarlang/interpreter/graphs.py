@@ -13,9 +13,11 @@ from ..engine.numbers import format_parameter
 from .outcomes import BackwardShown, Drawn
 
 
-def compile_backward(run, statement: tree.ExprStatement, call: tree.Call):
+def compile_backward(run, statement: tree.ExprStatement, call: tree.Call, walk: bool = False):
+    """``backward(OUT[, SEED])``, or ``walk(OUT[, SEED])``: the same pass and commit, shown
+    edge by edge (always: a walk is asked for, never an echo)."""
     compiler = run.compiler
-    output_of = compiler.node_expression(call.args[0], "`backward`")
+    output_of = compiler.node_expression(call.args[0], "`walk`" if walk else "`backward`")
     if len(call.args) == 2:
         seed_of, seed_span = compiler.number(call.args[1]), call.args[1].span
     else:
@@ -25,15 +27,23 @@ def compile_backward(run, statement: tree.ExprStatement, call: tree.Call):
     def backward(show):
         output = output_of(None)
         seed = seed_of(None)
-        journal = run.journal
+        journal, history = run.journal, run.session.history
         observer = run.session.pass_observer
         try:
-            if journal is None and not show and observer is None:
+            if journal is None and not show and observer is None and history is None and not walk:
                 output.backward_with_seed(seed)  # checks everything, then commits: atomic
                 return
             backward_pass = output.reverse_pass(seed)
         except ScalarAutodiffError as error:
             raise pass_failure(compiler, error, output, seed_span, output_span) from None
+        if walk and len(backward_pass.edges) > MAX_WALK_EDGES:
+            raise compiler.fail(
+                "too-long",
+                f"this pass has {len(backward_pass.edges):,} operand edges; `walk` shows at most {MAX_WALK_EDGES:,}",
+                span,
+                {"edges": len(backward_pass.edges), "limit": MAX_WALK_EDGES},
+                ("help: `backward` shows the same pass as tables, `explain(X)` one node's edges",),
+            )
         if observer is not None and not run.muted:
             # --draw: the pass's picture is written before anything is committed, so a
             # picture that cannot be written leaves the stored gradients as they were.
@@ -47,18 +57,33 @@ def compile_backward(run, statement: tree.ExprStatement, call: tree.Call):
         if journal is not None:
             journal.remember_gradients(backward_pass.topology)
         backward_pass._commit()
-        if show:
-            topology = backward_pass.topology
-            run.emit(BackwardShown(
-                span,
-                label_of(output),
-                backward_pass,
-                lambda index: label_of(topology[index]),
-                lambda index: operation_text(topology[index]),
-                lambda index: formatted(topology[index]),
-            ))
+        if history is not None:
+            history.committed(backward_pass, label_of(output))
+        if walk:
+            from .chain_rule import walk_outcome
+
+            run.emit(walk_outcome(span, label_of(output), backward_pass))
+        elif show:
+            run.emit(backward_outcome(span, label_of(output), backward_pass))
 
     return backward
+
+
+# `walk` shows at most this many edges (one per Enter in the REPL): a larger pass is `too-long`.
+MAX_WALK_EDGES = 500
+
+
+def backward_outcome(span, label: str, backward_pass) -> BackwardShown:
+    """What `backward` shows of a pass: its tables, with the session's labels and values."""
+    topology = backward_pass.topology
+    return BackwardShown(
+        span,
+        label,
+        backward_pass,
+        lambda index: label_of(topology[index]),
+        lambda index: operation_text(topology[index]),
+        lambda index: formatted(topology[index]),
+    )
 
 
 def compile_draw(run, statement: tree.ExprStatement, call: tree.Call):

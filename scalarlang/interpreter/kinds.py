@@ -37,6 +37,8 @@ LANGUAGE_RUNTIME_KINDS = (
     "not-an-index",
     "index-out-of-range",
     "bad-table",
+    # Seeing the chain rule.
+    "too-many-paths",
 )
 # Pictures (`draw`, `--draw`), as in `pictures.errors`.
 DRAWING_KINDS = ("missing-graphviz", "unknown-picture-format", "graph-too-large", "graphviz-failed")

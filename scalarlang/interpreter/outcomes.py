@@ -100,6 +100,95 @@ class BackwardShown:
 
 
 @dataclass(frozen=True, slots=True)
+class EdgeShare:
+    """One operand edge into a node in a pass: its consumer, slot, the consumer's pass adjoint
+    (the upstream), the local derivative, and their product, the edge's contribution."""
+
+    consumer: str
+    slot: int
+    upstream: float
+    local: float
+    contribution: float
+
+
+@dataclass(frozen=True, slots=True)
+class Explained:
+    """``explain(X)``: X's pass adjoint as the sum of its edges' contributions in the latest
+    kept pass whose graph holds X, and its stored gradient as the sum of the pass adjoints
+    committed since its last `zero_grad` (``passes``: (pass number, adjoint), oldest first).
+
+    ``complete`` says the passes add up to the gradient; when they do not (passes older than
+    the session keeps, or a `zero_grad` between), ``note`` says why, as it says why there is
+    nothing to explain (an untracked node, one in no pass)."""
+
+    span: Span
+    label: str
+    tracked: bool
+    pass_number: int | None
+    pass_output: str | None
+    pass_adjoint: float | None
+    seeded: bool  # X is the pass's output: its adjoint is the seed, not a sum of edges
+    edges: tuple[EdgeShare, ...]
+    gradient: float | None
+    passes: tuple[tuple[int, float], ...]
+    complete: bool
+    note: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PathShown:
+    """One path from an output down to a node through operand edges: the labels from the
+    output to the node, the local derivative of each edge, and their product."""
+
+    labels: tuple[str, ...]
+    locals: tuple[float, ...]
+    product: float
+
+
+@dataclass(frozen=True, slots=True)
+class PathsShown:
+    """``paths(OUT, X)``: every path and the sum of their products, which is X's pass adjoint
+    in a pass from OUT with seed 1 (``pass_adjoint``, computed apart, for comparison)."""
+
+    span: Span
+    output: str
+    variable: str
+    count: int
+    paths: tuple[PathShown, ...]
+    total: float
+    pass_adjoint: float
+
+
+@dataclass(frozen=True, slots=True)
+class WalkStep:
+    """One edge of a walked pass, in the reverse walk's order, and every tracked node's pass
+    adjoint after it (``adjoints``: (label, adjoint), in topology order)."""
+
+    index: int
+    consumer: str
+    slot: int
+    operand: str
+    upstream: float
+    local: float
+    contribution: float
+    operand_tracked: bool
+    before: float | None
+    after: float | None
+    adjoints: tuple[tuple[str, float], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class WalkShown:
+    """``walk(OUT[, SEED])``: the pass and commit of ``backward`` (``backward``: its tables),
+    and its edges one by one (``start``: every tracked node's adjoint before the first edge)."""
+
+    span: Span
+    backward: BackwardShown
+    start: tuple[tuple[str, float], ...]
+    steps: tuple[WalkStep, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class GraphShown:
     span: Span
     label: str
@@ -156,5 +245,6 @@ class Drawn:
 
 
 Outcome = (
-    ValueShown | ListShown | Bound | Defined | Printed | BackwardShown | GraphShown | GradcheckShown | Drawn | Expected | Failed
+    ValueShown | ListShown | Bound | Defined | Printed | BackwardShown | GraphShown | GradcheckShown
+    | Explained | PathsShown | WalkShown | Drawn | Expected | Failed
 )

@@ -17,6 +17,7 @@ from .builtins import RESERVED_NAMES, STATEMENT_FUNCTIONS, arity_text
 from ..language.diagnostics import LanguageError
 from ..engine.scalar import Scalar, ScalarOperation
 from .calls import named_argument_problem
+from .chain_rule import compile_explain, compile_paths
 from .checks import compile_gradcheck
 from .expressions import MAX_CALL_DEPTH, Compiler, Function
 from .failures import raising
@@ -260,8 +261,12 @@ def compile_expression_statement(run, statement: tree.ExprStatement):
                 expr.span,
                 {"function": expr.function, "expected": list(accepted), "got": len(expr.args)},
             ))
-        if expr.function == "backward":
-            return compile_backward(run, statement, expr)
+        if expr.function in ("backward", "walk"):
+            return compile_backward(run, statement, expr, walk=expr.function == "walk")
+        if expr.function == "explain":
+            return compile_explain(run, statement, expr)
+        if expr.function == "paths":
+            return compile_paths(run, statement, expr)
         if expr.function == "random_seed":
             return compile_random_seed(run, statement, expr)
         if expr.function == "graph":
@@ -320,10 +325,13 @@ def compile_zero_grad(run, statement: tree.ZeroGrad):
             if output.__class__ is not Scalar:
                 raise not_a_node(output)
             outputs = [output]
-        journal = run.journal
-        if journal is not None:
-            for output in outputs:
-                journal.remember_gradients(output.topology())
+        journal, history = run.journal, run.session.history
+        if journal is not None or history is not None:
+            reached = [node for output in outputs for node in output.topology()]
+            if journal is not None:
+                journal.remember_gradients(reached)
+            if history is not None:
+                history.zeroed(reached)
         for output in outputs:
             output.zero_grad()
 

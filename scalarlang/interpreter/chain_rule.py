@@ -1,0 +1,226 @@
+"""Statements that show the chain rule on the learner's own graph: ``explain(X)``, ``paths(OUT,
+X)`` and ``walk(OUT[, SEED])``.
+
+- ``explain`` reads the session's history of committed passes (``history``): X's pass adjoint
+  as the sum of its edges' contributions, its stored gradient as the sum of its pass adjoints.
+- ``paths`` counts the paths from OUT down to X first (over the topology, operands before
+  results), and lists them, each with its local derivatives and their product, only when there
+  are at most `MAX_PATHS`: their sum is X's pass adjoint in a pass from OUT with seed 1.
+- ``walk`` is ``backward``'s pass and commit, handed out edge by edge in the reverse walk's
+  order with every tracked node's pass adjoint after each edge.
+
+`explain` and `paths` change nothing. Walks over graphs use explicit stacks, never recursion.
+"""
+
+from __future__ import annotations
+
+from ..engine.errors import ScalarAutodiffError
+from ..engine.scalar import Scalar
+from ..language import tree
+from .graphs import backward_outcome, pass_failure
+from .history import History, KeptPass, Zeroed
+from .labels import label_of
+from .outcomes import EdgeShare, Explained, PathShown, PathsShown, WalkShown, WalkStep
+
+# `paths` lists at most this many paths; more is the error `too-many-paths` with the count.
+MAX_PATHS = 1_000
+
+
+def compile_explain(run, statement: tree.ExprStatement, call: tree.Call):
+    target = run.compiler.node_expression(call.args[0], "`explain`")
+    span = statement.span
+
+    def explain(show):
+        run.emit(explained(target(None), run.session.history, span))
+
+    return explain
+
+
+def explained(node: Scalar, history: History | None, span) -> Explained:
+    label = label_of(node)
+    if node._gradient is None:
+        untracked = f"`{label}` is untracked ({node.operation}): no pass gives it an adjoint, and it has no gradient"
+        return Explained(span, label, False, None, None, None, False, (), None, (), True, untracked)
+    passes: list[tuple[int, float]] = []
+    latest: tuple[KeptPass, int] | None = None
+    zeroed = False
+    for event in history.newest_first() if history is not None else ():
+        if isinstance(event, Zeroed):
+            if id(node) in event.ids:
+                zeroed = True
+                if latest is not None:
+                    break  # passes before its zero_grad are not in its gradient
+            continue
+        index = event.index_of(node)
+        if index is None:
+            continue
+        if latest is None:
+            latest = (event, index)
+        if not zeroed:
+            passes.append((event.number, event.backward_pass._adjoints[index]))
+    passes.reverse()
+    gradient = node._gradient
+    total = 0.0
+    for _, adjoint in passes:
+        total += adjoint  # the engine's own order: stored + pass adjoint, pass after pass
+    complete = total == gradient
+    note: str | None = None
+    if latest is None:
+        note = f"`{label}` was in no backward pass the session keeps"
+        if history is not None and (history.dropped or history.skipped):
+            note += " (it keeps the latest passes of up to 100,000 nodes in all)"
+        return Explained(span, label, True, None, None, None, False, (), gradient, tuple(passes), complete, note)
+    kept, index = latest
+    edges = tuple(_edges_into(kept, index))
+    seeded = kept.backward_pass.topology[-1] is node
+    if zeroed and not passes:
+        note = f"`{label}` was zeroed since pass {kept.number}: its gradient holds no pass yet"
+    elif not complete:
+        note = "earlier passes are no longer kept: the ones kept do not add up to the gradient"
+    return Explained(
+        span, label, True, kept.number, kept.output, kept.backward_pass._adjoints[index], seeded, edges,
+        gradient, tuple(passes), complete, note,
+    )
+
+
+def _edges_into(kept: KeptPass, index: int):
+    """The pass's edges into topology node ``index``, in visiting order."""
+    backward_pass = kept.backward_pass
+    topology = backward_pass.topology
+    for edge in backward_pass.edges:
+        if edge.parent == index:
+            yield EdgeShare(
+                label_of(topology[edge.child]), edge.operand, edge.upstream, edge.local_derivative, edge.contribution
+            )
+
+
+# ---- paths ------------------------------------------------------------------------------------
+
+
+def compile_paths(run, statement: tree.ExprStatement, call: tree.Call):
+    compiler = run.compiler
+    output_of = compiler.node_expression(call.args[0], "`paths`")
+    variable_of = compiler.node_expression(call.args[1], "`paths`")
+    span, output_span = statement.span, call.args[0].span
+
+    def paths(show):
+        output, variable = output_of(None), variable_of(None)
+        topology = output.topology()
+        count = count_paths(topology, variable)
+        if count > MAX_PATHS:
+            raise compiler.fail(
+                "too-many-paths",
+                f"there are {count:,} paths from `{label_of(output)}` to `{label_of(variable)}`; "
+                f"`paths` lists at most {MAX_PATHS:,}",
+                span,
+                {"count": count, "limit": MAX_PATHS},
+                ("help: `explain(X)` shows the same sum edge by edge, however many paths there are",),
+            )
+        shown = tuple(
+            PathShown(tuple(label_of(node) for node in nodes), locals_, _product(locals_))
+            for nodes, locals_ in enumerate_paths(topology, variable)
+        )
+        total = 0.0
+        for path in shown:
+            total += path.product
+        try:
+            adjoint = _pass_adjoint(output, variable, topology)
+        except ScalarAutodiffError as error:
+            raise pass_failure(compiler, error, output, output_span, output_span) from None
+        run.emit(PathsShown(span, label_of(output), label_of(variable), count, shown, total, adjoint))
+
+    return paths
+
+
+def count_paths(topology: list[Scalar], variable: Scalar) -> int:
+    """How many paths lead from the topology's output down to ``variable`` (each operand edge
+    its own way: `x * x` gives two). One pass over the topology, operands before results."""
+    ways: dict[int, int] = {id(variable): 1}
+    for node in topology:
+        if node is variable:
+            continue
+        total = sum(ways.get(id(edge.parent), 0) for edge in node.parents)
+        if total:
+            ways[id(node)] = total
+    return ways.get(id(topology[-1]), 0) if topology else 0
+
+
+def enumerate_paths(topology: list[Scalar], variable: Scalar):
+    """Each path from the output to ``variable``: its nodes and its edges' local derivatives,
+    depth first, operands in slot order. Only edges that lead to ``variable`` are followed."""
+    leads = _leading_to(topology, variable)
+    output = topology[-1]
+    if id(output) not in leads:
+        return
+    # (the path's nodes so far, its locals, the next slot to try at its last node)
+    stack: list[tuple[list[Scalar], list[float], int]] = [([output], [], 0)]
+    while stack:
+        nodes, locals_, slot = stack.pop()
+        last = nodes[-1]
+        if last is variable:
+            yield nodes, tuple(locals_)
+            continue
+        edges = last.parents
+        if slot < len(edges):
+            stack.append((nodes, locals_, slot + 1))  # the next slot, once this one is done
+            edge = edges[slot]
+            if id(edge.parent) in leads:
+                stack.append(([*nodes, edge.parent], [*locals_, edge.local_derivative], 0))
+
+
+def _leading_to(topology: list[Scalar], variable: Scalar) -> set[int]:
+    leads = {id(variable)}
+    for node in topology:
+        if any(id(edge.parent) in leads for edge in node.parents):
+            leads.add(id(node))
+    return leads
+
+
+def _product(locals_: tuple[float, ...]) -> float:
+    product = 1.0
+    for local in locals_:
+        product *= local
+    return product
+
+
+def _pass_adjoint(output: Scalar, variable: Scalar, topology: list[Scalar]) -> float:
+    """``variable``'s adjoint in a fresh pass from ``output`` with seed 1 (0 if untracked or
+    not reached: every path's product is then 0 or there is none)."""
+    if not output.tracks_gradient or not variable.tracks_gradient:
+        return 0.0
+    backward_pass = output.reverse_pass(1.0)
+    index = next(i for i, node in enumerate(backward_pass.topology) if node is variable)
+    return backward_pass._adjoints[index]
+
+
+# ---- walk -------------------------------------------------------------------------------------
+
+
+def walk_outcome(span, label: str, backward_pass) -> WalkShown:
+    """The edges of a committed pass one by one, each with every tracked node's adjoint after it."""
+    topology = backward_pass.topology
+    labels = _unique_labels(topology)
+    tracked = [index for index, node in enumerate(topology) if node._gradient is not None]
+    current = {index: 0.0 for index in tracked}
+    if topology and topology[-1]._gradient is not None:
+        current[len(topology) - 1] = backward_pass.seed
+    start = tuple((labels[index], current[index]) for index in tracked)
+    steps = []
+    for edge in backward_pass.edges:
+        if edge.parent_tracked:
+            current[edge.parent] = edge.parent_adjoint_after
+        steps.append(WalkStep(
+            edge.reverse_index, labels[edge.child], edge.operand, labels[edge.parent], edge.upstream,
+            edge.local_derivative, edge.contribution, edge.parent_tracked, edge.parent_adjoint_before,
+            edge.parent_adjoint_after, tuple((labels[index], current[index]) for index in tracked),
+        ))
+    return WalkShown(span, backward_outcome(span, label, backward_pass), start, tuple(steps))
+
+
+def _unique_labels(topology: list[Scalar]) -> list[str]:
+    """Each node's label; a label two nodes share gets the topology index (`x #3`)."""
+    labels = [label_of(node) for node in topology]
+    seen: dict[str, int] = {}
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+    return [label if seen[label] == 1 else f"{label} #{index}" for index, label in enumerate(labels)]
