@@ -780,12 +780,14 @@ def test_expect_every_runtime_kind_of_the_errors_example(tmp_path):
     programs["not-a-value"] = "let y = x + f"  # a function used as a value
     programs["unknown-picture-format"] = 'draw(x, "x.pdf")'
     programs["graph-too-large"] = "draw(long)"
+    programs["too-many-paths"] = "paths(doubled, x)"  # 2^10 = 1,024 paths
     # Whether Graphviz is there, and works, depends on the machine (tests/test_drawing_language.py).
     graphviz = {"missing-graphviz", "graphviz-failed"}
     missing = RUNTIME_KINDS - set(programs) - {"non-finite-gradcheck-input"} - graphviz
     assert not missing
     lines = ["let x = var 1", "let a = var 1", "let big = a * 1e308", "backward(big)", "let a_list = [1]", "fn f(p) = p"]
     lines += ["let long = x", "repeat 600 { let long = long + 1 }"]
+    lines += ["let doubled = x", "repeat 10 { let doubled = doubled + doubled }"]
     lines += [f"expect {kind}: {statement}" for kind, statement in programs.items()]
     _, outcomes = run_ok("\n".join(lines))
     assert [outcome.kind for outcome in shown(outcomes, Expected)] == list(programs)

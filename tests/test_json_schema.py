@@ -31,6 +31,9 @@ backward(loss)
 graph(loss)
 draw(loss)
 gradcheck(loss, x)
+explain(x)
+paths(loss, x)
+walk(loss)
 expect no-gradient: grad(3)
 lose
 """
@@ -50,6 +53,7 @@ def section_table(heading: str) -> dict[str, set[str]]:
 EVENTS = section_table("Events")
 BACKWARD = section_table("The node and edge objects of `backward`")
 GRAPH = section_table("The node objects of `graph`")
+CHAIN_RULE = section_table("The objects of `explain` and `paths`")
 
 
 def run_json(program: str, name: str = "every.sad") -> list[dict]:
@@ -59,14 +63,18 @@ def run_json(program: str, name: str = "every.sad") -> list[dict]:
 
 
 def test_the_doc_lists_every_event_type():
-    assert set(EVENTS) == {"start", "value", "list", "print", "backward", "graph", "draw", "gradcheck", "expected", "error"}
+    assert set(EVENTS) == {
+        "start", "value", "list", "print", "backward", "graph", "draw", "gradcheck", "explain", "paths", "step",
+        "expected", "error",
+    }
     assert EVENTS["start"] == {"version"}
 
 
 def test_every_event_has_its_documented_keys():
     events = run_json(EVERY_EVENT)
     assert [event["event"] for event in events] == [
-        "start", "value", "list", "print", "backward", "graph", "draw", "gradcheck", "expected", "error"
+        "start", "value", "list", "print", "backward", "graph", "draw", "gradcheck", "explain", "paths",
+        "backward", "step", "step", "step", "step", "expected", "error",
     ]
     for event in events:
         documented = COMMON | EVENTS[event["event"]]
@@ -84,6 +92,53 @@ def test_every_event_has_its_documented_keys():
     assert backward["nodes"] and all(set(node) == BACKWARD["nodes"] for node in backward["nodes"])
     assert backward["edges"] and all(set(edge) == BACKWARD["edges"] for edge in backward["edges"])
     assert graph["nodes"] and all(set(node) == GRAPH["nodes"] for node in graph["nodes"])
+
+
+def test_the_chain_rule_events_and_their_objects():
+    events = run_json(EVERY_EVENT)
+    explained, paths = events[8], events[9]
+    # loss = x * x + 1 at x = 2, after one backward: two edges of 2 × 2, one pass.
+    assert explained["label"] == "x" and explained["pass"] == 1 and explained["output"] == "loss"
+    assert explained["pass_adjoint"] == 4.0 and explained["gradient"] == 4.0 and explained["note"] is None
+    assert [set(edge) for edge in explained["edges"]] == [CHAIN_RULE["edges"]] * 2
+    assert [edge["contribution"] for edge in explained["edges"]] == [2.0, 2.0]
+    assert explained["passes"] == [{"pass": 1, "adjoint": 4.0}] and set(explained["passes"][0]) == CHAIN_RULE["passes"]
+    assert (paths["output"], paths["variable"], paths["count"], paths["total"], paths["pass_adjoint"]) == ("loss", "x", 2, 4.0, 4.0)
+    assert all(set(path) == CHAIN_RULE["paths"] for path in paths["paths"])
+    assert [path["slots"] for path in paths["paths"]] == [[0, 0], [0, 1]]
+    assert paths["paths"][0]["labels"] == ["loss", "x * x", "x"] and paths["paths"][0]["locals"] == [1.0, 2.0]
+    backward, steps = events[10], events[11:15]
+    assert [step["index"] for step in steps] == [edge["reverse_index"] for edge in backward["edges"]] == [0, 1, 2, 3]
+    assert all(set(step) == COMMON | EVENTS["step"] for step in steps)
+    assert steps[1]["operand"] == "1" and steps[1]["operand_tracked"] is False and steps[1]["after"] is None
+    # The walk's last adjoints are its pass table's; its backward event is backward's (the second pass).
+    pass_adjoints = {node["label"]: node["pass_adjoint"] for node in backward["nodes"] if node["tracked"]}
+    assert steps[-1]["adjoints"] == pass_adjoints
+    assert backward["nodes"][0]["accumulated_gradient"] == 8.0
+
+
+def test_a_walk_gives_a_step_event_per_edge():
+    events = run_json("let x = var 2\nlet square = x * x\nlet loss = square + square\nwalk(loss, 2)")
+    backward, steps = events[1], events[2:]
+    assert backward["event"] == "backward" and backward["seed"] == 2.0
+    assert [step["event"] for step in steps] == ["step"] * 4
+    assert [step["index"] for step in steps] == [0, 1, 2, 3]
+    assert [(step["consumer"], step["slot"], step["operand"]) for step in steps] == [
+        ("loss", 0, "square"), ("loss", 1, "square"), ("square", 0, "x"), ("square", 1, "x")
+    ]
+    for step, edge in zip(steps, backward["edges"]):
+        assert (step["upstream"], step["local"], step["contribution"]) == (edge["upstream"], edge["local_derivative"], edge["contribution"])
+        assert (step["before"], step["after"]) == (edge["parent_adjoint_before"], edge["parent_adjoint_after"])
+        assert (step["line"], step["column"]) == (4, 1)
+    assert steps[-1]["adjoints"] == {"x": 16.0, "square": 4.0, "loss": 2.0}
+
+
+def test_explain_of_what_it_cannot_explain_says_why():
+    untracked, never = run_json("let c = const 3\nlet y = var 1\nexplain(c)\nexplain(y)")[1:]
+    assert (untracked["tracked"], untracked["pass"], untracked["pass_adjoint"], untracked["gradient"]) == (False, None, None, None)
+    assert "untracked" in untracked["note"] and untracked["edges"] == [] and untracked["passes"] == []
+    assert (never["tracked"], never["pass"], never["gradient"], never["passes"]) == (True, None, 0.0, [])
+    assert "no backward pass" in never["note"]
 
 
 def test_errors_use_the_one_key_file():

@@ -117,8 +117,8 @@ def compile_paths(run, statement: tree.ExprStatement, call: tree.Call):
                 ("help: `explain(X)` shows the same sum edge by edge, however many paths there are",),
             )
         shown = tuple(
-            PathShown(tuple(label_of(node) for node in nodes), locals_, _product(locals_))
-            for nodes, locals_ in enumerate_paths(topology, variable)
+            PathShown(tuple(label_of(node) for node in nodes), locals_, _product(locals_), slots)
+            for nodes, locals_, slots in enumerate_paths(topology, variable)
         )
         total = 0.0
         for path in shown:
@@ -146,26 +146,27 @@ def count_paths(topology: list[Scalar], variable: Scalar) -> int:
 
 
 def enumerate_paths(topology: list[Scalar], variable: Scalar):
-    """Each path from the output to ``variable``: its nodes and its edges' local derivatives,
-    depth first, operands in slot order. Only edges that lead to ``variable`` are followed."""
+    """Each path from the output to ``variable``: its nodes, its edges' local derivatives and
+    their slots, depth first, operands in slot order. Only edges that lead to ``variable`` are
+    followed."""
     leads = _leading_to(topology, variable)
     output = topology[-1]
     if id(output) not in leads:
         return
-    # (the path's nodes so far, its locals, the next slot to try at its last node)
-    stack: list[tuple[list[Scalar], list[float], int]] = [([output], [], 0)]
+    # (the path's nodes so far, its locals, its slots, the next slot to try at its last node)
+    stack: list[tuple[list[Scalar], list[float], list[int], int]] = [([output], [], [], 0)]
     while stack:
-        nodes, locals_, slot = stack.pop()
+        nodes, locals_, slots, slot = stack.pop()
         last = nodes[-1]
         if last is variable:
-            yield nodes, tuple(locals_)
+            yield nodes, tuple(locals_), tuple(slots)
             continue
         edges = last.parents
         if slot < len(edges):
-            stack.append((nodes, locals_, slot + 1))  # the next slot, once this one is done
+            stack.append((nodes, locals_, slots, slot + 1))  # the next slot, once this one is done
             edge = edges[slot]
             if id(edge.parent) in leads:
-                stack.append(([*nodes, edge.parent], [*locals_, edge.local_derivative], 0))
+                stack.append(([*nodes, edge.parent], [*locals_, edge.local_derivative], [*slots, slot], 0))
 
 
 def _leading_to(topology: list[Scalar], variable: Scalar) -> set[int]:
@@ -189,8 +190,8 @@ def _pass_adjoint(output: Scalar, variable: Scalar, topology: list[Scalar]) -> f
     if not output.tracks_gradient or not variable.tracks_gradient:
         return 0.0
     backward_pass = output.reverse_pass(1.0)
-    index = next(i for i, node in enumerate(backward_pass.topology) if node is variable)
-    return backward_pass._adjoints[index]
+    index = next((i for i, node in enumerate(backward_pass.topology) if node is variable), None)
+    return 0.0 if index is None else backward_pass._adjoints[index]
 
 
 # ---- walk -------------------------------------------------------------------------------------

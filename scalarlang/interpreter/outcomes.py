@@ -138,11 +138,13 @@ class Explained:
 @dataclass(frozen=True, slots=True)
 class PathShown:
     """One path from an output down to a node through operand edges: the labels from the
-    output to the node, the local derivative of each edge, and their product."""
+    output to the node, the local derivative of each edge, and their product; ``slots``: each
+    edge's operand slot (`x * x` gives two paths whose labels are alike, told apart by their slots)."""
 
     labels: tuple[str, ...]
     locals: tuple[float, ...]
     product: float
+    slots: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,14 +17,18 @@ from ..interpreter.outcomes import (
     Defined,
     Drawn,
     Expected,
+    Explained,
     Failed,
     GradcheckShown,
     GraphShown,
     NodeState,
     Outcome,
+    PathsShown,
     Printed,
     ListShown,
     ValueShown,
+    WalkShown,
+    WalkStep,
 )
 from ..interpreter.values import plain_values, shape
 from ..language.source import Span
@@ -80,11 +84,23 @@ def _node_fields(node: NodeState) -> dict[str, Any]:
     }
 
 
+def events_of(outcome: Outcome, file: str | None = None) -> list[dict[str, Any]]:
+    """The JSON objects for ``outcome``: none for ``let`` and ``fn``, a walk's `backward` event
+    and one `step` event per edge, one event for the rest."""
+    if isinstance(outcome, WalkShown):
+        return [event_of(outcome.backward, file), *(_step_event(outcome, step, file) for step in outcome.steps)]  # type: ignore[list-item]
+    event = event_of(outcome, file)
+    return [] if event is None else [event]
+
+
 def event_of(outcome: Outcome, file: str | None = None) -> dict[str, Any] | None:
     """The JSON object for ``outcome`` of the source named ``file``; None for outcomes a script
-    does not print (``let``, ``fn``)."""
+    does not print (``let``, ``fn``). A walk gives several (`events_of`): here its `backward`
+    event alone."""
     if isinstance(outcome, (Bound, Defined)):
         return None
+    if isinstance(outcome, WalkShown):
+        return event_of(outcome.backward, file)
     if isinstance(outcome, Failed):
         diagnostic = outcome.diagnostic
         if diagnostic.source is not None:
@@ -139,9 +155,56 @@ def event_of(outcome: Outcome, file: str | None = None) -> dict[str, Any] | None
             # Without a file the picture itself: its DOT text, for `dot -Tsvg`.
             dot=outcome.dot if outcome.path is None else None,
         )
+    elif isinstance(outcome, Explained):
+        event.update({
+            "event": "explain",
+            "label": outcome.label,
+            "tracked": outcome.tracked,
+            "pass": outcome.pass_number,
+            "output": outcome.pass_output,
+            "pass_adjoint": outcome.pass_adjoint,
+            "edges": [
+                {"consumer": edge.consumer, "slot": edge.slot, "upstream": edge.upstream, "local": edge.local, "contribution": edge.contribution}
+                for edge in outcome.edges
+            ],
+            "gradient": outcome.gradient,
+            "passes": [{"pass": number, "adjoint": adjoint} for number, adjoint in outcome.passes],
+            "note": outcome.note,
+        })
+    elif isinstance(outcome, PathsShown):
+        event.update(
+            event="paths",
+            output=outcome.output,
+            variable=outcome.variable,
+            count=outcome.count,
+            paths=[
+                {"labels": list(path.labels), "slots": list(path.slots), "locals": list(path.locals), "product": path.product}
+                for path in outcome.paths
+            ],
+            total=outcome.total,
+            pass_adjoint=outcome.pass_adjoint,
+        )
     elif isinstance(outcome, Expected):
         event.update(event="expected", kind=outcome.kind, message=outcome.message)
     return _clean(event)
+
+
+def _step_event(outcome: WalkShown, step: WalkStep, file: str | None) -> dict[str, Any]:
+    """One edge of a walk: its fields, and every tracked node's pass adjoint after it."""
+    return {
+        **_head("step", file, outcome.span),
+        "index": step.index,
+        "consumer": step.consumer,
+        "slot": step.slot,
+        "operand": step.operand,
+        "upstream": number(step.upstream),
+        "local": number(step.local),
+        "contribution": number(step.contribution),
+        "operand_tracked": step.operand_tracked,
+        "before": number(step.before),
+        "after": number(step.after),
+        "adjoints": {label: number(adjoint) for label, adjoint in step.adjoints},
+    }
 
 
 # The records of passes and graphs are made JSON-ready as they are built (numbers through
@@ -192,13 +255,17 @@ def _graph_nodes(outcome: GraphShown) -> Iterator[dict[str, Any]]:
 
 
 def event_pieces(outcome: Outcome, file: str | None = None) -> Iterator[str]:
-    """The JSON line of ``outcome``, newline included, in pieces that join to
-    ``dumps(event_of(outcome, file)) + "\n"`` (nothing for outcomes a script does not print).
+    """The JSON lines of ``outcome``, newlines included, in pieces that join to the
+    ``dumps(event) + "\n"`` of each of ``events_of(outcome, file)``.
 
     A pass or graph of a million nodes is written a batch of records at a time: building its
     event whole would cost about a kilobyte per record before the first byte is written.
     """
-    if isinstance(outcome, BackwardShown):
+    if isinstance(outcome, WalkShown):
+        yield from event_pieces(outcome.backward, file)
+        for step in outcome.steps:
+            yield dumps(_step_event(outcome, step, file)) + "\n"
+    elif isinstance(outcome, BackwardShown):
         head = {**_head("backward", file, outcome.span), "label": outcome.label, "seed": outcome.backward_pass.seed}
         lists = {"nodes": _pass_nodes(outcome), "edges": _pass_edges(outcome)}
         yield from _streamed(head, lists, {})

@@ -23,17 +23,21 @@ from ..interpreter.outcomes import (
     Defined,
     Drawn,
     Expected,
+    Explained,
     Failed,
     GradcheckShown,
     GraphShown,
     NodeState,
     Outcome,
+    PathsShown,
     Printed,
     ListShown,
     ValueShown,
+    WalkShown,
 )
 from ..interpreter.values import formatted_value
 from ..language.diagnostics import Diagnostic
+from .chain_rule import explain_lines, paths_lines, walk_parts
 from .styles import STYLES
 from .tables import graph_tables, node_and_edge_counts, pass_tables
 
@@ -139,6 +143,13 @@ class Renderer:
             self.graph(outcome)
         elif isinstance(outcome, GradcheckShown):
             self.line(gradcheck_line(outcome))
+        elif isinstance(outcome, Explained):
+            self.lines(explain_lines(outcome, self.console.width, self.row_limit))
+        elif isinstance(outcome, PathsShown):
+            self.lines(paths_lines(outcome, self.console.width))
+        elif isinstance(outcome, WalkShown):
+            for part in walk_parts(outcome, self.console.width, self.row_limit):
+                self.lines(part)
         elif isinstance(outcome, Drawn):
             self.drawn(outcome)
         elif isinstance(outcome, Expected):
