@@ -1,7 +1,8 @@
 """End to end: the installed `scalarlang` in a real pseudo-terminal (pexpect), for what only a
 terminal shows: the REPL starting on a tty, echoes and tables at the terminal's width, history
 kept across restarts, a block typed line by line under `...> ` prompts, Ctrl-C stopping a long
-loop and undoing its line, Ctrl-D leaving with status 0."""
+loop and undoing its line, a `walk` one edge per Enter (`q` for the rest, Ctrl-C stopping the
+display but not the committed pass), Ctrl-D leaving with status 0."""
 
 from __future__ import annotations
 
@@ -105,6 +106,45 @@ def test_ctrl_c_in_a_long_loop_undoes_the_line(tmp_path):
         terminal.expect(r"^t = 7\.000000000000 \(constant, untracked\)")  # the binding as before
         terminal.line("x")
         terminal.expect(r"^x = 0\.500000000000 \(variable, gradient 0\.000000000000\)")
+        assert terminal.leave() == 0
+    finally:
+        terminal.child.close(force=True)
+
+
+def test_walk_one_edge_per_enter_q_for_the_rest_and_ctrl_c_stops(tmp_path):
+    terminal = Terminal(tmp_path)
+    try:
+        for line in ("let x = var 2", "let square = x * x", "let loss = square + square"):
+            terminal.line(line)
+        terminal.line("walk(loss)")
+        # (The prompt between edges is erased with `\r` and an escape: in the plain text, the
+        # next line follows it.)
+        terminal.expect(r"^3 unique nodes, 4 operand edges")  # the pass's tables first
+        terminal.expect(r"^edge 1 of 4: loss → square \(slot 0\)")
+        terminal.expect(r"Enter: next edge")  # it waits: no second edge yet
+        time.sleep(0.3)
+        terminal._read()
+        assert "edge 2 of 4" not in terminal.text[terminal.seen:]
+        terminal.child.send("\r")
+        terminal.expect(r"edge 2 of 4: loss → square \(slot 1\)[^\n]*\n[^\n]*\n\s*adjoints: x 0\.000000000000, square 2\.0")
+        terminal.expect(r"Enter: next edge")
+        terminal.child.send("q")  # the rest at once, and the closing line
+        terminal.expect(r"edge 3 of 4: square → x \(slot 0\)")
+        terminal.expect(r"edge 4 of 4: square → x \(slot 1\)[^\n]*\n[^\n]*\n\s*adjoints: x 8\.000000000000")
+        terminal.expect(r"^walked 4 edges from loss")
+        terminal.line("grad(x)")
+        terminal.expect(r"^grad\(x\) = 8\.000000000000")
+
+        terminal.line("walk(loss)")
+        terminal.expect(r"^edge 1 of 4: loss → square \(slot 0\)")
+        terminal.expect(r"Enter: next edge")
+        terminal.child.sendintr()
+        terminal.expect(r"walk stopped: the pass was committed, as backward\(loss\) would")
+        terminal.line("grad(x)")  # both passes are in the gradient
+        terminal.expect(r"^grad\(x\) = 16\.000000000000")
+        text = terminal.text
+        stopped = text.rindex("walk stopped")
+        assert "edge 2 of 4" not in text[text.rindex("edge 1 of 4", 0, stopped) : stopped]
         assert terminal.leave() == 0
     finally:
         terminal.child.close(force=True)

@@ -5,13 +5,15 @@ whether Enter runs the input or continues it on a new line) and loops: read, run
 Ctrl-C drops the input being edited, Ctrl-D leaves, and a fault while reading never ends
 the session. The core that runs an input is `ReplCore` (repl_core.py), which has no
 terminal; this module, editing.py and history.py are the only ones that import
-prompt_toolkit, and ``cli`` imports them only when standard input is a terminal.
+prompt_toolkit, and ``cli`` imports them only when standard input is a terminal. Between the
+edges of a `walk(...)` the core asks `terminal_key_reader`'s reader for a key.
 """
 
 from __future__ import annotations
 
+import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
@@ -164,6 +166,41 @@ def repl_loop(core: ReplCore, prompt: PromptSession) -> int:
             return 0
 
 
+WALK_PROMPT = "-- Enter: next edge · q: the rest · Ctrl-C: stop --"
+
+
+def terminal_key_reader(stdin, hint) -> Callable[[], str]:
+    """What the REPL's `walk` asks between edges: one key from the terminal (Enter, `q`, ...)
+    without echo, with ``WALK_PROMPT`` on ``hint`` (a terminal's stream, or None) while it
+    waits and erased after. Ctrl-C stays a signal (KeyboardInterrupt); Ctrl-D is `q`.
+    Without termios (Windows), a line of input."""
+    try:
+        import termios
+        import tty
+    except ImportError:  # pragma: no cover - POSIX terminals have termios
+        return lambda: input(WALK_PROMPT + " ")
+    fd = stdin.fileno()
+
+    def read_key() -> str:
+        if hint is not None:
+            hint.write(WALK_PROMPT)
+            hint.flush()
+        saved = termios.tcgetattr(fd)
+        try:
+            tty.setcbreak(fd, termios.TCSANOW)  # a key at a time, no echo; Ctrl-C still signals
+            typed = os.read(fd, 64)
+        finally:
+            termios.tcsetattr(fd, termios.TCSANOW, saved)
+            if hint is not None:
+                hint.write("\r\x1b[K")
+                hint.flush()
+        if not typed or b"\x04" in typed:
+            return "q"  # end of input, or Ctrl-D
+        return "q" if b"q" in typed.lower() else typed.decode("utf-8", "replace")
+
+    return read_key
+
+
 def run_repl(arguments) -> int:
     """``scalarlang`` with a terminal on standard input."""
     from prompt_toolkit.output.defaults import create_output
@@ -173,7 +210,7 @@ def run_repl(arguments) -> int:
     debug = bool(getattr(arguments, "debug", False))
     out = Renderer(make_console(sys.stdout, width=width, color=color), echo_bindings=True)
     errors = Renderer(make_console(sys.stderr, width=width, color=color), echo_bindings=True)
-    core = ReplCore(out, errors, debug=debug)
+    core = ReplCore(out, errors, debug=debug, read_key=terminal_key_reader(sys.stdin, _terminal_stream(sys.stdout)))
     if getattr(arguments, "draw", None):  # --draw DIR: every pass of the session is drawn too
         from ..pictures import PassDrawer
 
@@ -192,3 +229,11 @@ def run_repl(arguments) -> int:
     # turns its highlighting off (prompt_toolkit itself also honours NO_COLOR).
     session = build_prompt_session(core, history, color=color != "never", output=create_output(always_prefer_tty=True))
     return repl_loop(core, session)
+
+
+def _terminal_stream(stream):
+    """``stream`` when it is a terminal (the walk's prompt is written there), else None."""
+    try:
+        return stream if stream.isatty() else None
+    except (AttributeError, ValueError):
+        return None

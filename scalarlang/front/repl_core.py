@@ -4,7 +4,8 @@ what it did.
 An input is a line, or several lines while a parenthesis, bracket or brace was open; it runs
 with ``Interpreter.run(source, atomic=True)`` or is a meta-command (`:help`, `:vars`, `:draw`,
 ...). Output goes through `Renderer`, the rendering the script runner uses. The prompt on top
-(repl.py) and the tests drive the same core, so nothing here imports prompt_toolkit.
+(repl.py) and the tests drive the same core, so nothing here imports prompt_toolkit. A
+`walk(...)` is shown edge by edge (walking.py), asking the injected ``read_key`` between edges.
 """
 
 from __future__ import annotations
@@ -20,13 +21,14 @@ from rich.text import Text
 
 from ..interpreter.core import VALUE_FUNCTIONS, Interpreter
 from ..interpreter.kinds import RUNTIME_KINDS
-from ..interpreter.outcomes import Drawn, Failed, Outcome
+from ..interpreter.outcomes import Drawn, Failed, Outcome, WalkShown
 from ..interpreter.values import ListValue, shape_text
 from ..language.diagnostics import Diagnostic
 from ..language.source import Source, Span
 from ..render.styles import STYLES
 from ..render.text import Renderer, value_line
 from .runner import read_source
+from .walking import KeyReader, show_walk
 
 if TYPE_CHECKING:
     from ..engine.scalar import Scalar
@@ -49,7 +51,8 @@ class ReplCore:
 
     ``out`` prints results; ``errors`` (default: ``out``) prints diagnostics and messages about
     our own faults. Each input is atomic: when it fails, every name and stored gradient is as
-    it was before it.
+    it was before it. ``read_key`` (None: every step at once) is asked between the edges of a
+    typed `walk(...)`: walking.py says what it returns.
     """
 
     def __init__(
@@ -59,8 +62,10 @@ class ReplCore:
         *,
         session: Interpreter | None = None,
         debug: bool = False,
+        read_key: KeyReader | None = None,
     ):
         self.session = session if session is not None else Interpreter()
+        self.read_key = read_key
         self.out = out
         self.errors = errors if errors is not None else out
         self.debug = debug
@@ -90,8 +95,9 @@ class ReplCore:
     def source_name(self) -> str:
         return f"<repl:{self.count}>"
 
-    def run(self, source: Source, renderer: Renderer | None = None) -> bool:
-        """Run ``source`` atomically and show its outcomes; True when nothing failed."""
+    def run(self, source: Source, renderer: Renderer | None = None, *, walking: bool = True) -> bool:
+        """Run ``source`` atomically and show its outcomes; True when nothing failed.
+        ``walking``: a `walk` waits for ``read_key`` between edges (a loaded file's does not)."""
         outcomes = self.session.run(source, atomic=True)
         shown = 0
         try:
@@ -101,7 +107,10 @@ class ReplCore:
                     if shown:
                         self.message("the statements before it in this input were undone")
                     return False
-                self.show(outcome, renderer)
+                if isinstance(outcome, WalkShown):
+                    self.walk(outcome, renderer, self.read_key if walking else None)
+                else:
+                    self.show(outcome, renderer)
                 shown += 1
         finally:
             outcomes.close()  # stopped early (Ctrl-C while printing): the session undoes it
@@ -120,6 +129,14 @@ class ReplCore:
                 self._write_traceback(outcome.traceback)
             else:
                 self.message("run with --debug to see the traceback")
+
+    def walk(self, walk: WalkShown, renderer: Renderer | None, read_key: KeyReader | None) -> None:
+        """A walk's tables, then its edges one by one; Ctrl-C stops the display only (the pass
+        is committed, and the rest of the input runs)."""
+        try:
+            show_walk(renderer or self.out, walk, read_key)
+        except Exception as error:
+            self.internal_error("showing the result", error)
 
     # ---- meta-commands ----------------------------------------------------------------------
 
@@ -167,6 +184,7 @@ class ReplCore:
             ("", "  (with 4 arguments Y, Z are variables if both are tracked, else STEP and TOLERANCE)"),
             ("", "assert A == B [within TOL] (also != < <= > >=) · expect KIND: STATEMENT · quiet STATEMENT"),
             ("", 'draw(EXPR) · draw(EXPR, "FILE") (FILE: .svg, .png or .dot)'),
+            ("chain rule", "explain(X) · paths(OUT, X) · walk(OUT) · walk(OUT, SEED) (backward, one edge per Enter)"),
             ("training", "fn NAME(P, …) = EXPR · descend NAME, … by LR · let NAME = [(1, 3), (2, 5), …]"),
             ("", "repeat N { … } · for i in A..B { … } · for x, y in TABLE { … } · if A OP B { … } else { … }"),
             ("expressions", "var EXPR · const EXPR · + - * / % ** · -a · ( … ) · 2.5 · 1e-3 · inf · nan · \"text {EXPR}\""),
@@ -180,6 +198,7 @@ class ReplCore:
             ("keys", "Enter runs the input, or starts a new line while a `(`, `[` or `{` is open (indented in a block)"),
             ("", "Alt-Enter new line · Tab completes · Right takes the grey suggestion from history"),
             ("", "Up/Down history · Ctrl-C drops the input (or stops a long run) · Ctrl-D leaves"),
+            ("", "in a walk: Enter shows the next edge, q the rest, Ctrl-C stops (the pass stays committed)"),
         ]
         for title, body in rows:
             self.out.line(Text.assemble((f"{title:<12}", label), body))
@@ -261,7 +280,7 @@ class ReplCore:
         before = self.session.values
         # A file runs as a script would print it: its `let`s are not echoed one by one.
         quiet = Renderer(self.out.console, row_limit=self.out.row_limit, echo_bindings=False)
-        if self.run(item, quiet):
+        if self.run(item, quiet, walking=False):
             bound = [name for name, value in self.session.values.items() if before.get(name) is not value]
             self.message(f"loaded {item.name}" + (f"; bound {', '.join(bound)}" if bound else ""))
         else:

@@ -1,0 +1,64 @@
+"""`walk(OUT[, SEED])` shown edge by edge in the REPL, without a terminal of its own.
+
+The pass was committed before its outcome arrives, as `backward` would commit it; only the
+display is walked. `show_walk` prints what a script prints of a walk (render/chain_rule.py's
+tables, header, steps and closing line), one edge at a time: after each edge but the last it
+asks ``read_key`` what to do. The key reader is injected: the terminal front end (repl.py)
+passes one that reads a key from the terminal; without one (tests, a loaded file) every step
+prints at once. A reader returns what was typed (Enter: the next edge; `q`: the rest at
+once), raises `EOFError` for the rest, or lets Ctrl-C's `KeyboardInterrupt` through, which
+stops the display and says the pass stays committed.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from rich.text import Text
+
+from ..engine.numbers import format_number
+from ..interpreter.outcomes import WalkShown
+from ..render.chain_rule import walk_end_lines, walk_header, walk_step_lines
+from ..render.styles import STYLES
+from ..render.text import Renderer
+
+KeyReader = Callable[[], str]
+
+
+def show_walk(out: Renderer, walk: WalkShown, read_key: KeyReader | None = None) -> bool:
+    """Print the walk as a script does, asking ``read_key`` between edges; False when Ctrl-C
+    stopped it."""
+    width = out.console.width
+    steps = walk.steps
+    asking = read_key is not None and len(steps) > 1
+    try:
+        out.backward(walk.backward)
+        out.lines(walk_header(walk, width))
+        if asking:
+            out.line(Text(walk_hint(len(steps)), STYLES["dim"]))
+        for index in range(len(steps)):
+            out.lines(walk_step_lines(walk, index, width))
+            if asking and index + 1 < len(steps):
+                assert read_key is not None
+                try:
+                    typed = read_key()
+                except EOFError:
+                    typed = "q"
+                if typed.strip().lower().startswith("q"):
+                    asking = False
+        out.lines(walk_end_lines(walk, width))
+    except KeyboardInterrupt:
+        out.line(Text(stopped_message(walk), STYLES["dim"]))
+        return False
+    return True
+
+
+def walk_hint(count: int) -> str:
+    return f"{count:,} edges, one per Enter: q shows the rest, Ctrl-C stops (the pass is committed)"
+
+
+def stopped_message(walk: WalkShown) -> str:
+    """What the REPL says when Ctrl-C stops a walk's display."""
+    seed = walk.backward.backward_pass.seed
+    call = walk.backward.label if seed == 1.0 else f"{walk.backward.label}, {format_number(seed)}"
+    return f"walk stopped: the pass was committed, as backward({call}) would"
