@@ -1,10 +1,10 @@
 """``explain``, ``paths`` and ``walk`` as text: the chain rule on the learner's own graph.
 
-Every number goes through the one formatter; every line fits the width it is given (a long
-sum is wrapped at its ``+`` and cut with a count, a label is cut at `LABEL_LIMIT`). The REPL's
-interactive walk shows a walk a step at a time with the same functions a script uses:
+Every number goes through the one formatter; every line fits the width it is given (a sum is
+wrapped before its ``+`` and cut with a count, a label is cut at `LABEL_LIMIT`). The REPL's
+interactive walk shows a walk a step at a time with the functions a script's walk uses:
 
-- `walk_header(shown, width)`: what a walk is, and every tracked node's adjoint at the start;
+- `walk_header(shown, width)`: what a walk shows, and every tracked node's adjoint at the start;
 - `walk_step_lines(shown, index, width)`: the edge ``shown.steps[index]`` and the adjoints
   after it;
 - `walk_end_lines(shown, width)`: the closing line, the pass committed.
@@ -14,7 +14,7 @@ A script prints `walk_parts`: the pass's tables as ``backward`` shows them, then
 
 from __future__ import annotations
 
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence, Union
 
 from rich.text import Text
 
@@ -31,7 +31,9 @@ SUM_LINES = 6
 ADJOINT_LINES = 4
 INDENT = "  "
 
-Piece = tuple[str, Text]  # (the separator before it on the same line, the piece)
+# One item of a flowed line: the separator before it on the same line, and the item: one text,
+# or several parts that may go on separate lines when the item is too long for one.
+Piece = tuple[str, Union[Text, tuple[Text, ...]]]
 
 
 # ---- explain ------------------------------------------------------------------------------------
@@ -45,33 +47,33 @@ def explain_lines(shown: Explained, width: int, row_limit: int = 200) -> list[Te
         return _note(shown.note or f"`{label}` is untracked", width)
     lines: list[Text] = []
     if shown.pass_number is not None and shown.pass_adjoint is not None:
-        lines.append(Text.assemble(
+        lines += sentence([
             _name(label), f": pass adjoint in pass {shown.pass_number} (backward from ",
             _name(_label(shown.pass_output or "?")), ")",
-        ))
+        ], width)
         adjoint = format_number(shown.pass_adjoint)
         if shown.seeded:
-            lines.append(Text.assemble(INDENT, adjoint, " = the seed (", _name(label), " is the pass's output)"))
+            lines += sentence([f"{INDENT}{adjoint} = the seed (", _name(label), " is the pass's output)"], width, INDENT * 2)
         elif not shown.edges:
-            lines += prose(f"{INDENT}{adjoint}: no operand edge leads into it in this pass", width, INDENT * 2)
+            lines += sentence([f"{INDENT}{adjoint}: no operand edge leads into it in this pass"], width, INDENT * 2)
         else:
             terms = [
-                Text.assemble(format_number(edge.contribution), " (", _name(_label(edge.consumer)), f", slot {edge.slot})")
+                (Text(format_number(edge.contribution)), Text.assemble("(", _name(_label(edge.consumer)), f", slot {edge.slot})"))
                 for edge in shown.edges
             ]
             lines += sum_lines(Text(f"{INDENT}{adjoint} = "), terms, width)
             lines += _indented(_edge_table(shown, width - len(INDENT), row_limit))
-    lines.append(Text.assemble(_name(label), ": stored gradient, the sum of its pass adjoints since its last zero_grad"))
+    lines += sentence([_name(label), ": stored gradient, the sum of its pass adjoints since its last zero_grad"], width)
     gradient = format_number(shown.gradient if shown.gradient is not None else 0.0)
     if shown.passes:
-        terms = [Text(f"{format_number(adjoint)} (pass {number})") for number, adjoint in shown.passes]
+        terms = [(Text(format_number(adjoint)), Text(f"(pass {number})")) for number, adjoint in shown.passes]
         if not shown.complete:
-            terms.insert(0, Text("…"))  # the earlier passes the session no longer keeps
+            terms.insert(0, (Text("…"),))  # the earlier passes the session no longer keeps
         lines += sum_lines(Text(f"{INDENT}{gradient} = "), terms, width)
     elif shown.complete:
-        lines.append(Text(f"{INDENT}{gradient}: no pass since its last zero_grad"))
+        lines += sentence([f"{INDENT}{gradient}: no pass since its last zero_grad"], width, INDENT * 2)
     else:
-        lines.append(Text(f"{INDENT}{gradient} = … (the passes that made it are no longer kept)"))
+        lines += sentence([f"{INDENT}{gradient} = … (the passes that made it are no longer kept)"], width, INDENT * 2)
     if shown.note is not None:
         lines += _note(shown.note, width)
     return lines
@@ -87,19 +89,18 @@ _EDGE_COLUMNS = [
 
 
 def _edge_table(shown: Explained, width: int, row_limit: int) -> list[Text]:
-    edges = shown.edges[:row_limit]
     rows = [
         [edge.consumer, str(edge.slot), format_number(edge.upstream), format_number(edge.local), format_number(edge.contribution)]
-        for edge in edges
+        for edge in shown.edges[:row_limit]
     ]
     return _titled_table(None, _EDGE_COLUMNS, rows, len(shown.edges), width)
 
 
-def sum_lines(lead: Text, terms: Sequence[Text], width: int, max_lines: int = SUM_LINES) -> list[Text]:
-    """``lead`` then the terms joined by `` + ``, wrapped before a ``+`` (continuation lines
-    indented under the lead), at most ``max_lines`` lines: the last then says how many terms
-    are left out."""
-    pieces = [("" if index == 0 else " + ", term) for index, term in enumerate(terms)]
+def sum_lines(lead: Text, terms: Sequence[tuple[Text, ...]], width: int, max_lines: int = SUM_LINES) -> list[Text]:
+    """``lead`` then the terms joined by `` + `` (each term's parts by a blank), wrapped before
+    a ``+`` with continuation lines indented under the lead, at most ``max_lines`` lines: the
+    last then says how many terms are left out."""
+    pieces: list[Piece] = [("" if index == 0 else " + ", term) for index, term in enumerate(terms)]
     indent = " " * min(len(lead.plain), max(0, width // 3))
     return flow(lead, pieces, width, indent, max_lines, lambda left: f"+ … {left:,} more {_plural(left, 'term')}")
 
@@ -111,19 +112,19 @@ def paths_lines(shown: PathsShown, width: int) -> list[Text]:
     """Each path with its local derivatives and their product, numbered (with its slots when
     two paths pass through the same labels: `x * x`), then their total and the pass adjoint."""
     count = shown.count
-    lines = [Text.assemble(
+    lines = sentence([
         "paths from ", _name(_label(shown.output)), " down to ", _name(_label(shown.variable)),
-        f": {count:,}" if count else ": none", " (each: its edges' local derivatives and their product)" if count else "",
-    )]
+        f": {count:,} (each: its edges' local derivatives and their product)" if count else ": none",
+    ], width)
     with_slots = len({path.labels for path in shown.paths}) < len(shown.paths)
     number_width = len(str(len(shown.paths)))
     for number, path in enumerate(shown.paths, 1):
         lines += path_lines(path, number, width, with_slots, number_width)
     relation = "=" if shown.total == shown.pass_adjoint else "≈"  # rounding: the sum is in another order
-    lines.append(Text.assemble(
+    lines += sentence([
         f"total {format_number(shown.total)} {relation} pass adjoint {format_number(shown.pass_adjoint)} (a pass from ",
         _name(_label(shown.output)), ", seed 1)",
-    ))
+    ], width)
     return lines
 
 
@@ -133,11 +134,13 @@ def path_lines(path: PathShown, number: int, width: int, with_slots: bool = Fals
     pieces: list[Piece] = [("" if index == 0 else " → ", _name(_label(label))) for index, label in enumerate(path.labels)]
     if with_slots and path.slots:
         pieces.append((" ", Text(f"({_plural(len(path.slots), 'slot')} {', '.join(map(str, path.slots))})")))
+    last = pieces[-1][1]
+    pieces[-1] = (pieces[-1][0], Text.assemble(last, ":") if isinstance(last, Text) else last)  # break after it
     if path.locals:
-        pieces += [(": " if index == 0 else " × ", Text(format_number(local))) for index, local in enumerate(path.locals)]
+        pieces += [(" " if index == 0 else " × ", Text(format_number(local))) for index, local in enumerate(path.locals)]
         pieces.append((" = ", Text(format_number(path.product))))
     else:
-        pieces.append((": ", Text(f"no edges, product {format_number(path.product)}")))
+        pieces.append((" ", Text(f"no edges, product {format_number(path.product)}")))
     return flow(lead, pieces, width, " " * len(lead.plain))
 
 
@@ -159,15 +162,13 @@ def walk_header(shown: WalkShown, width: int) -> list[Text]:
     what each step shows, and every tracked node's pass adjoint before the first edge."""
     edges = len(shown.steps)
     return [
-        Text.assemble(
+        *sentence([
             "walk from ", _name(_label(shown.backward.label)),
-            f" with seed {format_number(shown.backward.backward_pass.seed)}: {edges:,} operand {_plural(edges, 'edge')}",
-            ", in the reverse walk's order" if edges > 1 else "",
-        ),
-        *prose(
-            f"{INDENT}each edge: consumer → operand (slot): upstream × local = contribution;"
-            " the operand's adjoint before → after", width, INDENT * 2,
-        ),
+            f" with seed {format_number(shown.backward.backward_pass.seed)}: {edges:,} operand {_plural(edges, 'edge')}"
+            + (", in the reverse walk's order" if edges > 1 else ""),
+        ], width),
+        *sentence([f"{INDENT}each edge: consumer → operand (slot): upstream × local = contribution,"], width, INDENT * 2),
+        *sentence([f"{INDENT}then the operand's pass adjoint before → after, and every tracked node's adjoint"], width, INDENT * 2),
         *adjoint_lines("adjoints at the start", shown.start, width),
     ]
 
@@ -181,17 +182,19 @@ def walk_step_lines(shown: WalkShown, index: int, width: int) -> list[Text]:
     pieces: list[Piece] = [
         ("", _name(_label(step.consumer))),
         (" → ", _name(_label(step.operand))),
-        (" ", Text(f"(slot {step.slot})")),
-        (": ", Text(format_number(step.upstream))),
+        (" ", Text(f"(slot {step.slot}):")),
+        (" ", Text(format_number(step.upstream))),
         (" × ", Text(format_number(step.local))),
         (" = ", Text(format_number(step.contribution))),
     ]
     lines = flow(Text(f"edge {index + 1} of {len(shown.steps)}: "), pieces, width, INDENT)
+    operand = _name(_label(step.operand))
     if step.operand_tracked and step.before is not None and step.after is not None:
-        change = Text.assemble(INDENT, _name(_label(step.operand)), f" {format_number(step.before)} → ", (format_number(step.after), "bold"))
+        lines += sentence([
+            INDENT, operand, f" {format_number(step.before)} →", " ", Text(format_number(step.after), "bold"),
+        ], width, INDENT * 2)
     else:
-        change = Text.assemble(INDENT, _name(_label(step.operand)), " is untracked: the contribution is not kept")
-    lines += flow(change, [], width, INDENT * 2)
+        lines += sentence([INDENT, operand, " is untracked: the contribution is not kept"], width, INDENT * 2)
     lines += adjoint_lines(f"{INDENT}adjoints", step.adjoints, width)
     return lines
 
@@ -199,61 +202,125 @@ def walk_step_lines(shown: WalkShown, index: int, width: int) -> list[Text]:
 def walk_end_lines(shown: WalkShown, width: int) -> list[Text]:
     """The closing line: the walk is `backward`'s pass, committed as `backward` commits it."""
     edges = len(shown.steps)
-    return prose(
-        f"walked {edges:,} {_plural(edges, 'edge')} from {_label(shown.backward.label)}: each gradient grew by"
-        " its pass adjoint, as `backward` commits a pass", width,
-    )
+    return sentence([
+        f"walked {edges:,} {_plural(edges, 'edge')} from ", _name(_label(shown.backward.label)),
+        ": each gradient grew by its pass adjoint, as `backward` commits a pass",
+    ], width)
 
 
 def adjoint_lines(title: str, adjoints: Sequence[tuple[str, float]], width: int, max_lines: int = ADJOINT_LINES) -> list[Text]:
-    """``adjoints: x 0.000000000000, square 1.000000000000, loss 1.000000000000``, wrapped at
-    the commas, at most ``max_lines`` lines (the last saying how many are left out)."""
-    pieces = [
-        ("" if index == 0 else ", ", Text.assemble(_name(_label(label)), f" {format_number(value)}"))
+    """``adjoints: x 0.000000000000, square 1.000000000000, loss 1.000000000000``, wrapped after
+    a comma, at most ``max_lines`` lines (the last saying how many are left out)."""
+    last = len(adjoints) - 1
+    pieces: list[Piece] = [
+        ("" if index == 0 else " ", (_name(_label(label)), Text(format_number(value) + ("," if index < last else ""))))
         for index, (label, value) in enumerate(adjoints)
     ]
     if not pieces:
         pieces = [("", Text("no tracked node"))]
     lead = Text(f"{title}: ")
-    indent = " " * (len(lead.plain) - len(lead.plain.lstrip()) + len(INDENT))
+    indent = " " * (len(title) - len(title.lstrip()) + len(INDENT))
     return flow(lead, pieces, width, indent, max_lines, lambda left: f"… {left:,} more")
 
 
 # ---- laying out ---------------------------------------------------------------------------------
 
 
-def flow(lead: Text, pieces: Sequence[Piece], width: int, indent: str, max_lines: int | None = None, more=None) -> list[Text]:
+def flow(
+    lead: Text,
+    pieces: Sequence[Piece],
+    width: int,
+    indent: str,
+    max_lines: int | None = None,
+    more: Callable[[int], str] | None = None,
+) -> list[Text]:
     """``lead`` and the pieces on as few lines as fit ``width``: a piece that does not fit
-    starts a new line, indented, without its separator's leading blanks. With ``max_lines``,
-    the lines past it are left out and the last line is ``more(count of pieces left out)``.
-    A piece wider than a line alone is left whole (the renderer folds it)."""
+    starts a new line, indented, without its separator's leading blanks; a piece of several
+    parts too long for a line breaks between them. With ``max_lines``, the lines past it are
+    left out and the last line is ``more(count of pieces not shown whole)``. A part wider than
+    a line alone is left whole (the renderer folds it)."""
     lines: list[Text] = []
-    counts: list[int] = []  # pieces per line
-    current, count = lead.copy(), 0
-    for separator, piece in pieces:
-        if count and current.cell_len + len(separator) + piece.cell_len > width:
-            lines.append(current)
-            counts.append(count)
-            current, count = Text(indent + separator.lstrip()), 0
+    finished: list[int] = []  # pieces that end on each line
+    current, done = lead.copy(), 0
+    started = bool(lead.plain.strip())
+
+    def new_line(start: str) -> None:
+        nonlocal current, done
+        lines.append(current)
+        finished.append(done)
+        current, done = Text(indent + start), 0
+
+    for separator, item in pieces:
+        parts = item if isinstance(item, tuple) else (item,)
+        whole = sum(part.cell_len for part in parts) + len(parts) - 1
+        start = separator.lstrip()
+        if not started or current.cell_len + len(separator) + whole <= width:
+            current.append(separator)  # it fits
+        elif len(indent) + len(start) + whole <= width or current.cell_len + len(separator) + parts[0].cell_len > width:
+            new_line(start)  # it fits a line of its own, or not even its first part fits here
         else:
-            current.append(separator)
-        current.append_text(piece)
-        count += 1
+            current.append(separator)  # too long for any line: broken between its parts from here
+        for position, part in enumerate(parts):
+            if position:
+                if current.cell_len + 1 + part.cell_len > width:
+                    new_line("")
+                else:
+                    current.append(" ")
+            current.append_text(part)
+        done += 1
+        started = True
     lines.append(current)
-    counts.append(count)
+    finished.append(done)
     if max_lines is not None and more is not None and len(lines) > max_lines:
         kept = max(1, max_lines - 1)
-        left = sum(counts[kept:])
-        lines = lines[:kept] + [Text(f"{indent}{more(left)}", STYLES["dim"])]
+        lines = lines[:kept] + [Text(f"{indent}{more(len(pieces) - sum(finished[:kept]))}", STYLES["dim"])]
     for line in lines:
         line.rstrip()
     return lines
 
 
+def sentence(parts: Sequence[str | Text], width: int, indent: str = INDENT, style: str = "") -> list[Text]:
+    """Text and labels wrapped at the text's blanks (a label is never split), continuation
+    lines indented; punctuation next to a label stays with it."""
+    pieces: list[Piece] = []
+    separator = ""
+    lead_blanks = ""
+    parts = list(parts)
+    while parts and isinstance(parts[0], str) and not parts[0].strip():  # the lead's blanks
+        lead_blanks += parts.pop(0)
+    if parts and isinstance(parts[0], str):
+        first = parts[0]
+        lead_blanks += first[: len(first) - len(first.lstrip(" "))]
+        parts[0] = first.lstrip(" ")
+    for part in parts:
+        if isinstance(part, Text):
+            _add(pieces, separator, part.copy())
+            separator = ""
+            continue
+        for position, word in enumerate(part.split(" ")):
+            if position:
+                separator = " "
+            if word:
+                _add(pieces, separator, Text(word, style))
+                separator = ""
+    if not pieces:
+        return [Text()]
+    return flow(Text(lead_blanks), pieces, width, indent)
+
+
+def _add(pieces: list[Piece], separator: str, text: Text) -> None:
+    """A word or a label; glued to the one before when nothing separates them (`x:`)."""
+    if pieces and not separator:
+        previous = pieces[-1][1]
+        assert isinstance(previous, Text)
+        previous.append_text(text)
+    else:
+        pieces.append((separator, text))
+
+
 def prose(text: str, width: int, indent: str = INDENT, style: str = "") -> list[Text]:
-    """A sentence wrapped at its blanks to ``width``, continuation lines indented."""
-    words = text.split(" ")
-    return flow(Text(), [("" if index == 0 else " ", Text(word, style)) for index, word in enumerate(words)], width, indent)
+    """A sentence of plain text wrapped at its blanks to ``width``."""
+    return sentence([text], width, indent, style)
 
 
 def _indented(lines: list[Text]) -> list[Text]:
