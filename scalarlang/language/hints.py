@@ -81,10 +81,26 @@ def _attribute_hint(text: str, pos: int, before: str) -> tuple[str, ...]:
         "exp": f"functions are called: `exp({x})`",
         "log": f"functions are called: `log({x})`",
         "relu": f"functions are called: `relu({x})`",
+        # Seeing the chain rule: statements of their own.
+        "explain": f"`explain({x})` shows its pass adjoint and its stored gradient as sums",
+        "paths": _paths_hint(x, _argument(text, attribute.end()) if attribute.group(2) else None),
+        "walk": f"`walk({x})` is `backward({x})` shown edge by edge",
     }
     if name in forms:
         return (f"help: {forms[name]}",)
     return (f"help: `.sad` has no attributes or methods: call a function, like `{name}({x})`",)
+
+
+def _paths_hint(output: str, variable: str | None) -> str:
+    if variable is None:
+        return f"`paths({output}, X)` lists the paths from `{output}` down to X"
+    return f"`paths({output}, {variable})` lists the paths from `{output}` down to `{variable}`"
+
+
+def _argument(text: str, pos: int) -> str | None:
+    """The name right after ``(`` at ``pos`` (`loss.paths(x)`: `x`), if there is one."""
+    match = _FIRST_WORD.match(text, pos)
+    return match.group(1) if match else None
 
 
 def token_hint(tok: Any, expected: set[str], stack: list, text: str) -> tuple[str, ...]:
