@@ -258,7 +258,7 @@ class Run:
                 raise problem
             items = source_of(None)
             if items.__class__ is not ListValue:
-                raise not_a_list
+                raise not_a_list()
             if width > 1:
                 self._check_rows(statement, items, width)
             count = self._count(float(len(items)), source_span, "the list")

@@ -112,13 +112,13 @@ class Compiler:
         return shorten(self.source.slice(expr.span))
 
     def node_check(self, expr: tree.Expr, needed_by: str) -> Callable[[Any], LanguageError]:
-        """The error for a list where ``expr`` should give a node."""
-        text, span, source = self.text_of(expr), expr.span, self.source
-        return lambda value: not_a_node(source, value, text, span, needed_by)
+        """The error for a list where ``expr`` should give a node (its words made only when it
+        happens: every operator of a program is compiled with one)."""
+        return lambda value: not_a_node(self.source, value, self.text_of(expr), expr.span, needed_by)
 
-    def list_check(self, expr: tree.Expr, needed_by: str) -> LanguageError:
-        """The error for a node where ``expr`` should give a list."""
-        return not_a_list(self.source, self.text_of(expr), expr.span, needed_by)
+    def list_check(self, expr: tree.Expr, needed_by: str) -> Callable[[], LanguageError]:
+        """The error for a node where ``expr`` should give a list (made when it happens)."""
+        return lambda: not_a_list(self.source, self.text_of(expr), expr.span, needed_by)
 
     # ---- the public entry points ----------------------------------------------------------
 

@@ -78,7 +78,7 @@ def build_len(compiler, call: tree.Call):
 
     def length(args, value):
         if value.__class__ is not ListValue:
-            raise not_a_list
+            raise not_a_list()
         node = Scalar.constant(len(value))
         node.tag = origin
         return node
@@ -94,7 +94,7 @@ def build_dot(compiler, call: tree.Call):
     def dot(args, left, right):
         for value, problem in zip((left, right), checks):
             if value.__class__ is not ListValue:
-                raise problem
+                raise problem()
         if len(left) != len(right) or not left:
             raise compiler.fail(
                 "wrong-arguments",
@@ -136,7 +136,7 @@ def build_zip(compiler, call: tree.Call):
     def zip_lists(args, *values):
         for value, problem in zip(values, checks):
             if value.__class__ is not ListValue:
-                raise problem
+                raise problem()
         return ListValue([ListValue(row) for row in zip(*values)])
 
     return zip_lists, call.args

@@ -56,7 +56,7 @@ def index(compiler, node: tree.Index) -> Callable:
 
     def item(args, target, position):
         if target.__class__ is not ListValue:
-            raise not_a_list
+            raise not_a_list()
         if position.__class__ is not Scalar:
             raise index_not_a_node(position)
         value = position._value
@@ -152,7 +152,7 @@ def _clause(compiler, clause: tree.ForClause) -> tuple[Callable[[tuple], Iterato
     def values(slots: tuple) -> Iterator[tuple]:
         items = source(slots)
         if items.__class__ is not ListValue:
-            raise not_a_list
+            raise not_a_list()
         if width == 1:
             return ((item,) for item in items)
         return _rows(compiler, clause, items, width)
