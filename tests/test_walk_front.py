@@ -6,8 +6,13 @@ test_repl_pty.py; the player in a real browser in test_walk_browser.py."""
 from __future__ import annotations
 
 import io
+import json
+import re
+
+import pytest
 
 import scalarlang
+from scalarlang.engine.numbers import format_number
 from scalarlang.front.repl_core import ReplCore
 from scalarlang.render.text import Renderer, make_console
 
@@ -119,3 +124,115 @@ def test_a_walk_of_one_edge_asks_nothing():
     core, stream, keys = make_core(KeyboardInterrupt)
     out = shown_after(core, stream, "walk(-x)")
     assert edges_in(out) == [1] and keys.seen == [] and "Enter" not in out
+
+
+# ---- the notebook player's HTML ----------------------------------------------------------------
+
+
+def players_in(html: str) -> list[dict]:
+    """Each player's attributes, SVG elements and frames, read with the standard library."""
+    from html.parser import HTMLParser
+
+    players: list[dict] = []
+
+    class Reader(HTMLParser):
+        data_next = False
+
+        def handle_starttag(self, tag, attrs):
+            attributes = dict(attrs)
+            classes = (attributes.get("class") or "").split()
+            if "scalarlang-walk" in classes:
+                players.append({"attributes": attributes, "tags": [], "data": None})
+            elif players:
+                players[-1]["tags"].append((tag, attributes))
+                self.data_next = tag == "script" and "sl-data" in classes
+
+        def handle_data(self, data):
+            if self.data_next:
+                players[-1]["data"] = json.loads(data)
+                self.data_next = False
+
+    Reader().feed(html)
+    return players
+
+
+def test_a_walk_is_a_part_whose_text_is_the_commands_and_whose_html_is_the_tables_and_a_player():
+    result = scalarlang.run("\n".join(SEED) + '\nprint "before"\nwalk(loss)\nprint "after"')
+    assert [type(part).__name__ for part in result.parts] == ["TextPart", "WalkPart", "TextPart"]
+    walk = result.parts[1]
+    assert walk.text == scalarlang.run("\n".join(SEED) + "\nwalk(loss)").text  # as the command prints it
+    assert repr(walk) == walk.text and walk._repr_html_() == walk.html
+    assert walk.html.index("3 unique nodes, 4 operand edges") < walk.html.index('class="scalarlang-walk"')
+    assert walk.html in result._repr_html_()
+    (player,) = players_in(walk.html)
+    assert player["attributes"]["data-steps"] == "4" and player["attributes"]["id"].startswith("scalarlang-walk-")
+    tags = player["tags"]
+    actions = [attributes["data-action"] for tag, attributes in tags if tag == "button"]
+    assert actions == ["first", "previous", "next", "last"]
+    (slider,) = [attributes for tag, attributes in tags if tag == "input"]
+    assert (slider["type"], slider["min"], slider["max"]) == ("range", "0", "4")
+    assert [attributes["data-edge"] for tag, attributes in tags if tag == "g" and "data-edge" in attributes] == ["0", "1", "2", "3"]
+    assert sorted(attributes["data-index"] for tag, attributes in tags if tag == "g" and "data-index" in attributes) == ["0", "1", "2"]
+
+
+def test_the_frames_replayed_end_at_the_pass_tables_adjoints():
+    session = scalarlang.Session()
+    result = session.run("\n".join(SEED) + "\nwalk(loss, 2)")
+    (player,) = players_in(result._repr_html_())
+    data = player["data"]
+    walk = result.outcomes[-1]
+    assert data["nodes"] == [0, 1, 2] and data["start"] == ["0.000000000000", "0.000000000000", "2.000000000000"]
+    adjoints = list(data["start"])
+    for consumer, operand, place, after in data["steps"]:
+        adjoints[place] = after
+    records = walk.backward.backward_pass.nodes
+    assert adjoints == [format_number(record.pass_adjoint) for record in records]
+    assert [step[:3] for step in data["steps"]] == [[2, 1, 1], [2, 1, 1], [1, 0, 0], [1, 0, 0]]
+    texts = data["texts"]
+    assert len(texts) == 5 and texts[0].startswith("walk from loss with seed 2.000000000000")
+    assert texts[3].startswith("edge 3 of 4: square → x (slot 0)") and "x 0.000000000000 → 8.000000000000" in texts[3]
+    assert texts[4].rstrip().endswith("as `backward` commits a pass")
+
+
+def test_untracked_operands_and_ids_unique_on_a_page():
+    result = scalarlang.run("let x = var 2\nwalk(x * 3)\nwalk(x * 3)")
+    first, second = players_in(result._repr_html_())
+    assert first["attributes"]["id"] != second["attributes"]["id"]
+    assert first["data"]["nodes"] == [0, 2]  # the constant 3 is untracked
+    assert first["data"]["steps"][1][2:] == [None, None]
+
+
+def test_the_player_needs_nothing_from_outside_the_page():
+    html = scalarlang.run("\n".join(SEED) + "\nwalk(loss)")._repr_html_()
+    assert "src=" not in html and "href=" not in html and "@import" not in html and "url(http" not in html
+    assert set(re.findall(r"https?://[^\s\"'<>]+", html)) == {"http://www.w3.org/2000/svg"}  # a namespace
+
+
+def test_a_graph_too_large_to_draw_has_a_player_without_a_picture(monkeypatch):
+    from scalarlang.pictures import picture
+
+    monkeypatch.setattr(picture, "MAX_NODES", 2)  # (a picture holds at most 500 nodes)
+    result = scalarlang.run("\n".join(SEED) + "\nwalk(loss)")
+    assert result.ok
+    (player,) = players_in(result._repr_html_())
+    assert player["attributes"]["data-steps"] == "4" and len(player["data"]["texts"]) == 5
+    assert not any(tag == "svg" for tag, _ in player["tags"])
+
+
+def test_a_sad_cell_shows_the_tables_and_the_player():
+    pytest.importorskip("IPython")
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    ip = InteractiveShell.instance()
+    ip.display_formatter.active_types = ["text/plain", "text/html", "image/svg+xml"]
+    ip.run_line_magic("load_ext", "scalarlang")
+    try:
+        with capture_output() as captured:
+            ip.run_cell_magic("sad", "", "\n".join(SEED) + "\nwalk(loss)")
+    finally:
+        ip.run_line_magic("unload_ext", "scalarlang")
+        InteractiveShell.clear_instance()
+    (output,) = [output.data for output in captured.outputs]
+    assert "edge 4 of 4" in output["text/plain"]
+    assert len(players_in(output["text/html"])) == 1

@@ -26,7 +26,7 @@ from ..engine.scalar import Scalar
 from ..language.diagnostics import Diagnostic
 from ..pictures import DrawingError, Picture, graph_picture, svg_text, write_picture
 from ..interpreter.core import Interpreter
-from ..interpreter.outcomes import BackwardShown, Failed, Outcome
+from ..interpreter.outcomes import BackwardShown, Failed, Outcome, WalkShown
 from ..interpreter.values import ListValue
 from ..render.text import DEFAULT_WIDTH, Renderer, make_console
 from ..language.source import Source, Span
@@ -74,7 +74,23 @@ class PicturePart:
         return self.dot
 
 
-Part = TextPart | PicturePart
+@dataclass(frozen=True, slots=True)
+class WalkPart:
+    """A `walk`: its text as the command prints it (the pass's tables and every step), and in
+    HTML the tables and the player (player.py: the picture, buttons and a slider over the
+    edges)."""
+
+    text: str
+    html: str
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+Part = TextPart | PicturePart | WalkPart
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,10 +116,10 @@ class Result:
     @property
     def text(self) -> str:
         """The plain text the `scalarlang` command prints for these outcomes."""
-        return "".join(part.text if isinstance(part, TextPart) else part.dot for part in self.parts)
+        return "".join(part.dot if isinstance(part, PicturePart) else part.text for part in self.parts)
 
     def _repr_html_(self) -> str:
-        pieces = [part.html if isinstance(part, TextPart) else _inline_svg(part.svg) for part in self.parts]
+        pieces = [_inline_svg(part.svg) if isinstance(part, PicturePart) else part.html for part in self.parts]
         return "<div class=\"scalarlang-result\">" + "".join(pieces) + "</div>"
 
     def __repr__(self) -> str:
@@ -200,18 +216,41 @@ class _TextBuffer:
         text = self.plain_file.getvalue()
         if not text:
             return []
-        return [TextPart(text, self.coloured.console.export_html(inline_styles=True, code_format=_PRE))]
+        return [TextPart(text, self.html())]
+
+    def html(self) -> str:
+        return self.coloured.console.export_html(inline_styles=True, code_format=_PRE)
+
+
+def walk_part(walk: WalkShown, width: int = DEFAULT_WIDTH) -> WalkPart:
+    """A walk's text as the command prints it (its pass's tables, the header, every step and
+    the closing line); in HTML its tables, then the player."""
+    from .player import player_html, walk_text
+
+    text = walk_text(walk, width)
+    header, steps, end = text
+    buffer = _TextBuffer(width)
+    buffer.plain.backward(walk.backward)
+    buffer.coloured.backward(walk.backward)
+    for lines in (header, *steps, end):
+        buffer.plain.lines(lines)
+    return WalkPart(buffer.plain_file.getvalue(), buffer.html() + player_html(walk, text))
 
 
 def render_outcomes(outcomes: Iterable[Outcome], width: int = DEFAULT_WIDTH) -> Result:
-    """Render each outcome as it arrives; pictures (outcomes with a ``picture``) as SVG."""
+    """Render each outcome as it arrives; pictures (outcomes with a ``picture``) as SVG, walks
+    as players."""
     seen: list[Outcome] = []
     parts: list[Part] = []
     buffer = _TextBuffer(width)
     for outcome in outcomes:
         seen.append(outcome)
         picture = getattr(outcome, "picture", None)
-        if isinstance(picture, Picture) and getattr(outcome, "path", None) is None:
+        if isinstance(outcome, WalkShown):
+            parts.extend(buffer.parts())
+            buffer = _TextBuffer(width)
+            parts.append(walk_part(outcome, width))
+        elif isinstance(picture, Picture) and getattr(outcome, "path", None) is None:
             parts.extend(buffer.parts())
             buffer = _TextBuffer(width)
             svg = getattr(outcome, "svg", None)

@@ -2,8 +2,9 @@
 
 One `scalarlang.Session` per kernel, so names persist from cell to cell. A cell's outcomes
 show as they would in a terminal, as HTML with the terminal's colours (tables, values,
-prints, Rust-style diagnostics); pictures show as SVG. An error is shown, never raised: a
-notebook cell never shows a Python traceback for a mistake in `.sad` text.
+prints, Rust-style diagnostics); pictures show as SVG; a `walk(...)` shows its pass's tables
+and a player (player.py: the picture, buttons and a slider over the edges). An error is shown,
+never raised: a notebook cell never shows a Python traceback for a mistake in `.sad` text.
 
 Magics:
     %%sad                   run the cell's `.sad` text in the kernel's session
@@ -84,7 +85,7 @@ def draw_magic(session: Session, line: str) -> None:
 
 def show(result: Result) -> None:
     """Display each part of a result in order: text as HTML (with a plain fallback), pictures
-    as SVG."""
+    as SVG, walks as players (HTML, with the command's text as the plain fallback)."""
     for part in result.parts:
         _display(part)
 

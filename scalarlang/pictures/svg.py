@@ -1,7 +1,11 @@
 """SVG of a laid-out picture, without Graphviz: boxes, curved arrows, labels.
 
 Deterministic (coordinates to 0.1 px, elements in picture order) and self-contained, so it
-can be embedded in HTML as it is. Texts are XML-escaped.
+can be embedded in HTML as it is. Texts are XML-escaped. Each node is a ``<g class="node"
+data-index="TOPOLOGY INDEX">`` and each edge a ``<g class="edge" data-child data-parent
+data-slot>``; with ``marks`` (for the notebook's walk player, whose script changes them) each
+edge also says its place in the picture's order (``data-edge``) and each text of a node its
+line (``data-line``: 0 is the label).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from .picture import Picture
 FONT = "'DejaVu Sans Mono', Menlo, Consolas, monospace"
 
 
-def to_svg(picture: Picture, laid_out: Layout | None = None) -> str:
+def to_svg(picture: Picture, laid_out: Layout | None = None, *, marks: bool = False) -> str:
     laid_out = laid_out if laid_out is not None else layout(picture)
     width, height = laid_out.width, laid_out.height
     out = [
@@ -44,9 +48,9 @@ def to_svg(picture: Picture, laid_out: Layout | None = None) -> str:
             f' font-size="{TITLE_FONT_SIZE}">{_text(picture.title)}</text>'
         )
     for route in laid_out.routes:
-        out.extend(_edge(picture.edges[route.edge], route))
+        out.extend(_edge(picture.edges[route.edge], route, marks))
     for box in laid_out.boxes:
-        out.extend(_box(picture.nodes[box.node], box))
+        out.extend(_box(picture.nodes[box.node], box, marks))
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -58,12 +62,13 @@ def _marker(name: str, colour: str) -> str:
     )
 
 
-def _edge(edge, route) -> list[str]:
+def _edge(edge, route, marks: bool) -> list[str]:
     colour = colours.TRACKED_COLOUR if edge.tracked else colours.UNTRACKED_COLOUR
     dash = "" if edge.tracked else ' stroke-dasharray="4 3"'
     marker = "arrow" if edge.tracked else "arrow-untracked"
+    mark = f' data-edge="{route.edge}"' if marks else ""
     out = [
-        f'<g class="edge" data-child="{edge.child}" data-parent="{edge.parent}" data-slot="{edge.slot}">',
+        f'<g class="edge" data-child="{edge.child}" data-parent="{edge.parent}" data-slot="{edge.slot}"{mark}>',
         f'<path d="{_path(route.points)}" fill="none" stroke="{colour}" stroke-width="1.2"{dash}'
         f' marker-end="url(#{marker})"/>',
     ]
@@ -91,7 +96,7 @@ def _path(points) -> str:
     return " ".join(parts)
 
 
-def _box(node, box) -> list[str]:
+def _box(node, box, marks: bool) -> list[str]:
     if node.tracked:
         stroke, dash, text_colour = colours.TRACKED_COLOUR, "", "black"
     else:
@@ -107,9 +112,10 @@ def _box(node, box) -> list[str]:
     for number, line in enumerate((node.label,) + node.lines):
         baseline = box.y + BOX_PAD_Y + (number + 1) * NODE_LINE_HEIGHT - 3.5
         weight = ' font-weight="bold"' if number == 0 else ""
+        mark = f' data-line="{number}"' if marks else ""
         out.append(
             f'<text x="{_n(centre)}" y="{_n(baseline)}" text-anchor="middle" font-size="{NODE_FONT_SIZE}"'
-            f' fill="{text_colour}"{weight} xml:space="preserve">{_text(line)}</text>'
+            f' fill="{text_colour}"{weight}{mark} xml:space="preserve">{_text(line)}</text>'
         )
     out.append("</g>")
     return out
