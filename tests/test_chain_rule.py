@@ -46,6 +46,9 @@ def rendered(outcomes: list, width: int) -> list[str]:
 # ---- random graphs ------------------------------------------------------------------------------
 
 
+FORMS = ["{a} + {b}", "{a} - {b}", "{a} * {b}", "tanh({a})", "{a} * 0.5", "{a} + detach({b})"]
+
+
 @st.composite
 def graphs(draw) -> tuple[list[str], int]:
     """`let n0 = var …` leaves, then nodes made of earlier ones (reused freely: `n1 * n1`); the
@@ -55,7 +58,7 @@ def graphs(draw) -> tuple[list[str], int]:
     size = leaves + draw(st.integers(1, 8))
     for index in range(leaves, size):
         a, b = draw(st.integers(0, index - 1)), draw(st.integers(0, index - 1))
-        form = draw(st.sampled_from(["{a} + {b}", "{a} - {b}", "{a} * {b}", "tanh({a})", "{a} * 0.5", "{a} + detach({b})"]))
+        form = draw(st.sampled_from(FORMS))
         lines.append(f"let n{index} = " + form.format(a=f"n{a}", b=f"n{b}"))
     return lines, size
 
@@ -151,7 +154,9 @@ def test_explain_adds_up_to_the_pass_adjoint_and_the_gradient(graph, plan):
         assert explained.pass_adjoint == pass_adjoint_of(shown, node)
         topology = shown.backward_pass.topology
         into = [edge for edge in shown.backward_pass.edges if topology[edge.parent] is node]
-        assert [(edge.slot, edge.contribution) for edge in explained.edges] == [(edge.operand, edge.contribution) for edge in into]
+        assert [(edge.slot, edge.contribution) for edge in explained.edges] == [
+            (edge.operand, edge.contribution) for edge in into
+        ]
         if explained.seeded:
             assert node is session.values[output] and not explained.edges
             continue
@@ -184,7 +189,8 @@ def test_a_walk_is_the_pass_and_commit_of_backward(graph, seed, width):
         assert (step.slot, step.upstream, step.local, step.contribution) == (
             edge.operand, edge.upstream, edge.local_derivative, edge.contribution
         )
-        assert (step.before, step.after) == ((edge.parent_adjoint_before, edge.parent_adjoint_after) if edge.parent_tracked else (None, None))
+        around = (edge.parent_adjoint_before, edge.parent_adjoint_after) if edge.parent_tracked else (None, None)
+        assert (step.before, step.after) == around
     # Its text fits the width; its JSON is a backward event and a step per edge, streamed alike.
     assert all(len(line) <= width for line in rendered(walk_outcomes, width))
     events = events_of(walk, "t.sad")
@@ -197,7 +203,7 @@ def test_explain_and_paths_fit_the_width(graph, width, data):
     lines, size = graph
     target = data.draw(st.integers(0, size - 1))
     output = f"n{size - 1}"
-    program = lines + [f"backward({output})", f"backward({output})", f"explain(n{target})", f"paths({output}, n{target})"]
+    program = lines + [f"backward({output})"] * 2 + [f"explain(n{target})", f"paths({output}, n{target})"]
     _, outcomes = run_ok("\n".join(program))
     shown = [outcome for outcome in outcomes if isinstance(outcome, (Explained, PathsShown))]
     for line in rendered(shown, width):
@@ -292,7 +298,8 @@ def test_a_long_sum_is_cut_with_a_count():
 
 
 def test_explain_of_an_untracked_node_and_of_one_in_no_pass():
-    _, outcomes = run_ok(SQUARE + "let c = const 3\nlet y = var 1\nbackward(loss)\nexplain(c)\nexplain(y)\nexplain(detach(x))")
+    program = "let c = const 3\nlet y = var 1\nbackward(loss)\nexplain(c)\nexplain(y)\nexplain(detach(x))"
+    _, outcomes = run_ok(SQUARE + program)
     untracked, never, detached = outcomes[-3:]
     assert not untracked.tracked and untracked.gradient is None and "untracked" in untracked.note
     assert never.tracked and never.pass_number is None and never.gradient == 0.0 and never.passes == ()
@@ -302,7 +309,9 @@ def test_explain_of_an_untracked_node_and_of_one_in_no_pass():
         "note: `y` was in no backward pass the session keeps",
     ]
     assert not detached.tracked
-    assert text_of([untracked]) == "note: `c` is untracked (constant): no pass gives it an adjoint, and it has no gradient\n"
+    assert text_of([untracked]) == (
+        "note: `c` is untracked (constant): no pass gives it an adjoint, and it has no gradient\n"
+    )
 
 
 def test_explain_after_zero_grad():

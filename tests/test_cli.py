@@ -18,8 +18,9 @@ import pytest
 from conftest import SLOW_EXAMPLES
 
 from scalarlang.interpreter.core import Interpreter
-from scalarlang.interpreter.outcomes import Bound, Defined, Failed
+from scalarlang.interpreter.outcomes import Failed
 from scalarlang.front.runner import ScriptOutput, exit_status, read_source
+from scalarlang.render.events import events_of
 from scalarlang.language.source import Source
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -124,6 +125,10 @@ EVENT_FIELDS = {
     "expected": {"kind", "message"},
     "error": {"kind", "message"},
     "start": {"version"},
+    # Seeing the chain rule (examples/chain_rule.sad).
+    "explain": {"label", "tracked", "pass", "output", "pass_adjoint", "edges", "gradient", "passes", "note"},
+    "paths": {"output", "variable", "count", "paths", "total", "pass_adjoint"},
+    "step": {"index", "consumer", "slot", "operand", "upstream", "local", "contribution", "operand_tracked", "before", "after", "adjoints"},
 }
 NUMBER = (int, float)
 
@@ -170,6 +175,16 @@ def check_event(event: dict) -> None:
     elif kind in ("expected", "error"):
         assert re.fullmatch(r"[a-z]+(-[a-z]+)*", event["kind"])
         assert isinstance(event["message"], str) and event["message"]
+    elif kind == "explain":
+        assert all(set(edge) == {"consumer", "slot", "upstream", "local", "contribution"} for edge in event["edges"])
+        assert all(set(item) == {"pass", "adjoint"} and is_number(item["adjoint"]) for item in event["passes"])
+        assert (event["gradient"] is None) == (not event["tracked"])
+    elif kind == "paths":
+        assert event["count"] == len(event["paths"]) and is_number(event["total"])
+        assert all(len(path["labels"]) == len(path["locals"]) + 1 == len(path["slots"]) + 1 for path in event["paths"])
+    elif kind == "step":
+        assert isinstance(event["index"], int) and all(is_number(value) for value in event["adjoints"].values())
+        assert (event["after"] is None) == (not event["operand_tracked"])
 
 
 # ---- end to end: text ---------------------------------------------------------------------------
@@ -437,11 +452,12 @@ def test_json_of_every_example_matches_the_spec():
     assert [event["file"] for event in events if event["event"] == "start"] == paths
     events = [event for event in events if event["event"] != "start"]
     # One event per outcome a script shows (everything but `let`).
+    # (A walk is a backward event and a step per edge.)
     outcomes = [
-        outcome
+        event
         for path in paths
         for outcome in Interpreter().run(read_source(str(ROOT / path)))
-        if not isinstance(outcome, (Bound, Defined))
+        for event in events_of(outcome)
     ]
     assert len(events) == len(outcomes)
 

@@ -53,12 +53,16 @@ def explain_lines(shown: Explained, width: int, row_limit: int = 200) -> list[Te
         ], width)
         adjoint = format_number(shown.pass_adjoint)
         if shown.seeded:
-            lines += sentence([f"{INDENT}{adjoint} = the seed (", _name(label), " is the pass's output)"], width, INDENT * 2)
+            seed: list[str | Text] = [f"{INDENT}{adjoint} = the seed (", _name(label), " is the pass's output)"]
+            lines += sentence(seed, width, INDENT * 2)
         elif not shown.edges:
             lines += sentence([f"{INDENT}{adjoint}: no operand edge leads into it in this pass"], width, INDENT * 2)
         else:
             terms = [
-                (Text(format_number(edge.contribution)), Text.assemble("(", _name(_label(edge.consumer)), f", slot {edge.slot})"))
+                (
+                    Text(format_number(edge.contribution)),
+                    Text.assemble("(", _name(_label(edge.consumer)), f", slot {edge.slot})"),
+                )
                 for edge in shown.edges
             ]
             lines += sum_lines(Text(f"{INDENT}{adjoint} = "), terms, width)
@@ -66,10 +70,12 @@ def explain_lines(shown: Explained, width: int, row_limit: int = 200) -> list[Te
     lines += sentence([_name(label), ": stored gradient, the sum of its pass adjoints since its last zero_grad"], width)
     gradient = format_number(shown.gradient if shown.gradient is not None else 0.0)
     if shown.passes:
-        terms = [(Text(format_number(adjoint)), Text(f"(pass {number})")) for number, adjoint in shown.passes]
+        passes: list[tuple[Text, ...]] = [
+            (Text(format_number(adjoint)), Text(f"(pass {number})")) for number, adjoint in shown.passes
+        ]
         if not shown.complete:
-            terms.insert(0, (Text("…"),))  # the earlier passes the session no longer keeps
-        lines += sum_lines(Text(f"{INDENT}{gradient} = "), terms, width)
+            passes.insert(0, (Text("…"),))  # the earlier passes the session no longer keeps
+        lines += sum_lines(Text(f"{INDENT}{gradient} = "), passes, width)
     elif shown.complete:
         lines += sentence([f"{INDENT}{gradient}: no pass since its last zero_grad"], width, INDENT * 2)
     else:
@@ -90,7 +96,7 @@ _EDGE_COLUMNS = [
 
 def _edge_table(shown: Explained, width: int, row_limit: int) -> list[Text]:
     rows = [
-        [edge.consumer, str(edge.slot), format_number(edge.upstream), format_number(edge.local), format_number(edge.contribution)]
+        [edge.consumer, str(edge.slot), *map(format_number, (edge.upstream, edge.local, edge.contribution))]
         for edge in shown.edges[:row_limit]
     ]
     return _titled_table(None, _EDGE_COLUMNS, rows, len(shown.edges), width)
@@ -131,13 +137,17 @@ def paths_lines(shown: PathsShown, width: int) -> list[Text]:
 def path_lines(path: PathShown, number: int, width: int, with_slots: bool = False, number_width: int = 1) -> list[Text]:
     """``1. loss → square → x (slots 0, 1): 1.000000000000 × 2.000000000000 = 2.000000000000``."""
     lead = Text(f"{INDENT}{str(number).rjust(number_width)}. ")
-    pieces: list[Piece] = [("" if index == 0 else " → ", _name(_label(label))) for index, label in enumerate(path.labels)]
+    pieces: list[Piece] = [
+        ("" if index == 0 else " → ", _name(_label(label))) for index, label in enumerate(path.labels)
+    ]
     if with_slots and path.slots:
         pieces.append((" ", Text(f"({_plural(len(path.slots), 'slot')} {', '.join(map(str, path.slots))})")))
     last = pieces[-1][1]
     pieces[-1] = (pieces[-1][0], Text.assemble(last, ":") if isinstance(last, Text) else last)  # break after it
     if path.locals:
-        pieces += [(" " if index == 0 else " × ", Text(format_number(local))) for index, local in enumerate(path.locals)]
+        pieces += [
+            (" " if index == 0 else " × ", Text(format_number(local))) for index, local in enumerate(path.locals)
+        ]
         pieces.append((" = ", Text(format_number(path.product))))
     else:
         pieces.append((" ", Text(f"no edges, product {format_number(path.product)}")))
@@ -167,8 +177,12 @@ def walk_header(shown: WalkShown, width: int) -> list[Text]:
             f" with seed {format_number(shown.backward.backward_pass.seed)}: {edges:,} operand {_plural(edges, 'edge')}"
             + (", in the reverse walk's order" if edges > 1 else ""),
         ], width),
-        *sentence([f"{INDENT}each edge: consumer → operand (slot): upstream × local = contribution,"], width, INDENT * 2),
-        *sentence([f"{INDENT}then the operand's pass adjoint before → after, and every tracked node's adjoint"], width, INDENT * 2),
+        *prose(f"{INDENT}each edge: consumer → operand (slot): upstream × local = contribution,", width, INDENT * 2),
+        *prose(
+            f"{INDENT}then the operand's pass adjoint before → after, and every tracked node's adjoint",
+            width,
+            INDENT * 2,
+        ),
         *adjoint_lines("adjoints at the start", shown.start, width),
     ]
 
@@ -208,7 +222,9 @@ def walk_end_lines(shown: WalkShown, width: int) -> list[Text]:
     ], width)
 
 
-def adjoint_lines(title: str, adjoints: Sequence[tuple[str, float]], width: int, max_lines: int = ADJOINT_LINES) -> list[Text]:
+def adjoint_lines(
+    title: str, adjoints: Sequence[tuple[str, float]], width: int, max_lines: int = ADJOINT_LINES
+) -> list[Text]:
     """``adjoints: x 0.000000000000, square 1.000000000000, loss 1.000000000000``, wrapped after
     a comma, at most ``max_lines`` lines (the last saying how many are left out)."""
     last = len(adjoints) - 1
@@ -285,14 +301,16 @@ def sentence(parts: Sequence[str | Text], width: int, indent: str = INDENT, styl
     pieces: list[Piece] = []
     separator = ""
     lead_blanks = ""
-    parts = list(parts)
-    while parts and isinstance(parts[0], str) and not parts[0].strip():  # the lead's blanks
-        lead_blanks += parts.pop(0)
-    if parts and isinstance(parts[0], str):
-        first = parts[0]
+    rest = list(parts)
+    first = rest[0] if rest else None
+    while isinstance(first, str) and not first.strip():  # the lead's blanks
+        lead_blanks += first
+        rest.pop(0)
+        first = rest[0] if rest else None
+    if isinstance(first, str):
         lead_blanks += first[: len(first) - len(first.lstrip(" "))]
-        parts[0] = first.lstrip(" ")
-    for part in parts:
+        rest[0] = first.lstrip(" ")
+    for part in rest:
         if isinstance(part, Text):
             _add(pieces, separator, part.copy())
             separator = ""

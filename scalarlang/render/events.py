@@ -88,7 +88,9 @@ def events_of(outcome: Outcome, file: str | None = None) -> list[dict[str, Any]]
     """The JSON objects for ``outcome``: none for ``let`` and ``fn``, a walk's `backward` event
     and one `step` event per edge, one event for the rest."""
     if isinstance(outcome, WalkShown):
-        return [event_of(outcome.backward, file), *(_step_event(outcome, step, file) for step in outcome.steps)]  # type: ignore[list-item]
+        backward = event_of(outcome.backward, file)
+        assert backward is not None
+        return [backward, *(_step_event(outcome, step, file) for step in outcome.steps)]
     event = event_of(outcome, file)
     return [] if event is None else [event]
 
@@ -164,7 +166,13 @@ def event_of(outcome: Outcome, file: str | None = None) -> dict[str, Any] | None
             "output": outcome.pass_output,
             "pass_adjoint": outcome.pass_adjoint,
             "edges": [
-                {"consumer": edge.consumer, "slot": edge.slot, "upstream": edge.upstream, "local": edge.local, "contribution": edge.contribution}
+                {
+                    "consumer": edge.consumer,
+                    "slot": edge.slot,
+                    "upstream": edge.upstream,
+                    "local": edge.local,
+                    "contribution": edge.contribution,
+                }
                 for edge in outcome.edges
             ],
             "gradient": outcome.gradient,
@@ -178,7 +186,12 @@ def event_of(outcome: Outcome, file: str | None = None) -> dict[str, Any] | None
             variable=outcome.variable,
             count=outcome.count,
             paths=[
-                {"labels": list(path.labels), "slots": list(path.slots), "locals": list(path.locals), "product": path.product}
+                {
+                    "labels": list(path.labels),
+                    "slots": list(path.slots),
+                    "locals": list(path.locals),
+                    "product": path.product,
+                }
                 for path in outcome.paths
             ],
             total=outcome.total,
