@@ -56,6 +56,17 @@ def test_readme_sample_program_prints_what_the_readme_shows():
     assert stream.getvalue() == shown
 
 
+def test_readme_chain_rule_program_prints_what_the_readme_shows():
+    program = next(block for block in _blocks() if block.startswith("# chain.sad"))
+    shown = next(block for block in _blocks() if block.startswith("x: pass adjoint in pass 2"))
+    stream = io.StringIO()
+    status = ScriptOutput(stream, stream, width=100, color="never").run(Source("chain.sad", program))
+    assert status == 0
+    assert stream.getvalue() == shown
+    example = (ROOT / "examples" / "chain_rule.sad").read_text(encoding="utf-8")
+    assert all(line in example for line in program.splitlines()[1:4])  # the same graph
+
+
 def test_readme_python_examples_run():
     blocks = re.findall(r"```python\n(.*?)```", README, flags=re.DOTALL)
     assert len(blocks) >= 2

@@ -79,7 +79,7 @@ def explain_lines(shown: Explained, width: int, row_limit: int = 200) -> list[Te
     elif shown.complete:
         lines += sentence([f"{INDENT}{gradient}: no pass since its last zero_grad"], width, INDENT * 2)
     else:
-        lines += sentence([f"{INDENT}{gradient} = … (the passes that made it are no longer kept)"], width, INDENT * 2)
+        lines += sentence([f"{INDENT}{gradient} = … (made by passes the session does not keep)"], width, INDENT * 2)
     if shown.note is not None:
         lines += _note(shown.note, width)
     return lines
