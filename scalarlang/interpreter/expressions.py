@@ -143,16 +143,26 @@ class Compiler:
         return number, frames + 1
 
     def text(self, item: tree.StringLiteral | tree.Expr) -> Callable[[tuple | None], str]:
-        """A print item: a string with its holes filled, or a value; counts as whole numbers."""
+        """A print item: a string with its holes filled, or a value; counts as whole numbers,
+        a hole with a format spec (`{x:.3f}`) as the spec says."""
         if not isinstance(item, tree.StringLiteral):
             evaluate = self.expression(item)
             return lambda args: formatted_value(evaluate(args))
-        # Texts and Evaluate functions, told apart by `__class__ is str` (mypy cannot narrow on it).
-        pieces: list[Any] = [part.text if isinstance(part, tree.Text) else self.expression(part) for part in item.parts]
+        # Texts and functions of args, told apart by `__class__ is str` (mypy cannot narrow on it).
+        pieces: list[Any] = [self._piece(part) for part in item.parts]
         if all(isinstance(piece, str) for piece in pieces):
             constant = "".join(pieces)
             return lambda args: constant
-        return lambda args: "".join(piece if piece.__class__ is str else formatted_value(piece(args)) for piece in pieces)
+        return lambda args: "".join(piece if piece.__class__ is str else piece(args) for piece in pieces)
+
+    def _piece(self, part: tree.Text | tree.Expr | tree.Formatted) -> Any:
+        if isinstance(part, tree.Text):
+            return part.text
+        if isinstance(part, tree.Formatted):
+            evaluate, spec = self.expression(part.expr), part.spec
+            return lambda args: formatted_value(evaluate(args), spec)
+        evaluate = self.expression(part)
+        return lambda args: formatted_value(evaluate(args))
 
     def node_expression(self, expr: tree.Expr, needed_by: str) -> Callable[[tuple | None], Scalar]:
         """An expression whose value must be a node (`backward(OUT)`, `draw(OUT)`)."""

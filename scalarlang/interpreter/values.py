@@ -112,11 +112,11 @@ def shape_text(value: ListValue) -> str:
     return " × ".join(f"{dim:,}" for dim in dims) + " " + kind_of_nodes(value)
 
 
-def formatted_value(value: object) -> str:
-    """A value as a person reads it: a node's number (counts whole), a list in brackets."""
+def formatted_value(value: object, spec: str | None = None) -> str:
+    """A value as a person reads it: a node's number (counts whole, or as a format spec such
+    as ``.3f`` says), a list in brackets."""
     if value.__class__ is not ListValue:
-        node = cast(Scalar, value)
-        return format_count(node.value) if is_count(node) else format_number(node.value)
+        return _number_text(cast(Scalar, value), spec)
     pieces: list[str] = []
     # (the list, the next index) frames: "[" when a list starts, "]" when it ends.
     stack: list[list] = [[value, 0]]
@@ -136,8 +136,14 @@ def formatted_value(value: object) -> str:
             pieces.append("[")
             stack.append([child, 0])
         else:
-            pieces.append(format_count(child.value) if is_count(child) else format_number(child.value))
+            pieces.append(_number_text(child, spec))
     return "".join(pieces)
+
+
+def _number_text(node: Scalar, spec: str | None) -> str:
+    if spec is not None:
+        return format(node.value, spec)  # (checked when parsed)
+    return format_count(node.value) if is_count(node) else format_number(node.value)
 
 
 def plain_values(value: ListValue) -> list:

@@ -54,6 +54,7 @@ from .parts import (
     Part,
     check_underflow,
     decode_text,
+    formatted,
     join,
     names_of,
     nested,
@@ -287,9 +288,12 @@ class Builder(Transformer):
 
     def string(self, children: list) -> StringLiteral:
         open_, *pieces, close = children
-        parts = tuple(
-            p.node if isinstance(p, Part) else decode_text(p)
-            for p in pieces
-            if isinstance(p, Part) or p.type == "TEXT"
-        )
-        return StringLiteral(join(tok_span(open_), tok_span(close)), parts)
+        parts: list = []
+        for piece in pieces:
+            if isinstance(piece, Part):
+                parts.append(piece.node)
+            elif piece.type == "TEXT":
+                parts.append(decode_text(piece))
+            elif piece.type == "SPEC_AND_RBRACE":  # the hole just before it has a format spec
+                parts[-1] = formatted(parts[-1], piece)
+        return StringLiteral(join(tok_span(open_), tok_span(close)), tuple(parts))

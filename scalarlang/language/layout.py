@@ -34,7 +34,8 @@ _WORD_CHARACTER = re.compile(r"[A-Za-z0-9_]")
 _REST_OF_WORD = re.compile(r"[A-Za-z0-9_]*")
 # What the layout looks at; other tokens pass untouched.
 _WATCHED = frozenset(
-    ("LPAR", "RPAR", "LSQB", "RSQB", "LBRACE", "RBRACE", "QUOTE", "_NL", "_SEMI", "EXPECT", "QUIET", "IF")
+    ("LPAR", "RPAR", "LSQB", "RSQB", "LBRACE", "RBRACE", "SPEC_AND_RBRACE", "QUOTE", "_NL", "_SEMI", "EXPECT",
+     "QUIET", "IF")
 )
 # What stays open, innermost last: a `(`, a `[`, a block's `{`, a string's `{` hole, a string.
 _PAREN, _BRACKET, _BLOCK, _HOLE, _STRING = "(", "[", "{", "h", '"'
@@ -143,6 +144,9 @@ class _Guard:
                 opened.append(_BLOCK)
                 self._deeper(token, "blocks nest")
                 self.block_levels.append(self.level)
+        elif kind == "SPEC_AND_RBRACE":  # `:.3f}` closes a hole
+            if opened and opened[-1] == _HOLE:
+                opened.pop()
         elif kind == "RBRACE":
             if opened and opened[-1] == _BLOCK:
                 self.level = self.block_levels.pop() - 1  # the header's level, for `else`

@@ -120,6 +120,8 @@ def _parse(text: str) -> Program:
         token = exc.token
         if token.type == "TEXT":  # lark's fallback lexer read on from a `"` or `}`
             token = _token_at(text, token.start_pos)
+        elif token.type == "SPEC_AND_RBRACE":  # a `:` outside a hole (`d = {a: b}`)
+            token = _colon_at(text, token.start_pos)
         interactive = exc.interactive_parser
         expected = interactive.accepts() - _LAYOUT_ONLY
         raise unexpected_token(token, expected, interactive.parser_state.value_stack, text) from None
@@ -131,8 +133,16 @@ def _parse(text: str) -> Program:
             gc.enable()
 
 
-# Terminals the parser takes only where the layout puts them: never worth naming.
-_LAYOUT_ONLY = frozenset({"_NEWLINES_BEFORE_ELSE"})
+def _colon_at(text: str, start: int) -> Any:
+    from lark import Token
+
+    line, column = position(text, start)
+    return Token("_COLON", ":", start, line, column, line, column + 1, start + 1)
+
+
+# Terminals never worth naming in what was expected: the layout's (the parser takes it only
+# where the layout puts it) and a hole's format spec (with its `}`: saying `}` is enough).
+_LAYOUT_ONLY = frozenset({"_NEWLINES_BEFORE_ELSE", "SPEC_AND_RBRACE"})
 
 
 def _token_at(text: str, start: int) -> Any:

@@ -13,7 +13,7 @@ from typing import Any
 
 from .source import LineIndex, Span
 from .syntax_errors import MAX_NESTING, printable, syntax_error, too_deep
-from .tree import Expr, Keyword, Text
+from .tree import Expr, Formatted, Keyword, Text
 
 
 class _Current(threading.local):
@@ -137,3 +137,30 @@ def check_underflow(tok: Any, span: Span) -> None:
             " (the smallest positive float is about 4.9e-324)",
             span,
         )
+
+
+_SPEC_FORMS = (
+    "help: a format spec is Python's for numbers: `.3f` (3 decimals), `.2e` (exponent), `g`"
+    " (shortest), `8.3f` or `>8.3f` (width and alignment), `+.1%`"
+)
+
+
+def formatted(expr: Expr, token: Any) -> Formatted:
+    """The hole ``expr`` with the format spec of ``token`` (``:SPEC}``), checked as Python
+    checks a float's: a bad one is a syntax error at the spec."""
+    spec = str(token)[1:-1]
+    start = token.start_pos + 1
+    lines = _current.lines
+    spec_span = (
+        Span.indexed(start, start + len(spec), lines) if lines is not None
+        else Span(start, start + len(spec), token.line, token.column + 1, token.line, token.column + 1 + len(spec))
+    )
+    try:
+        format(1.5, spec)
+    except (ValueError, TypeError) as error:
+        raise syntax_error(
+            f"`{printable(spec[:40])}` is not a format spec for numbers ({error})",
+            spec_span if spec else tok_span(token),
+            (_SPEC_FORMS,),
+        ) from None
+    return Formatted(join(expr.span, tok_span(token)), expr, spec, spec_span)

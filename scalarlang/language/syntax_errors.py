@@ -194,7 +194,7 @@ def open_brackets(stack: list) -> list:
         kind = getattr(value, "type", None)
         if kind in ("LPAR", "LSQB", "LBRACE"):
             opened.append(value)
-        elif kind in ("RPAR", "RSQB", "RBRACE"):
+        elif kind in ("RPAR", "RSQB", "RBRACE", "SPEC_AND_RBRACE"):
             if opened:
                 opened.pop()
         elif kind == "QUOTE":

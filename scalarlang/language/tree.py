@@ -146,11 +146,21 @@ class Text:
 
 
 @dataclass(frozen=True, slots=True)
+class Formatted:
+    """A hole with a format spec, ``{EXPR:SPEC}``: SPEC is Python's for floats (``.3f``)."""
+
+    span: Span
+    expr: Expr
+    spec: str
+    spec_span: Span
+
+
+@dataclass(frozen=True, slots=True)
 class StringLiteral:
     """A double-quoted string: literal pieces and ``{EXPR}`` holes, in order."""
 
     span: Span
-    parts: tuple[Text | Expr, ...]
+    parts: tuple[Text | Expr | Formatted, ...]
 
 
 # ---- statements --------------------------------------------------------------------------
