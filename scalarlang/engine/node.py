@@ -212,9 +212,10 @@ class Node:
         return self is other
 
     def __repr__(self) -> str:
+        label = self.label
         return (
             f"Scalar(value={self._value!r}, operation={self._operation}, "
-            f"gradient={self._gradient!r})"
+            f"gradient={self._gradient!r}" + (f", label={label!r})" if label is not None else ")")
         )
 
     def __copy__(self) -> Self:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from ..engine.numbers import format_number
+from ..engine.numbers import format_number, format_parameter
 from .errors import GRAPH_TOO_LARGE, DrawingError
 
 if TYPE_CHECKING:
@@ -151,9 +151,14 @@ def clean_text(text: str, limit: int = LABEL_LIMIT) -> str:
 
 
 def _index_labels(topology) -> Callable[[Scalar], str]:
-    # Without a session there are no names: a node is known by its topology index.
-    position = {id(node): index for index, node in enumerate(topology)}
-    return lambda node: f"#{position[id(node)]}"
+    """Without a session: a node's own label (`Scalar.variable(2, label="w")`), else its
+    operation (the box shows its value under it), never a bare index."""
+    return lambda node: node.label if node.label is not None else _operation_text(node)
+
+
+def _operation_text(node: Scalar) -> str:
+    exponent = node.exponent
+    return str(node.operation) if exponent is None else f"pow {format_parameter(exponent)}"
 
 
 def _check_size(count: int) -> None:
