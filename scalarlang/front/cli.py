@@ -81,7 +81,8 @@ def build_parser():
     parser.add_argument("--json", action="store_true", help="write one JSON object per event instead of text")
     parser.add_argument(
         "--quiet", action="store_true",
-        help="run the whole program as a loop body: show only print, graph, gradcheck and errors",
+        help="run the whole program as a loop body: show only print, graph, gradcheck, draw, "
+        "explain, paths, walk and errors",
     )
     parser.add_argument(
         "--width", type=_positive_int, default=None, metavar="N",

@@ -205,6 +205,30 @@ def compile_assert(run, statement: tree.Assert):
     return check
 
 
+# What people call the kinds, from Python's exceptions and other languages' words.
+KIND_SYNONYMS = {
+    "division-by-zero": "non-finite-result", "zero-division": "non-finite-result",
+    "zero-division-error": "non-finite-result", "divide-by-zero": "non-finite-result",
+    "overflow": "non-finite-result", "overflow-error": "non-finite-result", "nan": "non-finite-result",
+    "value-error": "non-finite-result", "math-domain-error": "non-finite-result",
+    "name-error": "undefined-name", "undefined": "undefined-name", "not-defined": "undefined-name",
+    "type-error": "wrong-arguments", "arity": "wrong-arguments",
+    "index-error": "index-out-of-range", "out-of-range": "index-out-of-range",
+    "assertion-error": "assertion-failed", "assertion": "assertion-failed",
+    "key-error": "undefined-name", "file-not-found": "io-error", "file-not-found-error": "io-error",
+    "timeout": "too-long",
+}
+
+
+def kind_suggestion(kind: str) -> tuple[str, ...]:
+    """The `help:` note for a kind that is not one: the kind people mean by a common synonym
+    (`division-by-zero` is `non-finite-result`), else the closest kind by spelling."""
+    meant = KIND_SYNONYMS.get(kind)
+    if meant is not None:
+        return (f"help: did you mean `{meant}`? (`{kind}` is not a kind of `.sad`)",)
+    return suggestion(kind, sorted(RUNTIME_KINDS))
+
+
 def compile_expect(run, statement: tree.Expect):
     """``expect K1: expect K2: ... STATEMENT``, without recursion over the chain: the kinds
     are checked outermost first, the innermost statement runs and is always undone, then each
@@ -226,7 +250,7 @@ def compile_expect(run, statement: tree.Expect):
             last.kind_span,
             source,
             {"expected": last.kind},
-            suggestion(last.kind, sorted(RUNTIME_KINDS)),
+            kind_suggestion(last.kind),
         )
 
     inner_actions = [None]  # the inner statement's action, compiled when it first runs
