@@ -1,0 +1,169 @@
+"""The notebook's walk player in a real browser: a notebook with `%load_ext scalarlang` and a
+`%%sad` cell ending in `walk(loss)` is executed by nbclient in a real kernel, its outputs are
+saved as an HTML page (as an exported notebook holds them), and the page is opened in Debian's
+headless Chromium driven by selenium: "next" three times shows the third edge and its
+adjoints, the slider's End key jumps to the last edge, whose adjoints are the pass table's.
+
+Slow (a kernel and a browser start); skipped without chromium and chromedriver (Debian's
+packages chromium and chromium-driver, which .ci/run installs) or without the notebook extra.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+CELL = "%%sad\nlet x = var 2\nlet square = x * x\nlet loss = square + square\nwalk(loss)"
+# As python.md says Chromium runs here: no sandbox (root), no GPU, and nothing that reaches
+# for the network (the machine's closed network refuses it, many times a second).
+CHROMIUM_FLAGS = (
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-dev-shm-usage", "--window-size=1200,1000",
+)
+
+
+def _browser() -> tuple[str, str]:
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    if chromium is None or driver is None:
+        missing = " and ".join(name for name, path in (("chromium", chromium), ("chromedriver", driver)) if path is None)
+        pytest.skip(f"{missing} not found: install Debian's chromium and chromium-driver (as .ci/run does)")
+    return chromium, driver
+
+
+def executed_page(folder: Path, monkeypatch) -> Path:
+    """The notebook run by nbclient in a kernel of this interpreter; its outputs as a page."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    spec = folder / "kernels" / "scalarlang-test"
+    spec.mkdir(parents=True)
+    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "test", "language": "python"}))
+    monkeypatch.setenv("JUPYTER_PATH", str(folder))
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("%load_ext scalarlang"), nbformat.v4.new_code_cell(CELL)]
+    )
+    nbformat.write(notebook, folder / "walk.ipynb")
+    client = nbclient.NotebookClient(
+        notebook, kernel_name="scalarlang-test", timeout=120, resources={"metadata": {"path": str(folder)}}
+    )
+    client.execute()
+    pieces = []
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            assert output.output_type != "error", output
+            data = output.get("data", {})
+            if "text/html" in data:
+                pieces.append(f'<div class="output_html">{data["text/html"]}</div>')
+            elif "text/plain" in data or "text" in output:
+                pieces.append(f"<pre>{html.escape(data.get('text/plain', output.get('text', '')))}</pre>")
+    page = folder / "walk.html"
+    page.write_text(
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>walk</title></head><body>\n'
+        + "\n".join(pieces) + "\n</body></html>\n",
+        encoding="utf-8",
+    )
+    return page
+
+
+@pytest.fixture
+def browser(tmp_path):
+    chromium, driver = _browser()
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={tmp_path / 'chromium-profile'}")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    session = webdriver.Chrome(service=Service(driver), options=options)
+    try:
+        yield session
+    finally:
+        session.quit()
+
+
+def test_the_player_in_an_exported_notebook_steps_through_the_walk(tmp_path, monkeypatch, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    page = executed_page(tmp_path, monkeypatch)
+    text = page.read_text(encoding="utf-8")
+    assert text.count('class="scalarlang-walk"') == 1
+    # Self-contained: the one address is the SVG namespace, which is never fetched.
+    assert set(re.findall(r"https?://[^\s\"'<>]+", text)) == {"http://www.w3.org/2000/svg"}
+
+    browser.get(page.as_uri())
+    player = browser.find_element(By.CSS_SELECTOR, ".scalarlang-walk")
+    WebDriverWait(browser, 10).until(lambda _: player.get_attribute("data-ready") == "true")
+
+    def button(action: str):
+        return player.find_element(By.CSS_SELECTOR, f"button[data-action='{action}']")
+
+    def adjoints() -> dict[str, str]:
+        """Each tracked node's label (its box's first line) and the adjoint it shows now."""
+        shown = {}
+        for node in player.find_elements(By.CSS_SELECTOR, "g.node[data-adjoint]"):
+            label = node.find_element(By.CSS_SELECTOR, "text[data-line='0']").text
+            line = node.find_element(By.CSS_SELECTOR, "text[data-line='3']").text
+            assert line == f"adjoint {node.get_attribute('data-adjoint')}"
+            shown[label] = node.get_attribute("data-adjoint")
+        return shown
+
+    def current_edge() -> list[str]:
+        return [edge.get_attribute("data-edge") for edge in player.find_elements(By.CSS_SELECTOR, "g.edge.sl-current")]
+
+    step = player.find_element(By.CSS_SELECTOR, "pre.sl-step")
+    assert player.get_attribute("data-step") == "0" and player.get_attribute("data-steps") == "4"
+    assert step.text.startswith("walk from loss with seed 1.000000000000: 4 operand edges")
+    assert adjoints() == {"x": "0.000000000000", "square": "0.000000000000", "loss": "1.000000000000"}
+    assert current_edge() == [] and not button("previous").is_enabled()
+
+    for _ in range(3):
+        button("next").click()
+    assert player.get_attribute("data-step") == "3"
+    assert player.find_element(By.CSS_SELECTOR, ".sl-position").text == "3 / 4"
+    assert step.text.startswith("edge 3 of 4: square → x (slot 0): 2.000000000000 × 2.000000000000 = 4.000000000000")
+    assert "x 0.000000000000 → 4.000000000000" in step.text
+    assert current_edge() == ["2"]  # the third edge: the first of square's two into x
+    assert adjoints() == {"x": "4.000000000000", "square": "2.000000000000", "loss": "1.000000000000"}
+    assert "sl-operand" in player.find_element(By.CSS_SELECTOR, "g.node[data-index='0']").get_attribute("class")
+    assert len(player.find_elements(By.CSS_SELECTOR, "g.edge.sl-done")) == 2
+    assert len(player.find_elements(By.CSS_SELECTOR, "g.edge.sl-todo")) == 1
+
+    button("previous").click()
+    assert player.get_attribute("data-step") == "2" and current_edge() == ["1"]
+    assert adjoints()["x"] == "0.000000000000"
+
+    slider = player.find_element(By.CSS_SELECTOR, "input.sl-slider")
+    slider.send_keys(Keys.END)  # the slider to its end, as a person would
+    assert slider.get_attribute("value") == "4" and player.get_attribute("data-step") == "4"
+    assert current_edge() == ["3"] and not button("next").is_enabled()
+    assert "as `backward` commits a pass" in step.text
+
+    # The last frame's adjoints are the pass table's (the tables printed above the player).
+    table = browser.find_element(By.CSS_SELECTOR, "pre.scalarlang").text.splitlines()
+    header = next(index for index, line in enumerate(table) if line.split()[:2] == ["#", "node"])
+    rows = [line.split() for line in table[header + 2 : header + 5]]
+    assert adjoints() == {row[1]: row[4] for row in rows} == {
+        "x": "8.000000000000", "square": "2.000000000000", "loss": "1.000000000000",
+    }
+
+    button("first").click()
+    assert player.get_attribute("data-step") == "0" and slider.get_attribute("value") == "0"
+    assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
+    severe = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    assert severe == []
