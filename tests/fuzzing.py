@@ -270,6 +270,7 @@ class ProgramGenerator:
             (1, self.graph_stmt), (1, self.draw_stmt), (2, self.gradcheck_stmt), (2, self.assert_stmt), (2, self.expect_stmt),
             (1, self.quiet_stmt), (2, self.descend_stmt), (1, self.semicolons),
             (3, self.list_let), (1, self.list_fn_def), (1, self.list_line), (1, self.random_seed_stmt),
+            (1, self.explain_stmt), (1, self.paths_stmt), (1, self.walk_stmt),
         ]
         if depth < 3:
             forms += [(2, self.repeat_stmt), (2, self.for_range), (2, self.for_table), (2, self.for_list), (2, self.if_stmt)]
@@ -466,6 +467,15 @@ class ProgramGenerator:
         if rng.random() < 0.25:
             return f"backward({output}, {rng.choice(NUMBERS + ('1e300', 'inf', '0'))})"
         return f"backward({output})"
+
+    def explain_stmt(self, scope: Scope, depth: int) -> str:
+        return f"explain({self.variable(scope) if self.rng.random() < 0.6 else self.expr(scope, size=2)})"
+
+    def paths_stmt(self, scope: Scope, depth: int) -> str:
+        return f"paths({self.tracked_expr(scope)}, {self.variable(scope)})"
+
+    def walk_stmt(self, scope: Scope, depth: int) -> str:
+        return "walk" + self.backward_stmt(scope, depth)[len("backward"):]
 
     def zero_grad_stmt(self, scope: Scope, depth: int) -> str:
         return "zero_grad" if self.rng.random() < 0.5 else f"zero_grad({self.expr(scope, size=2)})"

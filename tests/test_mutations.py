@@ -204,7 +204,7 @@ def front_ends(source: Source | str) -> tuple[int, str, int, str, str]:
 
 class Direct:
     """The statements that ran, replayed on `Scalar` itself: bindings, passes committed by
-    ``backward``, ``zero_grad``; what changes nothing (print, assert, expect, graph,
+    ``backward`` (and ``walk``), ``zero_grad``; what changes nothing (print, assert, expect, graph,
     gradcheck, bare values) is skipped. Its passes are what the JSON must show."""
 
     UNARY = {"exp": Scalar.exp, "tanh": Scalar.tanh, "log": Scalar.log, "detach": Scalar.detach}
@@ -223,7 +223,7 @@ class Direct:
                 target.zero_grad()
         elif isinstance(statement, ast.ExprStatement) and isinstance(statement.expr, ast.Call):
             call = statement.expr
-            if call.function == "backward":
+            if call.function in ("backward", "walk"):  # a walk is backward's pass and commit
                 output = self.node(call.args[0])
                 seed = self.number(call.args[1]) if len(call.args) == 2 else 1.0
                 self.passes.append(output.backward_with_seed(seed))
