@@ -454,8 +454,11 @@ class ProgramGenerator:
             choice = rng.random()
             if choice < 0.45:
                 pieces.append(rng.choice(("step", "loss", " ", "w =", "é", "\\\"", "\\\\", "\\n", "{{", "}}", "#", "\t", "→")))
-            else:
+            elif choice < 0.8:
                 pieces.append("{" + self.expr(scope, size=2) + "}")
+            else:  # a hole with a format spec
+                spec = rng.choice((".3f", ".2e", "g", ">10.4f", "+.1%", "", "8.2f", "<6g", ",.1f"))
+                pieces.append("{" + self.expr(scope, size=2) + ":" + spec + "}")
         return '"' + "".join(pieces) + '"'
 
     def value_line(self, scope: Scope, depth: int) -> str:
