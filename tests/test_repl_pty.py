@@ -129,9 +129,17 @@ def test_walk_one_edge_per_enter_q_for_the_rest_and_ctrl_c_stops(tmp_path):
         terminal.expect(r"edge 2 of 4: loss → square \(slot 1\)[^\n]*\n[^\n]*\n\s*adjoints: x 0\.000000000000, square 2\.0")
         terminal.expect(r"Enter: next edge")
         terminal.child.send("q")  # the rest at once, and the closing line
+        time.sleep(0.1)
+        terminal.child.send("\r")  # (`q` then Enter: the Enter is the walk's, not the prompt's)
         terminal.expect(r"edge 3 of 4: square → x \(slot 0\)")
         terminal.expect(r"edge 4 of 4: square → x \(slot 1\)[^\n]*\n[^\n]*\n\s*adjoints: x 8\.000000000000")
         terminal.expect(r"^walked 4 edges from loss")
+        end = len(terminal.raw)
+        time.sleep(0.5)
+        terminal._read()
+        # The prompt after the walk takes no input yet: prompt_toolkit ends bracketed paste when
+        # a prompt returns, and it would have, had the Enter reached it.
+        assert "\x1b[?2004l" not in terminal.raw[end:]
         terminal.line("grad(x)")
         terminal.expect(r"^grad\(x\) = 8\.000000000000")
 

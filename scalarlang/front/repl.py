@@ -167,14 +167,17 @@ def repl_loop(core: ReplCore, prompt: PromptSession) -> int:
 
 
 WALK_PROMPT = "-- Enter: next edge · q: the rest · Ctrl-C: stop --"
+Q_ENTER_SECONDS = 0.3
 
 
 def terminal_key_reader(stdin, hint) -> Callable[[], str]:
     """What the REPL's `walk` asks between edges: one key from the terminal (Enter, `q`, ...)
     without echo, with ``WALK_PROMPT`` on ``hint`` (a terminal's stream, or None) while it
-    waits and erased after. Ctrl-C stays a signal (KeyboardInterrupt); Ctrl-D is `q`.
-    Without termios (Windows), a line of input."""
+    waits and erased after. Ctrl-C stays a signal (KeyboardInterrupt); Ctrl-D is `q`; the
+    Enter that follows a `q` within `Q_ENTER_SECONDS` is taken too (`q` alone or `q` Enter
+    alike), so it does not reach the next prompt. Without termios (Windows), a line of input."""
     try:
+        import select
         import termios
         import tty
     except ImportError:  # pragma: no cover - POSIX terminals have termios
@@ -189,6 +192,8 @@ def terminal_key_reader(stdin, hint) -> Callable[[], str]:
         try:
             tty.setcbreak(fd, termios.TCSANOW)  # a key at a time, no echo; Ctrl-C still signals
             typed = os.read(fd, 64)
+            if typed.lower().endswith(b"q") and select.select([fd], [], [], Q_ENTER_SECONDS)[0]:
+                typed += os.read(fd, 64)
         finally:
             termios.tcsetattr(fd, termios.TCSANOW, saved)
             if hint is not None:
