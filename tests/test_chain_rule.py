@@ -349,3 +349,20 @@ def test_explain_event_in_json():
         ],
         "gradient": 16.0, "passes": [{"pass": 1, "adjoint": 8.0}, {"pass": 2, "adjoint": 8.0}], "note": None,
     }
+
+
+def test_explain_sees_passes_of_earlier_lines_in_the_repl_and_earlier_runs_of_a_session():
+    import io
+
+    from scalarlang.front.repl_core import ReplCore
+    from scalarlang.render.text import Renderer, make_console
+
+    stream = io.StringIO()
+    core = ReplCore(Renderer(make_console(stream, width=100, color="never"), echo_bindings=True))
+    for line in ("let x = var 2", "let square = x * x", "quiet backward(square)", "explain(x)"):
+        core.handle(line)
+    assert "x: pass adjoint in pass 1 (backward from square)" in stream.getvalue()
+    assert "4.000000000000 = 4.000000000000 (pass 1)" in stream.getvalue()
+    session = scalarlang.Session()
+    session.run("let x = var 2\nlet y = x * x\nquiet backward(y)")
+    assert "4.000000000000 = 4.000000000000 (pass 1)" in session.run("explain(x)").text

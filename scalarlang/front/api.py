@@ -137,6 +137,7 @@ class Session:
     def __init__(self, *, width: int = DEFAULT_WIDTH) -> None:
         self.width = width
         self._session = Interpreter()
+        self._session.keep_history()  # `explain` of a pass run in an earlier cell or call
 
     @property
     def interpreter(self) -> Interpreter:

@@ -65,6 +65,7 @@ class ReplCore:
         read_key: KeyReader | None = None,
     ):
         self.session = session if session is not None else Interpreter()
+        self.session.keep_history()  # `explain` of a pass typed lines before it
         self.read_key = read_key
         self.out = out
         self.errors = errors if errors is not None else out
