@@ -352,10 +352,8 @@ def test_explain_event_in_json():
 
 
 def test_explain_sees_passes_of_earlier_lines_in_the_repl_and_earlier_runs_of_a_session():
-    import io
-
+    import scalarlang
     from scalarlang.front.repl_core import ReplCore
-    from scalarlang.render.text import Renderer, make_console
 
     stream = io.StringIO()
     core = ReplCore(Renderer(make_console(stream, width=100, color="never"), echo_bindings=True))
