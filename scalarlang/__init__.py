@@ -63,6 +63,7 @@ _EXPORTS = {name: f"engine.{module}" for name, module in _ENGINE_EXPORTS.items()
     "Session": "front.api",
     "run": "front.api",
     "load_ipython_extension": "front.notebook",
+    "SadCellError": "front.notebook",
     "unload_ipython_extension": "front.notebook",
     "kernel_session": "front.notebook",
 }

@@ -16,6 +16,7 @@ from scalarlang import Scalar
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = "let x = var 2\nlet square = x * x\nlet loss = square + square\n"
+SEED_CELL = "%%sad\n" + SEED
 
 
 # ---- the Python API ------------------------------------------------------------------------
@@ -153,12 +154,20 @@ def shell():
     ip.display_formatter.active_types = ["text/plain", "text/html", "image/svg+xml"]
     ip.run_line_magic("load_ext", "scalarlang")
 
-    def run(kind: str, name: str, line: str = "", cell: str | None = None):
+    def run(kind: str, name: str, line: str = "", cell: str | None = None, *, fails: str | None = None):
+        """The outputs of a magic; ``fails``: the kind of the `SadCellError` it must raise."""
+        from scalarlang import SadCellError
+
         with capture_output() as captured:
-            if kind == "cell":
-                ip.run_cell_magic(name, line, cell)
+            try:
+                if kind == "cell":
+                    ip.run_cell_magic(name, line, cell)
+                else:
+                    ip.run_line_magic(name, line)
+            except SadCellError as error:
+                assert error.kind == fails, error
             else:
-                ip.run_line_magic(name, line)
+                assert fails is None, f"no error[{fails}] was raised"
         return [output.data for output in captured.outputs]
 
     yield run
@@ -172,9 +181,27 @@ def test_cells_share_one_session(shell):
     assert len(outputs) == 1
     assert "text/html" in outputs[0] and "backward from loss" in outputs[0]["text/plain"]
     shell("line", "sad_reset")
-    outputs = shell("cell", "sad", cell="x")
+    outputs = shell("cell", "sad", cell="x", fails="undefined-name")
     assert "error[undefined-name]" in outputs[0]["text/plain"]
     assert "Traceback" not in outputs[0]["text/plain"]
+
+
+def test_a_failing_cell_shows_what_ran_then_its_diagnostic_and_one_line_for_the_error(shell):
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    ip = InteractiveShell.instance()
+    with capture_output() as captured:
+        result = ip.run_cell(SEED_CELL + 'print "before"\nbackward(loss, inf)\nprint "never"')
+    error = result.error_in_exec
+    assert type(error).__name__ == "SadCellError" and error.kind == "non-finite-seed"
+    assert error.diagnostic.fields == {"seed": float("inf")}
+    (output,) = [output.data for output in captured.outputs]
+    assert output["text/plain"].splitlines()[:2] == ["before", "error[non-finite-seed]: backward seed inf must be finite"]
+    assert "never" not in output["text/plain"]
+    # IPython's showtraceback prints the exception's _render_traceback_, not a Python traceback.
+    assert captured.stdout.strip() == "the cell stopped at <cell 1>:5:16: error[non-finite-seed] (shown above)"
+    assert "Traceback" not in captured.stdout + captured.stderr
 
 
 def test_sad_draw_inline_file_and_errors(shell, tmp_path):
@@ -186,34 +213,65 @@ def test_sad_draw_inline_file_and_errors(shell, tmp_path):
     assert target.read_text().lstrip().startswith("<?xml")
     assert f"wrote {target}" in outputs[0]["text/plain"]
     for line, kind in (("nope", "undefined-name"), ("", "wrong-arguments"), ("loss out.pdf", "unknown-picture-format")):
-        outputs = shell("line", "sad_draw", line)
+        outputs = shell("line", "sad_draw", line, fails=kind)
         assert f"error[{kind}]" in outputs[0]["text/plain"]
 
 
 # ---- the example notebook, in a real kernel ------------------------------------------------
 
 
-@pytest.mark.slow
-def test_example_notebook_executes(tmp_path, monkeypatch):
-    nbformat = pytest.importorskip("nbformat")
+def _kernel_client(tmp_path, monkeypatch, notebook):
+    """An nbclient client for ``notebook`` in a kernel of this very interpreter, whatever
+    kernels the machine has installed (skipped without the notebook extra)."""
     nbclient = pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
-    # A kernel of this very interpreter, whatever kernels the machine has installed.
     spec = tmp_path / "kernels" / "scalarlang-test"
     spec.mkdir(parents=True)
     argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
     (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "test", "language": "python"}))
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
-    notebook = nbformat.read(ROOT / "examples" / "notebook.ipynb", as_version=4)
-    client = nbclient.NotebookClient(
+    return nbclient.NotebookClient(
         notebook, kernel_name="scalarlang-test", timeout=120, resources={"metadata": {"path": str(tmp_path)}}
     )
+
+
+def test_a_failing_cell_stops_the_run_with_its_diagnostic_and_no_traceback(tmp_path, monkeypatch):
+    nbformat = pytest.importorskip("nbformat")
+    cells = ["%load_ext scalarlang", SEED_CELL + "backward(loss, inf)", '%%sad\nprint "after"']
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
+    client = _kernel_client(tmp_path, monkeypatch, notebook)
+    from nbclient.exceptions import CellExecutionError
+
+    with pytest.raises(CellExecutionError) as caught:
+        client.execute()  # without allow_errors: Run All stops at the failing cell
+    assert "error[non-finite-seed]" in str(caught.value)
+    assert "Traceback" not in str(caught.value)
+    failing, after = notebook.cells[1], notebook.cells[2]
+    assert after.outputs == [] and after.execution_count is None  # the next cell did not run
+    (error,) = [output for output in failing.outputs if output.output_type == "error"]
+    assert error.ename == "SadCellError" and error.evalue.startswith("error[non-finite-seed]: ")
+    assert not any("Traceback" in line for line in error.traceback)
+    assert "error[non-finite-seed]" in "\n".join(error.traceback)
+    (shown,) = [output.data for output in failing.outputs if "data" in output]  # the diagnostic, shown
+    assert "error[non-finite-seed]" in shown["text/html"] and "&lt;cell 1&gt;:4:16" in shown["text/html"]
+    assert shown["text/plain"].splitlines()[:2] == [
+        "error[non-finite-seed]: backward seed inf must be finite", " --> <cell 1>:4:16",
+    ]
+
+
+@pytest.mark.slow
+def test_example_notebook_executes(tmp_path, monkeypatch):
+    nbformat = pytest.importorskip("nbformat")
+    notebook = nbformat.read(ROOT / "examples" / "notebook.ipynb", as_version=4)
+    client = _kernel_client(tmp_path, monkeypatch, notebook)
     client.execute()
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     outputs = {cell.source.splitlines()[-1]: cell.outputs for cell in code}
     for cell in code:
         for output in cell.outputs:
-            assert output.output_type != "error", output
+            # Only the cell tagged raises-exception fails (nbclient goes on past it, as Jupyter does).
+            failing = cell.source.endswith("backward(loss, inf)") and "raises-exception" in cell.metadata.tags
+            assert output.output_type != "error" or failing, output
             assert "Traceback" not in json.dumps(output)
 
     def html_of(last_line):

@@ -3,8 +3,12 @@
 One `scalarlang.Session` per kernel, so names persist from cell to cell. A cell's outcomes
 show as they would in a terminal, as HTML with the terminal's colours (tables, values,
 prints, Rust-style diagnostics); pictures show as SVG; a `walk(...)` shows its pass's tables
-and a player (player.py: the picture, buttons and a slider over the edges). An error is shown,
-never raised: a notebook cell never shows a Python traceback for a mistake in `.sad` text.
+and a player (player.py: the picture, buttons and a slider over the edges).
+
+A cell that fails shows what it printed and its diagnostic, then raises `SadCellError`, so
+"Run All" and nbclient stop there as at a failing Python cell. IPython shows the exception's
+`_render_traceback_` (one line: the kind and the place) instead of a Python traceback: a
+mistake in `.sad` text never shows one.
 
 Magics:
     %%sad                   run the cell's `.sad` text in the kernel's session
@@ -83,11 +87,35 @@ def draw_magic(session: Session, line: str) -> None:
         show(session.run(f'print "wrote {_sad_string(str(drawn))}"', name="<sad_draw>"))
 
 
+class SadCellError(Exception):
+    """A `%%sad` cell (or `%sad_draw`) failed: raised after its output, the diagnostic included,
+    is shown. ``diagnostic`` is the error as data; ``str()`` is its first line."""
+
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(f"error[{diagnostic.kind}]: {diagnostic.message}")
+        self.diagnostic = diagnostic
+
+    @property
+    def kind(self) -> str:
+        return self.diagnostic.kind
+
+    def _render_traceback_(self) -> list[str]:
+        # IPython's showtraceback prints (ipykernel: sends as the error's traceback) these lines
+        # in place of a Python traceback. The diagnostic itself is the display just above.
+        diagnostic, where = self.diagnostic, ""
+        if diagnostic.span is not None and diagnostic.source is not None:
+            where = f" at {diagnostic.source.name}:{diagnostic.span.line}:{diagnostic.span.column}"
+        return [f"the cell stopped{where}: error[{diagnostic.kind}] (shown above)"]
+
+
 def show(result: Result) -> None:
     """Display each part of a result in order: text as HTML (with a plain fallback), pictures
-    as SVG, walks as players (HTML, with the command's text as the plain fallback)."""
+    as SVG, walks as players (HTML, with the command's text as the plain fallback); then, if a
+    statement failed, raise `SadCellError`."""
     for part in result.parts:
         _display(part)
+    if result.error is not None:
+        raise SadCellError(result.error)
 
 
 def _display(item: object) -> None:
