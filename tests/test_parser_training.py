@@ -577,23 +577,26 @@ def test_for_over_any_expression_parses_and_a_range_binds_one_name():
 
 
 @pytest.mark.parametrize(
-    "text, line, note",
+    "text, line, bracket",
     [
-        ("let x = f(1,\nlet y = 2", 2, "note: the `(` at line 1, column 10 is not closed"),
-        ("let x = f(1,\n  2\nprint x", 3, "note: the `(` at line 1, column 10 is not closed"),
-        ("let t = [1,\n2\nlet y = 3", 3, "note: the `[` at line 1, column 9 is not closed"),
-        ("let x = exp((1 +\n 2)\n\nx", 4, "note: the `(` at line 1, column 12 is not closed"),
+        ("let x = f(1,\nlet y = 2", 2, ("(", 1, 10)),
+        ("let x = f(1,\n  2\nprint x", 3, ("(", 1, 10)),
+        ("let t = [1,\n2\nlet y = 3", 3, ("[", 1, 9)),
+        ("let x = exp((1 +\n 2)\n\nx", 4, ("(", 1, 12)),
     ],
 )
-def test_a_bracket_left_open_is_pointed_back_at(text, line, note):
+def test_a_bracket_left_open_is_pointed_back_at(text, line, bracket):
+    # (tests/test_unclosed.py has more: blocks, the end of the input, the rendered excerpt)
     diagnostic = error(text)
     assert diagnostic.span.line == line
-    assert diagnostic.notes[-1] == note
+    (related,) = diagnostic.related
+    assert related.message == f"the `{bracket[0]}` opened here is not closed"
+    assert (related.span.line, related.span.column) == bracket[1:]
 
 
-def test_no_pointing_back_on_the_brackets_own_line_or_at_the_end():
-    assert error("let x = (1 + let)").notes == ()
-    assert not any("not closed" in note for note in error("let x = f(1,\n").notes)
+def test_no_pointing_back_on_the_brackets_own_line():
+    assert error("let x = (1 + let)").related == ()
+    assert error("let x = f(1,\n").related == ()  # the end of the input is on line 1
 
 
 @pytest.mark.parametrize(

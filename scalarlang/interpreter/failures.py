@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ..language.diagnostics import Diagnostic, LanguageError
 from ..engine.scalar import ScalarOperation
@@ -51,11 +52,7 @@ def readable_message(error: ScalarAutodiffError) -> str:
 
 
 def with_note(error: LanguageError, note: str) -> LanguageError:
-    diagnostic = error.diagnostic
-    return LanguageError(Diagnostic(
-        diagnostic.kind, diagnostic.message, diagnostic.span, diagnostic.source, diagnostic.fields,
-        diagnostic.notes + (note,),
-    ))
+    return LanguageError(replace(error.diagnostic, notes=error.diagnostic.notes + (note,)))
 
 
 def raising(error: LanguageError):

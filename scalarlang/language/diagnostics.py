@@ -7,9 +7,17 @@ into text (``render``) or JSON (``events``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from .source import Source, Span
+
+
+class Related(NamedTuple):
+    """A note about another place of the same source (the `{` still open at an error found at
+    the end of the file): shown as a second source excerpt, under its message."""
+
+    message: str
+    span: Span
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +30,8 @@ class Diagnostic:
     fields: dict[str, Any] = field(default_factory=dict)
     # Extra lines shown under the source excerpt, e.g. "help: did you mean `loss`?".
     notes: tuple[str, ...] = ()
+    # Notes that point at another place of the source, each shown with its own excerpt.
+    related: tuple[Related, ...] = ()
 
 
 class LanguageError(Exception):

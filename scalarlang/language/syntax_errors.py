@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .diagnostics import Diagnostic
+from .diagnostics import Diagnostic, Related
 from .hints import character_hint, token_hint
 from .source import Source, Span
 
@@ -26,7 +26,13 @@ class Reject(Exception):
     """A problem found by the lexer or the builder; turned into a Diagnostic in one place."""
 
     def __init__(
-        self, kind: str, message: str, span: Span, fields: dict | None = None, notes: tuple = ()
+        self,
+        kind: str,
+        message: str,
+        span: Span,
+        fields: dict | None = None,
+        notes: tuple = (),
+        related: tuple[Related, ...] = (),
     ):
         super().__init__(message)
         self.kind = kind
@@ -34,6 +40,7 @@ class Reject(Exception):
         self.span = span
         self.fields = fields or {}
         self.notes = notes
+        self.related = related
 
 
 def too_deep(span: Span, what: str = "expression nests") -> Reject:
@@ -42,8 +49,10 @@ def too_deep(span: Span, what: str = "expression nests") -> Reject:
     )
 
 
-def syntax_error(message: str, span: Span, notes: tuple = (), **fields: Any) -> Reject:
-    return Reject("syntax-error", message, span, fields, notes)
+def syntax_error(
+    message: str, span: Span, notes: tuple = (), related: tuple[Related, ...] = (), **fields: Any
+) -> Reject:
+    return Reject("syntax-error", message, span, fields, notes, related)
 
 
 def tok_span(tok: Any) -> Span:
@@ -61,7 +70,7 @@ def diagnostic(exc: BaseException, source: Source) -> Diagnostic:
     if isinstance(exc, VisitError):  # not expected with an inline transformer; be safe
         exc = exc.orig_exc
     if isinstance(exc, Reject):
-        return Diagnostic(exc.kind, exc.message, exc.span, source, exc.fields, exc.notes)
+        return Diagnostic(exc.kind, exc.message, exc.span, source, exc.fields, exc.notes, exc.related)
     if isinstance(exc, RecursionError):  # not expected: nothing here recurses; be safe anyway
         exc = too_deep(end_span(source.text))
         return Diagnostic(exc.kind, exc.message, exc.span, source, exc.fields)
@@ -103,9 +112,8 @@ def keyword_as_name(tok: Any, previous: str | None, bracket: Any = None) -> Reje
         notes = (f"help: write `({word} ...)` to use it inside a larger expression",)
     else:
         message, notes = f"`{word}` is a keyword and cannot be used as a name", ()
-    if bracket is not None:
-        notes += _still_open(tok, [bracket])
-    return syntax_error(message, tok_span(tok), notes)
+    span = tok_span(tok)
+    return syntax_error(message, span, notes, _still_open(tok, span, [bracket] if bracket else []))
 
 
 # ---- what lark's parser did not take ---------------------------------------------------------
@@ -135,16 +143,17 @@ def unexpected_token(tok: Any, expected: set[str], stack: list, text: str) -> Re
         expected = expected - {"QUOTE"}
     if expected:
         message += f", expected {describe_expected(expected)}"
-    notes = token_hint(tok, expected, stack, text) + _still_open(tok, opened)
+    notes = token_hint(tok, expected, stack, text)
+    related = _still_open(tok, span, opened)
     if tok.type == "$END" and opened and all(t.type != "QUOTE" for t in opened):
-        return syntax_error(message, span, notes, incomplete=True)
-    return syntax_error(message, span, notes)
+        return syntax_error(message, span, notes, related, incomplete=True)
+    return syntax_error(message, span, notes, related)
 
 
 def _special_message(tok, found, at_end, expected, opened, text, span):
     """(message, span, notes) for mistakes that the found/expected pair explains badly."""
     innermost = opened[-1].type if opened else None
-    in_hole = innermost == "LBRACE" and len(opened) > 1 and opened[-2].type == "QUOTE"
+    in_hole = innermost == "LBRACE" and _is_hole(opened)
     if innermost == "QUOTE":  # between a string's quotes
         if found == "`}`" and text[tok.end_pos : _line_end(text, tok.end_pos)].strip():
             return "a single `}` in a string must be doubled: `}}`", span, ()
@@ -164,15 +173,23 @@ def _special_message(tok, found, at_end, expected, opened, text, span):
     return None
 
 
-def _still_open(tok: Any, opened: list) -> tuple[str, ...]:
-    """A `(` or `[` left open lets the statement run on into the next lines (their newlines
-    are dropped): when the error is found on a later line, say where the bracket opened."""
-    if tok.type == "$END" or not opened or opened[-1].type not in ("LPAR", "LSQB"):
+def _still_open(tok: Any, span: Span, opened: list) -> tuple[Related, ...]:
+    """Where the innermost bracket still open was opened, when the error (at ``span``) is found
+    on a later line: a `(` or `[` left open lets the statement run on into the next lines
+    (their newlines are dropped), and a block's `{` left open is found missing at the end of
+    the input. (A string's `"` and a hole's `{` are where their own errors are shown.)"""
+    if not opened or span.line <= opened[-1].line:
         return ()
     bracket = opened[-1]
-    if tok.line <= bracket.line:
+    block_at_end = bracket.type == "LBRACE" and tok.type == "$END" and not _is_hole(opened)
+    if bracket.type not in ("LPAR", "LSQB") and not block_at_end:
         return ()
-    return (f"note: the `{bracket}` at line {bracket.line}, column {bracket.column} is not closed",)
+    return (Related(f"the `{bracket}` opened here is not closed", tok_span(bracket)),)
+
+
+def _is_hole(opened: list) -> bool:
+    """Whether the innermost open `{` is a string's hole (`"... {`), not a block's."""
+    return len(opened) > 1 and opened[-2].type == "QUOTE"
 
 
 def _line_end(text: str, pos: int) -> int:

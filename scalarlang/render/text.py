@@ -37,6 +37,7 @@ from ..interpreter.outcomes import (
 )
 from ..interpreter.values import formatted_value
 from ..language.diagnostics import Diagnostic
+from ..language.source import Source, Span
 from .chain_rule import explain_lines, paths_lines, walk_parts
 from .styles import STYLES
 from .tables import graph_tables, node_and_edge_counts, pass_tables
@@ -234,24 +235,41 @@ def gradcheck_line(shown: GradcheckShown) -> Text:
 
 
 def diagnostic_lines(diagnostic: Diagnostic, width: int = DEFAULT_WIDTH) -> list[Text]:
-    """Rust-style: ``error[kind]: message``, `` --> file:line:col``, the line and a caret."""
+    """Rust-style: ``error[kind]: message``, `` --> file:line:col``, the line and a caret, the
+    notes (``= help: ...``); then each related note (``note: ...``) with its own excerpt. The
+    excerpts share one gutter, as wide as the longest line number."""
     lines = [Text.assemble((f"error[{diagnostic.kind}]", STYLES["error"]), (f": {diagnostic.message}", "bold"))]
     span, source = diagnostic.span, diagnostic.source
     if span is None or source is None:
         lines.extend(Text(f"  = {note}", STYLES["note"]) for note in diagnostic.notes)
+        lines.extend(
+            Text(f"  = note: {related.message} (line {related.span.line}, column {related.span.column})", STYLES["note"])
+            for related in diagnostic.related
+        )
         return lines
-    gutter = " " * len(str(span.line))
-    lines.append(Text.assemble((f"{gutter}--> ", STYLES["arrow"]), f"{source.name}:{span.line}:{span.column}"))
+    gutter = " " * max(len(str(where.line)) for where in (span, *(related.span for related in diagnostic.related)))
+    lines.extend(_excerpt(source, span, gutter, width))
+    lines.extend(Text.assemble((f"{gutter} = ", STYLES["arrow"]), (note, STYLES["note"])) for note in diagnostic.notes)
+    for related in diagnostic.related:
+        lines.append(Text.assemble(("note", STYLES["note"]), f": {related.message}"))
+        lines.extend(_excerpt(source, related.span, gutter, width))
+    return lines
+
+
+def _excerpt(source: Source, span: Span, gutter: str, width: int) -> list[Text]:
+    """`` --> file:line:col``, the span's line (a window of it when too long) and carets."""
     line_text = source.line_text(span.line).replace("\t", " ")
     start = span.column - 1
     length = (span.end_column - span.column) if span.end_line == span.line else len(line_text) - start
     shown, start = _window(line_text, start, max(1, length), max(8, width - len(gutter) - 3))
     length = max(1, min(length, len(shown) - start)) if shown else 1
-    lines.append(Text(f"{gutter} |", STYLES["arrow"]))
-    lines.append(Text.assemble((f"{span.line} | ", STYLES["arrow"]), _printable(shown)))
-    lines.append(Text.assemble((f"{gutter} | ", STYLES["arrow"]), " " * start, ("^" * length, STYLES["caret"])))
-    lines.extend(Text.assemble((f"{gutter} = ", STYLES["arrow"]), (note, STYLES["note"])) for note in diagnostic.notes)
-    return lines
+    number = str(span.line).rjust(len(gutter))
+    return [
+        Text.assemble((f"{gutter}--> ", STYLES["arrow"]), f"{source.name}:{span.line}:{span.column}"),
+        Text(f"{gutter} |", STYLES["arrow"]),
+        Text.assemble((f"{number} | ", STYLES["arrow"]), _printable(shown)),
+        Text.assemble((f"{gutter} | ", STYLES["arrow"]), " " * start, ("^" * length, STYLES["caret"])),
+    ]
 
 
 def _window(line: str, start: int, length: int, room: int) -> tuple[str, int]:
