@@ -9,7 +9,9 @@ Run it on a frozen copy of the code you trust, never on the code under test::
 COMMIT is one whose parser you trust; the fixture was first recorded from 13bf230, the last
 commit before the modules moved into subpackages, and again when lists came into the
 language (issue 24; the changed diagnostics were reviewed: tables' own errors gone, lists
-and comparisons in the expected sets). (Run it from the repository's root or
+and comparisons in the expected sets), and when an unclosed opener became a related note
+with its own excerpt (issue 26, from f2bfd79: the 31 programs whose error is found on a
+later line than the open `(`, `[` or block `{` changed, nothing else). (Run it from the repository's root or
 anywhere else: the script's folder, not the working folder, is first on ``sys.path``.)
 
 It prints which `scalarlang` it imported and refuses the working tree's own package unless
