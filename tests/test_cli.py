@@ -519,6 +519,7 @@ def test_json_error_events_carry_the_errors_own_fields():
         "event": "error", "line": 6, "column": 10, "kind": "non-finite-pass-adjoint",
         "message": "topology node 0 cannot accumulate pass adjoint 1.000000000000e308 plus contribution 1.000000000000e308",
         "file": "test.sad", "node": 0, "previous": 1e308, "contribution": 1e308,
+        "help": [], "notes": ["node 0 is `h`, made at 4:9 by `var 1`"], "related": [],
     }
     events, _ = run_json("let x = var 1\nbackward(x * 1e10, 1e300)")
     assert {key: events[0][key] for key in ("child", "parent", "operand", "upstream", "local_derivative")} == {

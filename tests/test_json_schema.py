@@ -145,6 +145,31 @@ def test_explain_of_what_it_cannot_explain_says_why():
     assert "no backward pass" in never["note"]
 
 
+def test_an_error_event_carries_the_help_notes_and_related_places_the_text_shows():
+    """Issue 26, 10: tools get what people get."""
+    (error,) = run_json("let x = var 2\nx ** x")[1:]
+    assert error["kind"] == "tracked-exponent"
+    assert error["help"] == ["for a tracked exponent write `exp(x * log(x))`"]
+    assert error["notes"] == [] and error["related"] == []
+    assert list(error)[:9] == ["event", "file", "line", "column", "kind", "message", "help", "notes", "related"]
+    # A note that is not help (a pass error names its nodes), and a loop's iteration.
+    program = "let x = var 1\nrepeat 3 {\n  let y = x * 1e10\n  backward(y, 1e300)\n}"
+    (error,) = run_json(program)[1:]
+    assert error["kind"] == "non-finite-contribution" and error["help"] == []
+    assert error["notes"] == [
+        "node 2 is `y`, made at 3:11 by `x * 1e10`",
+        "node 0 is `x`, made at 1:9 by `var 1`",
+        "in iteration 1 of 3 of the loop at 2:1",
+    ]
+    # A note's own word `note:` is the text's, not the data's.
+    (error,) = run_json("let x = f(1)")[1:]
+    assert error["kind"] == "unknown-function" and error["notes"][0].startswith("the built-in functions are ")
+    # A related place: the bracket still open, where the error was found lines later.
+    (error,) = run_json("let loss = f(1,\n2\nlet y = 3")[1:]
+    assert (error["line"], error["column"]) == (3, 1)
+    assert error["related"] == [{"message": "the `(` opened here is not closed", "line": 1, "column": 13}]
+
+
 def test_errors_use_the_one_key_file():
     events = run_json("lose")
     assert "path" not in events[-1] and events[-1]["file"] == "every.sad"

@@ -34,6 +34,19 @@ class Diagnostic:
     related: tuple[Related, ...] = ()
 
 
+def help_and_notes(diagnostic: Diagnostic) -> tuple[list[str], list[str]]:
+    """The notes that say what to write instead (``help: ...``) and the others, each without
+    its leading ``help:`` or ``note:``: the words the text shows (``= help: ...``), as data."""
+    helps: list[str] = []
+    others: list[str] = []
+    for note in diagnostic.notes:
+        if note.startswith("help: "):
+            helps.append(note[len("help: ") :])
+        else:
+            others.append(note[len("note: ") :] if note.startswith("note: ") else note)
+    return helps, others
+
+
 class LanguageError(Exception):
     """Raised inside the parser and interpreter; carries the diagnostic to report."""
 

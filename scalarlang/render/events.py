@@ -31,6 +31,7 @@ from ..interpreter.outcomes import (
     WalkStep,
 )
 from ..interpreter.values import plain_values, shape
+from ..language.diagnostics import help_and_notes
 from ..language.source import Span
 
 
@@ -109,7 +110,15 @@ def event_of(outcome: Outcome, file: str | None = None) -> dict[str, Any] | None
             file = diagnostic.source.name
         elif file is None:
             file = diagnostic.fields.get("file")
-        event: dict[str, Any] = {**_head("error", file, diagnostic.span), "kind": diagnostic.kind, "message": diagnostic.message}
+        helps, notes = help_and_notes(diagnostic)
+        event: dict[str, Any] = {
+            **_head("error", file, diagnostic.span),
+            "kind": diagnostic.kind,
+            "message": diagnostic.message,
+            "help": helps,
+            "notes": notes,
+            "related": [{"message": note.message, **_position(note.span)} for note in diagnostic.related],
+        }
         for key, value in diagnostic.fields.items():
             event.setdefault(key, value)
         return _clean(event)
