@@ -215,7 +215,11 @@ class Direct:
         self.passes: list = []
 
     def run(self, statement: ast.Statement) -> None:
-        if isinstance(statement, ast.Let):
+        if isinstance(statement, ast.Quiet):  # committed as any pass, but not shown
+            shown = len(self.passes)
+            self.run(statement.statement)
+            del self.passes[shown:]
+        elif isinstance(statement, ast.Let):
             self.bindings[statement.name] = self.node(statement.value)
         elif isinstance(statement, ast.ZeroGrad):
             targets = list(self.bindings.values()) if statement.target is None else [self.node(statement.target)]
