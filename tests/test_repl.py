@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from prompt_toolkit.completion import CompleteEvent, Completer
+from prompt_toolkit.data_structures import Size
 from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.input import create_pipe_input
@@ -23,7 +24,7 @@ from pygments.token import Comment, Error, Keyword, Name, Number, Operator, Stri
 from scalarlang.front.highlight import SadLexer, highlight_source, prompt_toolkit_style_rules
 from scalarlang.interpreter.core import KEYWORDS, STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
 from scalarlang.render.text import Renderer, make_console
-from scalarlang.front.editing import GuardedCompleter, InputCheck, ReplLexer, SadCompleter, SadValidator
+from scalarlang.front.editing import GuardedCompleter, InputCheck, ReplLexer, SadCompleter, SadValidator, toolbar_message
 from scalarlang.front.history import history_path, open_history
 from scalarlang.front.repl import build_prompt_session, repl_loop
 from scalarlang.front.repl_core import META_COMMANDS, ReplCore
@@ -171,6 +172,14 @@ def test_help_lists_statements_functions_and_commands():
         assert name in out
     for name in META_COMMANDS:
         assert f":{name}" in out
+
+
+def test_help_says_what_enter_does_on_a_broken_or_unfinished_input():
+    core, stream = make_core()
+    out = " ".join(run_lines(core, stream, ":help").split())
+    assert "a syntax error holds the input: Enter puts the cursor on it and the line under the input says what it is" in out
+    assert "edit it, or press Enter again to run it as it is: the whole error is printed and the line kept in history" in out
+    assert "two empty lines run an unfinished input (the error says what is missing)" in out
 
 
 def test_vars_shows_every_binding_with_value_and_gradient():
@@ -409,7 +418,92 @@ def test_validator_puts_the_cursor_on_the_error():
     with pytest.raises(ValidationError) as raised:
         validator.validate(Document("let y = 2 ) + 1"))
     assert raised.value.cursor_position == 10
-    assert "line 1, column 11: unexpected `)`" in raised.value.message
+    assert raised.value.diagnostic.kind == "syntax-error"
+    assert "line 1, column 11: unexpected `)`" in toolbar_message(raised.value.diagnostic)
+
+
+
+class SizedOutput(DummyOutput):
+    """A dummy output of a terminal ``columns`` wide (DummyOutput is 80)."""
+
+    def __init__(self, columns: int) -> None:
+        self.columns = columns
+
+    def get_size(self) -> Size:
+        return Size(rows=24, columns=self.columns)
+
+
+def toolbar_rows(text: str, columns: int) -> list[str]:
+    """What prompt_toolkit's validation toolbar shows under ``text`` after Enter was refused, on
+    a terminal ``columns`` wide: its window (one line high, not wrapped) drawn on a screen."""
+    from prompt_toolkit.application.current import set_app
+    from prompt_toolkit.formatted_text import to_formatted_text
+    from prompt_toolkit.layout import FormattedTextControl
+    from prompt_toolkit.layout.mouse_handlers import MouseHandlers
+    from prompt_toolkit.layout.screen import Screen, WritePosition
+
+    core, _ = make_core()
+    with create_pipe_input() as pipe:
+        session = build_prompt_session(core, InMemoryHistory(), input=pipe, output=SizedOutput(columns))
+        session.default_buffer.text = text
+        assert not session.default_buffer.validate()
+        with set_app(session.app):
+            (window,) = [
+                window for window in session.layout.find_all_windows()
+                if isinstance(window.content, FormattedTextControl)
+                and any("validation-toolbar" in fragment[0] for fragment in to_formatted_text(window.content.text()))
+            ]
+            height = window.preferred_height(columns, 24).preferred
+            screen = Screen()
+            window.write_to_screen(screen, MouseHandlers(), WritePosition(0, 0, columns, height), "", True, None)
+    return ["".join(screen.data_buffer[y][x].char for x in range(columns)).rstrip() for y in range(height)]
+
+
+LONG_ERROR = 'print "{x:.3q} and then some more text"'  # a 91-character message with a help note
+
+
+@pytest.mark.parametrize("columns", [40, 80, 110, 200])
+@pytest.mark.parametrize("text", ["let x = 1 2", LONG_ERROR])
+def test_the_syntax_error_toolbar_fits_the_terminal_and_says_what_enter_does(text, columns):
+    rows = toolbar_rows(text, columns)
+    shown = "\n".join(rows)
+    assert "\n" not in shown and len(shown) <= columns
+    assert "1:11" in shown or "line 1, column 11" in shown  # where (then the message, shortened)
+    assert shown.endswith(("(Enter again runs it and shows the whole error)", "· Enter again: whole error", "· Enter: more"))
+
+
+def test_the_syntax_error_toolbar_is_whole_when_it_fits():
+    assert toolbar_rows("let x = 1 2", 200) == [
+        "syntax-error: line 1, column 11: unexpected `2`, expected an operator or the end of the statement"
+        " (Enter again runs it and shows the whole error)"
+    ]
+    assert toolbar_rows("let x = 1 2", 110) == [
+        "1:11: unexpected `2`, expected an operator or the end of the statement · Enter again: whole error"
+    ]
+    assert toolbar_rows("let x = 1 2", 80) == ["1:11: unexpected `2`, expected an operator or the en… · Enter again: whole error"]
+    assert toolbar_rows("let x = 1 2", 40) == ["1:11: unexpected `2`, exp… · Enter: more"]
+
+
+def test_the_toolbar_counts_wide_characters_and_fits_even_a_tiny_terminal():
+    _, diagnostic = InputCheck()("let 名前名前名前名前名前名前 = 1 2")
+    for columns in range(1, 120):
+        assert sum(2 if "\u4e00" <= c <= "\u9fff" else 1 for c in toolbar_message(diagnostic, columns)) <= columns
+    assert toolbar_message(diagnostic, 40) == "1:5: unexpected character… · Enter: more"
+
+
+def test_the_toolbar_follows_a_resized_terminal():
+    output = SizedOutput(200)
+    core, _ = make_core()
+    with create_pipe_input() as pipe:
+        session = build_prompt_session(core, InMemoryHistory(), input=pipe, output=output)
+        session.default_buffer.text = "let x = 1 2"
+        assert not session.default_buffer.validate()
+        from prompt_toolkit.application.current import set_app
+
+        with set_app(session.app):
+            assert session.default_buffer.validation_error.message.endswith("(Enter again runs it and shows the whole error)")
+            output.columns = 40
+            assert session.default_buffer.validation_error.message == "1:11: unexpected `2`, exp… · Enter: more"
 
 
 # ---- completion --------------------------------------------------------------------------------

@@ -89,6 +89,21 @@ def test_a_multi_line_repeat_block_typed_line_by_line(tmp_path):
         terminal.child.close(force=True)
 
 
+def test_a_syntax_error_is_held_with_a_line_that_fits_the_terminal(tmp_path):
+    terminal = Terminal(tmp_path)
+    try:
+        terminal.child.setwinsize(40, 110)
+        terminal.line("let x = 1 2")
+        # The line under the input, at 110 columns: the message whole, the hint shortened.
+        terminal.expect(r"1:11: unexpected `2`, expected an operator or the end of the statement · Enter again: whole error")
+        terminal.child.send("\r")  # Enter again: it runs, and the whole diagnostic is printed
+        terminal.expect(r"error\[syntax-error\]: unexpected `2`")
+        terminal.expect(r"--> <repl:\d+>:1:11")
+        assert terminal.leave() == 0
+    finally:
+        terminal.child.close(force=True)
+
+
 def test_ctrl_c_in_a_long_loop_undoes_the_line(tmp_path):
     terminal = Terminal(tmp_path)
     try:

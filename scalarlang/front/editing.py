@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterable, Iterator
 
+from prompt_toolkit.application.current import get_app
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
 from prompt_toolkit.document import Document
 from prompt_toolkit.lexers import Lexer, PygmentsLexer, RegexSync
+from prompt_toolkit.utils import get_cwidth
 from prompt_toolkit.validation import ValidationError, Validator
 
 from ..interpreter.core import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
@@ -97,7 +99,9 @@ def open_blocks(text: str) -> int:
 
 
 class SadValidator(Validator):
-    """Rejects input with a syntax error, at the error's position, before it is accepted.
+    """Rejects input with a syntax error, at the error's position, before it is accepted: the
+    cursor goes to the error and the toolbar under the input says what it is. Enter again on
+    the same text runs it (repl.py), which prints the whole diagnostic.
 
     Input that only ended while parentheses were open is not an error (Enter continues it).
     """
@@ -110,11 +114,77 @@ class SadValidator(Validator):
         if state != InputCheck.ERROR or diagnostic is None:
             return
         span = diagnostic.span
-        where = f"line {span.line}, column {span.column}: " if span is not None else ""
-        raise ValidationError(
-            cursor_position=span.start if span is not None else len(document.text),
-            message=f"{diagnostic.kind}: {where}{diagnostic.message} (Enter again runs it anyway)",
-        )
+        raise HeldSyntaxError(span.start if span is not None else len(document.text), diagnostic)
+
+
+class HeldSyntaxError(ValidationError):
+    """The validator's error. prompt_toolkit's validation toolbar is one line, cut at the
+    terminal's width, and reads ``message`` at each redraw: here ``message`` is the diagnostic
+    fitted to the width of that moment (`toolbar_message`), a resized terminal included."""
+
+    def __init__(self, cursor_position: int, diagnostic: Diagnostic) -> None:
+        self.diagnostic = diagnostic
+        super().__init__(cursor_position, toolbar_message(diagnostic))
+
+    @property  # type: ignore[override]
+    def message(self) -> str:
+        return toolbar_message(self.diagnostic, _terminal_columns())
+
+    @message.setter
+    def message(self, value: str) -> None:
+        pass  # always computed from the diagnostic
+
+
+def _terminal_columns() -> int:
+    try:
+        return get_app().output.get_size().columns
+    except Exception:
+        return 80
+
+
+def toolbar_message(diagnostic: Diagnostic, columns: int | None = None) -> str:
+    """The toolbar's line for a syntax error, at most ``columns`` wide (None: the longest form):
+    the kind, the place and the message, then what Enter again does (:help and the README say
+    it in full). Narrower, the place is `LINE:COLUMN` and the hint shorter; the message is cut
+    with `…` only when no form holds it whole."""
+    message = " ".join(diagnostic.message.split())
+    span = diagnostic.span
+    where = f"{diagnostic.kind}: line {span.line}, column {span.column}: " if span else f"{diagnostic.kind}: "
+    place = f"{span.line}:{span.column}: " if span else ""
+    forms = [  # (before the message, after it)
+        (where, " (Enter again runs it and shows the whole error)"),
+        (where, " (Enter again: whole error)"),
+        (place, " · Enter again: whole error"),
+        (place, " · Enter: more"),
+    ]
+    if columns is None:
+        return forms[0][0] + message + forms[0][1]
+    for head, tail in forms:
+        if _width(head + message + tail) <= columns:
+            return head + message + tail
+    for (head, tail), fewest in zip(forms[2:], (24, 10)):
+        room = columns - _width(head + tail)
+        if room >= fewest:
+            return head + _shortened(message, room) + tail
+    head, tail = forms[-1]
+    return _shortened(head + message + tail, max(columns, 1))
+
+
+def _width(text: str) -> int:
+    return sum(get_cwidth(char) for char in text)  # a terminal's columns (wide characters: 2)
+
+
+def _shortened(text: str, columns: int) -> str:
+    """``text`` in ``columns`` (at least 1): whole, or cut and ended with `…`."""
+    if _width(text) <= columns:
+        return text
+    kept, used = [], 1
+    for char in text:
+        used += get_cwidth(char)
+        if used > columns:
+            break
+        kept.append(char)
+    return "".join(kept) + "…"
 
 
 # ---- completion and highlighting, each guarded against its own bugs ------------------------

@@ -196,7 +196,11 @@ class ReplCore:
         rows += [("", f":{name:<6} {arg:<{widest}} {about}") for name, (arg, about) in META_COMMANDS.items()]
         rows += [
             ("error kinds", "for `expect KIND: STATEMENT` (Tab completes them): " + " ".join(sorted(RUNTIME_KINDS))),
-            ("keys", "Enter runs the input, or starts a new line while a `(`, `[` or `{` is open (indented in a block)"),
+            ("keys", "Enter runs the input, or starts a new line while a `(`, `[` or `{` is open (indented in a block);"),
+            ("", "  two empty lines run an unfinished input (the error says what is missing)"),
+            ("", "a syntax error holds the input: Enter puts the cursor on it and the line under the input says what"),
+            ("", "  it is; edit it, or press Enter again to run it as it is: the whole error is printed and the line"),
+            ("", "  kept in history (Up brings it back)"),
             ("", "Alt-Enter new line · Tab completes · Right takes the grey suggestion from history"),
             ("", "Up/Down history · Ctrl-C drops the input (or stops a long run) · Ctrl-D leaves"),
             ("", "in a walk: Enter shows the next edge, q the rest, Ctrl-C stops (the pass stays committed)"),
