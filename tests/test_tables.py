@@ -114,3 +114,35 @@ def test_lines_printed_at_once_are_the_lines_wrapped_one_by_one(texts, width, co
         return stream.getvalue()
 
     assert printed(False) == printed(True)
+
+
+# ---- edges out of an untracked node (issue 26, 5) -----------------------------------------
+
+DETACH = "let x = var 2\nlet loss = x*x + detach(x)*3\nbackward(loss)"
+
+
+def edge_rows(output: str) -> dict[str, list[str]]:
+    """The edge table's first block, row by row: `#` -> the row's cells (split at 2+ blanks)."""
+    block = output.split("edges, in reverse order\n")[1].split("\n#")[0]
+    rows = [re.split(r"\s{2,}", line.strip()) for line in block.splitlines()[2:]]
+    return {row[0].split()[0]: row for row in rows if row[0][:1].isdigit()}
+
+
+def test_edges_out_of_an_untracked_node_read_untracked_not_zero():
+    output = run(DETACH)
+    rows = edge_rows(output)
+    # `detach(x)*3` is untracked: the pass gives it no adjoint, so its edges carry nothing.
+    assert rows["2"][-2:] == ["untracked", "untracked"]  # upstream, contribution
+    assert rows["3"][-2:] == ["untracked", "untracked"]
+    assert rows["2"][-3] == "3.000000000000"  # the local derivative is still the chapter's
+    # Into it, from the tracked `loss`: an upstream of 1 and a contribution, discarded.
+    assert rows["1"][-2:] == ["1.000000000000", "1.000000000000"]
+    assert "0.000000000000  0.000000000000" not in output.split("edges, in reverse order")[1]
+
+
+def test_the_legend_says_why_only_when_such_an_edge_is_shown():
+    legend = "untracked consumer"
+    output = run(DETACH)
+    tail = output.split("edges, in reverse order\n")[1]
+    assert legend in tail and tail.index(legend) < tail.index("unique nodes")
+    assert legend not in run("let x = var 2\nlet loss = x*x + 3\nbackward(loss)")

@@ -45,6 +45,9 @@ def pass_tables(shown: BackwardShown, width: int, row_limit: int) -> Iterator[li
     ]
     yield _titled_table("nodes", _NODE_COLUMNS, rows, len(nodes), width)
     shown_edges = _limited(edges, row_limit)
+    # An untracked consumer gets no adjoint from the pass (the records say 0), so nothing
+    # flows out along its edges: say so rather than show zeros (--json keeps the records).
+    tracked = {edge.child: nodes[edge.child].tracked for edge in shown_edges}
     rows = [
         [
             str(edge.reverse_index),
@@ -52,15 +55,24 @@ def pass_tables(shown: BackwardShown, width: int, row_limit: int) -> Iterator[li
             str(edge.operand),
             labels(edge.parent),
             format_number(edge.local_derivative),
-            format_number(edge.upstream),
-            format_number(edge.contribution),
+            *(
+                (format_number(edge.upstream), format_number(edge.contribution))
+                if tracked[edge.child]
+                else ("untracked", "untracked")
+            ),
         ]
         for edge in shown_edges
     ]
     for row, adjoint in zip(rows, _adjoint_changes(shown_edges)):
         row.append(adjoint)
-    yield _titled_table("edges, in reverse order", _EDGE_COLUMNS, rows, len(edges), width)
+    table = _titled_table("edges, in reverse order", _EDGE_COLUMNS, rows, len(edges), width)
+    if not all(tracked.values()):
+        table.append(Text(_UNTRACKED_LEGEND, STYLES["dim"]))
+    yield table
     yield [Text(node_and_edge_counts(len(nodes), len(edges)))]
+
+
+_UNTRACKED_LEGEND = "untracked upstream: an untracked consumer (no variable below it) has no pass adjoint to send back"
 
 
 def graph_tables(shown: GraphShown, width: int, row_limit: int) -> Iterator[list[Text]]:
