@@ -1,0 +1,123 @@
+"""The playground's Python side (playground/sad_playground.py), natively: what the page shows
+is what `scalarlang FILE.sad` prints, a batch at a time, and an error carries its kind and
+span in the units the page's editor counts (UTF-16). The page itself, in Pyodide in a real
+browser, is tests/test_playground.py (slow)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import SLOW_EXAMPLES
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = sorted((ROOT / "examples").glob("*.sad"))
+sys.path.insert(0, str(ROOT / "playground"))
+
+import sad_playground  # noqa: E402
+
+
+def run(text: str, name: str = "playground.sad") -> tuple[list[dict], dict]:
+    messages: list[dict] = []
+    done = sad_playground.run(text, name, lambda message: messages.append(json.loads(message)))
+    assert messages[-1] == json.loads(json.dumps(done))
+    return messages[:-1], done
+
+
+def text_of(messages: list[dict]) -> str:
+    return "".join(part["text"] for message in messages for part in message["parts"])
+
+
+@pytest.mark.parametrize(
+    "path",
+    [pytest.param(p, marks=pytest.mark.slow) if p.stem in SLOW_EXAMPLES else p for p in EXAMPLES],
+    ids=lambda path: path.stem,
+)
+def test_every_example_shows_its_golden_text(path: Path, monkeypatch):
+    # The page runs with the examples' folder as its working folder (read_table's CSV files).
+    monkeypatch.chdir(ROOT / "examples")
+    messages, done = run(path.read_text(encoding="utf-8"), f"examples/{path.name}")
+    assert {message["type"] for message in messages} == {"parts"}
+    assert text_of(messages) + f"[exit status {done['status']}]\n" == path.with_suffix(".out").read_text(encoding="utf-8")
+    assert done["error"] is None and done["left_out"] == 0
+
+
+def test_parts_carry_html_tables_and_svg_pictures():
+    messages, done = run('let x = var 2\nlet square = x * x\nlet loss = square + square\nbackward(loss)\n'
+                         'print "x grad {grad(x)}"\ndraw(loss)\nwalk(loss)\n')
+    parts = [part for message in messages for part in message["parts"]]
+    kinds = [part["kind"] for part in parts]
+    assert "picture" in kinds and "walk" in kinds and done["status"] == 0
+    picture = next(part for part in parts if part["kind"] == "picture")
+    assert picture["svg"].startswith("<svg") and picture["text"].startswith("digraph")
+    assert any("<table" in part.get("html", "") or "<pre" in part.get("html", "") for part in parts if part["kind"] == "text")
+    assert "x grad 8.000000000000" in text_of(messages)
+    walk = next(part for part in parts if part["kind"] == "walk")
+    assert 'class="scalarlang-walk"' in walk["html"] and "<script" in walk["html"]
+
+
+def test_a_long_run_is_shown_in_batches_as_it_goes(monkeypatch):
+    monkeypatch.setattr(sad_playground, "FLUSH_SECONDS", 0.0)
+    program = 'let x = var 1\nfor i in 0..5 {\n  print "step {i}"\n}\n'
+    messages, done = run(program)
+    assert len(messages) >= 5
+    assert text_of(messages) == "".join(f"step {i}\n" for i in range(5))
+
+
+def test_a_syntax_error_has_its_kind_and_span_in_utf16_units():
+    # 𝜋 is one code point but two UTF-16 units (JavaScript's string offsets, the editor's).
+    program = 'print "𝜋 é"\nlet y = 3 $ 4\n'
+    messages, done = run(program)
+    error = done["error"]
+    assert done["status"] == 2 and error["kind"] == "syntax-error"
+    assert (error["line"], error["column"], error["end_line"], error["end_column"]) == (2, 11, 2, 12)
+    assert (error["start"], error["end"]) == (program.index("$") + 1, program.index("$") + 2)
+    units = program.encode("utf-16-le")
+    assert units[error["start"] * 2 : error["end"] * 2].decode("utf-16-le") == "$"
+    assert "error[syntax-error]: unexpected character `$`" in text_of(messages)
+
+
+def test_a_runtime_error_marks_the_expression_that_failed():
+    program = "# 𝜋\nlet x = var 2\nlet y = log(x - 2)\n"
+    messages, done = run(program)
+    error = done["error"]
+    assert done["status"] == 1 and error["kind"] == "non-finite-result"
+    units = program.encode("utf-16-le")
+    assert units[error["start"] * 2 : error["end"] * 2].decode("utf-16-le") == "log(x - 2)"
+    assert (error["line"], error["column"]) == (3, 9)
+    assert "error[non-finite-result]: log produced non-finite scalar value -inf" in text_of(messages)
+
+
+def test_an_error_in_another_source_has_no_span_in_the_editor():
+    error = sad_playground.diagnostic_json(_diagnostic_of('let x = 1 +\n', "other.sad"), "let y = 2\n", "playground.sad")
+    assert error["kind"] == "syntax-error" and "start" not in error and "line" not in error
+
+
+def _diagnostic_of(text: str, name: str):
+    import scalarlang
+    from scalarlang.language.source import Source
+
+    session = scalarlang.Session()
+    for outcome in session.interpreter.run(Source(name, text)):
+        diagnostic = getattr(outcome, "diagnostic", None)
+        if diagnostic is not None:
+            return diagnostic
+    raise AssertionError("no diagnostic")
+
+
+def test_output_past_the_limit_is_counted_not_sent(monkeypatch):
+    monkeypatch.setattr(sad_playground, "OUTPUT_LIMIT", 2_000)
+    monkeypatch.setattr(sad_playground, "FLUSH_SECONDS", 0.0)
+    messages, done = run('for i in 0..500 {\n  print "line {i} of a long loop"\n}\n')
+    sent = sum(len(part["text"]) + len(part.get("html", "")) for message in messages for part in message["parts"])
+    assert sent <= 2_000 and done["left_out"] > 0 and done["status"] == 0
+    assert text_of(messages).startswith("line 0 of a long loop\n")
+
+
+def test_each_run_is_a_fresh_session():
+    run("let x = var 2\n")
+    messages, done = run('print "{x}"\n')
+    assert done["status"] != 0 and done["error"]["kind"] == "undefined-name"
