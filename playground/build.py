@@ -134,8 +134,8 @@ class _Steps:
 # ---- inputs -------------------------------------------------------------------------------
 
 def input_files() -> list[Path]:
-    """Everything a build depends on (tests compare the digest with the dist's build.json
-    to know whether a build is current)."""
+    """Everything a build depends on: their digest names the build (build.json, and the
+    service worker's cache, so that a new build replaces what browsers kept of the old)."""
     files = [HERE / name for name in (*PAGE_FILES, "build.py", "prepare.mjs", "requirements.txt")]
     files += [ROOT / "pyproject.toml"]
     for folder in PACKAGE_FOLDERS:
