@@ -34,6 +34,8 @@ gradcheck(loss, x)
 explain(x)
 paths(loss, x)
 walk(loss)
+let v = var 1
+descend v by 0.1
 expect no-gradient: grad(3)
 lose
 """
@@ -65,7 +67,7 @@ def run_json(program: str, name: str = "every.sad") -> list[dict]:
 def test_the_doc_lists_every_event_type():
     assert set(EVENTS) == {
         "start", "value", "list", "print", "backward", "graph", "draw", "gradcheck", "explain", "paths", "step",
-        "expected", "error",
+        "expected", "warning", "error",
     }
     assert EVENTS["start"] == {"version"}
 
@@ -74,7 +76,7 @@ def test_every_event_has_its_documented_keys():
     events = run_json(EVERY_EVENT)
     assert [event["event"] for event in events] == [
         "start", "value", "list", "print", "backward", "graph", "draw", "gradcheck", "explain", "paths",
-        "backward", "step", "step", "step", "step", "expected", "error",
+        "backward", "step", "step", "step", "step", "warning", "expected", "error",
     ]
     for event in events:
         documented = COMMON | EVENTS[event["event"]]

@@ -21,7 +21,7 @@ from rich.text import Text
 
 from ..interpreter.core import VALUE_FUNCTIONS, Interpreter
 from ..interpreter.kinds import RUNTIME_KINDS
-from ..interpreter.outcomes import Drawn, Failed, Outcome, WalkShown
+from ..interpreter.outcomes import Drawn, Failed, Outcome, WalkShown, Warned
 from ..interpreter.values import ListValue, shape_text
 from ..language.diagnostics import Diagnostic
 from ..language.source import Source, Span
@@ -119,7 +119,7 @@ class ReplCore:
 
     def show(self, outcome: Outcome, renderer: Renderer | None = None) -> None:
         """Render one outcome; a fault while rendering is reported, never raised."""
-        failed = isinstance(outcome, Failed)
+        failed = isinstance(outcome, (Failed, Warned))  # diagnostics: on the error console
         renderer = renderer or (self.errors if failed else self.out)
         try:
             renderer.outcome(outcome)

@@ -10,7 +10,7 @@ import stat
 from typing import IO, Callable, Iterable, Iterator
 
 from ..language.diagnostics import Diagnostic
-from ..interpreter.outcomes import Failed, Outcome
+from ..interpreter.outcomes import Failed, Outcome, Warned
 from ..language.source import Source
 
 EXIT_OK, EXIT_RUNTIME, EXIT_STATIC = 0, 1, 2
@@ -224,7 +224,7 @@ class ScriptOutput:
 
             for piece in event_pieces(outcome, self.file):
                 self.out.write(piece)
-        elif isinstance(outcome, Failed):
+        elif isinstance(outcome, (Failed, Warned)):
             self.out.flush()  # keep diagnostics after the output that came before them
             self.errors.outcome(outcome)
             self.err.flush()

@@ -33,6 +33,7 @@ from .outcomes import Failed, GraphNode, GraphShown, NodeState, Outcome
 from ..language.source import Source, Span
 from .statements import node_state
 from .history import History
+from .reached import Reached
 from .lists import Budget
 from .values import ListValue
 from ..language.parser import parse_program
@@ -66,6 +67,9 @@ class Interpreter:
         # Called with (backward pass, output label, topology index -> label) for every pass
         # before it is committed, shown or not (``--draw DIR``); it may raise DrawingError.
         self.pass_observer: Callable[..., object] | None = None
+        # The variables a committed pass reached since they were made or zeroed (`descend`'s
+        # warning when it steps by gradients no pass wrote).
+        self.reached = Reached()
         # Set by a front end whose process ends with the session (the command running
         # scripts): what statements made is then frozen out of the cyclic collector's reach
         # when it resumes (see `run_program`).
@@ -140,6 +144,7 @@ class Interpreter:
     def reset(self) -> None:
         self._names.clear()
         self.random.seed(0)
+        self.reached = Reached()
         if self.history is not None:
             self.history = History()
 

@@ -31,7 +31,8 @@ def compile_backward(run, statement: tree.ExprStatement, call: tree.Call, walk: 
         observer = run.session.pass_observer
         try:
             if journal is None and not show and observer is None and history is None and not walk:
-                output.backward_with_seed(seed)  # checks everything, then commits: atomic
+                committed = output.backward_with_seed(seed)  # checks everything, then commits: atomic
+                run.session.reached.committed(committed.topology)
                 return
             backward_pass = output.reverse_pass(seed)
         except ScalarAutodiffError as error:
@@ -57,6 +58,7 @@ def compile_backward(run, statement: tree.ExprStatement, call: tree.Call, walk: 
         if journal is not None:
             journal.remember_gradients(backward_pass.topology)
         backward_pass._commit()
+        run.session.reached.committed(backward_pass.topology)
         if history is not None:
             history.committed(backward_pass, label_of(output))
         if walk:

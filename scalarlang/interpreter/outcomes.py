@@ -218,6 +218,18 @@ class Expected:
 
 
 @dataclass(frozen=True, slots=True)
+class Warned:
+    """The statement ran, but likely not as meant; the run goes on. ``kind`` says what:
+    `no-backward`: a ``descend`` stepped by gradients that no backward pass wrote (every one 0,
+    and no committed pass reached ``names`` since they were made or zeroed: a training loop
+    that forgot ``backward``). Shown once per statement, not once per iteration."""
+
+    span: Span
+    kind: str
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Failed:
     """The statement (or the whole program, for a syntax error) failed."""
 
@@ -248,5 +260,5 @@ class Drawn:
 
 Outcome = (
     ValueShown | ListShown | Bound | Defined | Printed | BackwardShown | GraphShown | GradcheckShown
-    | Explained | PathsShown | WalkShown | Drawn | Expected | Failed
+    | Explained | PathsShown | WalkShown | Drawn | Expected | Warned | Failed
 )

@@ -24,7 +24,7 @@ from .failures import raising
 from .graphs import compile_backward, compile_draw
 from .labels import Named, is_count, label_of, named, operation_text
 from ..engine.numbers import format_number
-from .outcomes import Bound, Defined, ListShown, NodeState, Printed, ValueShown
+from .outcomes import Bound, Defined, ListShown, NodeState, Printed, ValueShown, Warned
 from .values import ListValue, describe, nodes_of, path_text, rebuilt, shape_text
 
 
@@ -166,13 +166,17 @@ def compile_descend(run, statement: tree.Descend):
                 "wrong-arguments", f"`{name}` is named twice in `descend`", spans[index], {"name": name}
             ))
     targets = tuple(zip(names, spans))
-    get, echo = run.names.get, run.echo
+    get, echo, reached = run.names.get, run.echo, run.session.reached
+    warned = False  # the `no-backward` warning shows once per statement, not per iteration
 
-    def stepped(name: str, name_span, step: float, item: object, path: tuple[int, ...]) -> float:
+    def stepped(
+        name: str, name_span, step: float, item: object, path: tuple[int, ...], olds: list
+    ) -> float:
         """The new value of one variable, checked: nothing is bound before all are known."""
         if not isinstance(item, Scalar) or item._operation is not ScalarOperation.VARIABLE:
             raise _not_a_variable(compiler, path_text(name, path), item, name_span)
         node = item
+        olds.append((node, name, path))
         gradient = cast(float, node._gradient)  # a variable is tracked
         value = node._value - step * gradient
         if value - value != 0.0:
@@ -186,16 +190,20 @@ def compile_descend(run, statement: tree.Descend):
         return value
 
     def descend(show):
+        nonlocal warned
         step = rate(None)
         new: list[tuple[str, object]] = []
+        olds: list[tuple[Scalar, str, tuple[int, ...]]] = []  # each variable stepped, its name and path
         for name, name_span in targets:
             value = get(name)
             if value.__class__ is ListValue:
                 new.append((name, rebuilt(value, lambda node, path: _fresh(
-                    stepped(name, name_span, step, node, path), path_text(name, path)))))
+                    stepped(name, name_span, step, node, path, olds), path_text(name, path)))))
             else:
-                new.append((name, _fresh(stepped(name, name_span, step, value, ()), name)))
+                new.append((name, _fresh(stepped(name, name_span, step, value, (), olds), name)))
         # Every new value is known and finite: only now is any name bound again.
+        unreached = None if warned else _unreached(olds, reached)
+        reached.forget([node for node, _, _ in olds])  # the old variables are stepped
         journal = run.journal
         for name, fresh in new:
             if journal is None:
@@ -207,8 +215,23 @@ def compile_descend(run, statement: tree.Descend):
                     run.emit(Defined(span, name, f"= {shape_text(fresh)}"))  # type: ignore[arg-type]
                 else:
                     run.emit(Bound(span, name, node_state(fresh, name)))  # type: ignore[arg-type]
+        if unreached is not None:
+            warned = True
+            run.emit(Warned(span, "no-backward", unreached))
 
     return descend
+
+
+def _unreached(olds: list[tuple[Scalar, str, tuple[int, ...]]], reached) -> tuple[str, ...] | None:
+    """The names of the variables `descend` steps when no backward pass wrote their gradients:
+    every one is 0 and no committed pass reached any since it was made or zeroed; else None.
+    (A pass that reached a variable and added 0 to it, `w * 0`, is not a forgotten `backward`.)"""
+    if not olds:
+        return None
+    for node, _, _ in olds:
+        if node._gradient != 0.0 or node in reached:
+            return None
+    return tuple(path_text(name, path) for _, name, path in olds)
 
 
 def _fresh(value: float, label: str) -> Scalar:
@@ -325,8 +348,9 @@ def compile_zero_grad(run, statement: tree.ZeroGrad):
             if output.__class__ is not Scalar:
                 raise not_a_node(output)
             outputs = [output]
-        journal, history = run.journal, run.session.history
-        if journal is not None or history is not None:
+        journal, history, passed = run.journal, run.session.history, run.session.reached
+        reached = None
+        if journal is not None or history is not None or (target is not None and passed.ids):
             reached = [node for output in outputs for node in output.topology()]
             if journal is not None:
                 journal.remember_gradients(reached)
@@ -334,6 +358,11 @@ def compile_zero_grad(run, statement: tree.ZeroGrad):
                 history.zeroed(reached)
         for output in outputs:
             output.zero_grad()
+        # No pass has reached the zeroed variables since (`descend`'s warning).
+        if target is None:
+            passed.clear()  # every node a name reaches
+        elif reached is not None:
+            passed.forget(reached)
 
     return zero_grad
 

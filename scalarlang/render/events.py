@@ -29,10 +29,12 @@ from ..interpreter.outcomes import (
     ValueShown,
     WalkShown,
     WalkStep,
+    Warned,
 )
 from ..interpreter.values import plain_values, shape
 from ..language.diagnostics import help_and_notes
 from ..language.source import Span
+from .messages import warning_message
 
 
 def number(value: float | None) -> float | str | None:
@@ -208,6 +210,8 @@ def event_of(outcome: Outcome, file: str | None = None) -> dict[str, Any] | None
         )
     elif isinstance(outcome, Expected):
         event.update(event="expected", kind=outcome.kind, message=outcome.message)
+    elif isinstance(outcome, Warned):
+        event.update(event="warning", kind=outcome.kind, message=warning_message(outcome), names=list(outcome.names))
     return _clean(event)
 
 

@@ -6,6 +6,7 @@ STYLES = {
     "number": "",
     "dim": "dim",
     "error": "bold red",
+    "warning": "bold yellow",
     "arrow": "bold blue",
     "caret": "bold red",
     "note": "bold",

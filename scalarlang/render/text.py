@@ -34,11 +34,13 @@ from ..interpreter.outcomes import (
     ListShown,
     ValueShown,
     WalkShown,
+    Warned,
 )
 from ..interpreter.values import formatted_value
 from ..language.diagnostics import Diagnostic
 from ..language.source import Source, Span
 from .chain_rule import explain_lines, paths_lines, walk_parts
+from .messages import warning_message
 from .styles import STYLES
 from .tables import graph_tables, node_and_edge_counts, pass_tables
 
@@ -155,6 +157,8 @@ class Renderer:
             self.drawn(outcome)
         elif isinstance(outcome, Expected):
             self.line(Text.assemble(("expected ", STYLES["ok"]), (outcome.kind, STYLES["ok"]), f": {outcome.message}"))
+        elif isinstance(outcome, Warned):
+            self.line(warning_line(outcome))
         elif isinstance(outcome, Failed):
             self.diagnostic(outcome.diagnostic)
 
@@ -232,6 +236,12 @@ def gradcheck_line(shown: GradcheckShown) -> Text:
         f" scaled_error={format_exponent(check.scaled_error)} tolerance={format_exponent(check.tolerance)}"
         f" pass={str(check.passed).lower()}",
     )
+
+
+def warning_line(warned: Warned) -> Text:
+    """``warning[no-backward]: `descend` at 9:3 steps w, b by zero gradients: ...``: one line,
+    wrapped at the console's width like any prose."""
+    return Text.assemble((f"warning[{warned.kind}]", STYLES["warning"]), f": {warning_message(warned)}")
 
 
 def diagnostic_lines(diagnostic: Diagnostic, width: int = DEFAULT_WIDTH) -> list[Text]:
