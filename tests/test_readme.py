@@ -75,3 +75,44 @@ def test_readme_python_examples_run():
         exec(compile(block, "README.md", "exec"), namespace)  # noqa: S102 - our own README
         if "session" in namespace:
             assert namespace["session"]["x"].gradient == 5.0
+
+
+# What the README's test command may skip on a fresh machine (issue 26, item 8): what pip cannot
+# install (Graphviz), the notebook extra, and file modes that root ignores; everything else
+# the tests import comes with `pip install -e '.[test]'`.
+NOTEBOOK_MODULES = {"IPython": "ipython", "ipykernel": "ipykernel", "nbclient": "nbclient", "nbformat": "nbformat"}
+
+
+def _extra(name: str) -> set[str]:
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    requirements = project["optional-dependencies"][name]
+    return {re.match(r"[A-Za-z0-9_.-]+", requirement).group(0).lower() for requirement in requirements}
+
+
+def test_the_test_extra_installs_every_module_the_tests_skip_without_but_the_notebook_s():
+    import sys
+
+    test, notebook = _extra("test"), _extra("notebook")
+    skipped_without = set()
+    for path in (ROOT / "tests").glob("*.py"):
+        skipped_without |= set(re.findall(r"importorskip\(\"([A-Za-z0-9_.]+)\"", path.read_text(encoding="utf-8")))
+    assert {"numpy", "micrograd", "IPython"} <= skipped_without
+    for module in sorted(skipped_without):
+        if module in sys.stdlib_module_names:
+            continue
+        if module in NOTEBOOK_MODULES:
+            assert NOTEBOOK_MODULES[module] in notebook, module
+        else:
+            assert module.split(".")[0].lower() in test, f"{module}: a fresh `pip install -e '.[test]'` would skip its tests"
+
+
+def test_the_readme_says_what_the_test_command_skips_and_how_to_run_it():
+    after_commands = README.split("```", 2)[2].split("\n## ", 1)[0]
+    skips = next(paragraph for paragraph in after_commands.split("\n\n") if "skip" in paragraph)
+    flat = " ".join(skips.split())
+    for needed in ("`python -m pytest -q -rs`", "Graphviz", "`apt install graphviz`",
+                   "notebook extra", "`pip install -e '.[test,notebook]'`", "`slow`", "`chromium`"):
+        assert needed in flat, needed
+    assert "two minutes" not in README  # measured: about 100 seconds on two cores
