@@ -82,7 +82,7 @@ def test_the_sdist_holds_what_its_tests_need(dists):
     with tarfile.open(sdist) as archive:
         names = {name.removeprefix(top + "/") for name in archive.getnames()}
     tracked = subprocess.run(
-        ["git", "ls-files", "tests", "examples", "grammars", "docs"], cwd=ROOT, capture_output=True, text=True
+        ["git", "ls-files", "tests", "examples", "grammars", "docs", "playground"], cwd=ROOT, capture_output=True, text=True
     ).stdout.split()
     if not tracked:  # not a git checkout (e.g. this very test run from an unpacked sdist)
         pytest.skip("needs a git checkout to list the tracked files")
