@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 import scalarlang
 from scalarlang.front.repl_core import ReplCore
 from scalarlang.render.text import Renderer, make_console
@@ -43,6 +45,7 @@ def test_a_fold_names_the_item_that_is_not_a_node():
     assert (error.span.column, error.span.end_column) == (13, 21)  # the second argument
 
 
+@pytest.mark.slow  # a stress test: a million comprehension iterations, about five seconds
 def test_nested_comprehensions_have_one_bound_for_the_statement():
     error = error_of("let a = [[0 for i in 0..1000000] for j in 0..1000000]")
     assert error.kind == "too-long" and error.fields["limit"] == 1_000_000

@@ -24,6 +24,7 @@ DENSE = {
 }
 
 
+@pytest.mark.slow  # a stress test: seven scripts of the largest size, about ten seconds
 @pytest.mark.parametrize("shape", DENSE)
 def test_the_largest_accepted_script_parses_within_2_gb(shape):
     text = DENSE[shape]

@@ -115,4 +115,4 @@ def test_the_readme_says_what_the_test_command_skips_and_how_to_run_it():
     for needed in ("`python -m pytest -q -rs`", "Graphviz", "`apt install graphviz`",
                    "notebook extra", "`pip install -e '.[test,notebook]'`", "`slow`", "`chromium`"):
         assert needed in flat, needed
-    assert "two minutes" not in README  # measured: about 100 seconds on two cores
+    assert "two minutes" not in README  # measured: about 80 seconds on two cores
