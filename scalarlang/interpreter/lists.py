@@ -109,7 +109,7 @@ def comprehension(compiler, node: tree.Comprehension) -> Callable:
         compiler.params, compiler.slots = saved
     last, frames = len(clauses), max(frames, item_frames)
 
-    def run(args):
+    def run(args: tuple | None) -> ListValue:
         start = args if args is not None else ()
         made: list = []
         loops = [(clauses[0](start), start)]  # one iterator a clause, with the slots so far

@@ -189,7 +189,7 @@ def compile_descend(run, statement: tree.Descend):
             )
         return value
 
-    def descend(show):
+    def descend(show: bool) -> None:
         nonlocal warned
         step = rate(None)
         new: list[tuple[str, object]] = []
