@@ -40,6 +40,7 @@ from scalarlang.interpreter.outcomes import (
     ListShown,
     Printed,
     ValueShown,
+    Warned,
 )
 from scalarlang.render.text import Renderer, make_console
 from scalarlang.language.source import Source
@@ -48,7 +49,8 @@ from scalarlang.language.parser import parse_program
 NAMES = ("x", "y", "w", "sq", "loss")
 # A name bound to a list at the start of every program (`let ws = [var …, var …]`).
 LIST_NAME = "ws"
-NORMAL = (ValueShown, ListShown, Bound, Defined, Printed, BackwardShown, GraphShown, GradcheckShown, Expected)
+# (Warned: the statement ran, and the run goes on: `descend` by gradients no pass wrote.)
+NORMAL = (ValueShown, ListShown, Bound, Defined, Printed, BackwardShown, GraphShown, GradcheckShown, Expected, Warned)
 
 # ---- expression trees -----------------------------------------------------------------------
 # ("num", v) · ("name", n) · ("neg", e) · ("bin", op, l, r) · ("call", f, e) · ("leaf", var|const, e)
@@ -290,6 +292,8 @@ def test_random_programs_give_only_normal_outcomes_or_runtime_failures(text):
         outcomes = list(session.run_program(Program((statement,)), source, atomic=loop))
         for outcome in outcomes:
             assert isinstance(outcome, NORMAL + (Failed,)), outcome
+            if isinstance(outcome, Warned):
+                assert outcome.kind == "no-backward" and text[outcome.span.start :].startswith("descend"), outcome
             _render(outcome, renderer)
             tally(type(outcome).__name__ if not isinstance(outcome, Failed) else f"failed: {outcome.diagnostic.kind}")
         failures = [outcome for outcome in outcomes if isinstance(outcome, Failed)]
