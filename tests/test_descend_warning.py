@@ -187,3 +187,32 @@ def test_the_repl_shows_it_on_the_error_console_and_keeps_the_line():
     assert core.handle("backward(w * w)") is True
     assert core.handle("descend w by 0.5") is True
     assert errors.getvalue().count("warning") == 1
+
+
+def test_an_undone_input_undoes_what_its_passes_reached():
+    """A REPL line that ran `backward` and then failed is undone whole: its pass reached
+    nothing, so a `descend` after it warns (as it would had the line never been typed)."""
+    from io import StringIO
+
+    from scalarlang.front.repl_core import ReplCore
+    from scalarlang.render.text import Renderer, make_console
+
+    out, errors = StringIO(), StringIO()
+    core = ReplCore(
+        Renderer(make_console(out, width=200, color="never"), echo_bindings=True),
+        Renderer(make_console(errors, width=200, color="never")),
+    )
+    assert core.handle("let w = var 1") is True
+    core.handle('backward(w * w); print "{nope}"')
+    assert "error[undefined-name]" in errors.getvalue()
+    assert core.session.lookup("w").gradient == 0.0  # the pass was undone
+    errors.truncate(0)
+    errors.seek(0)
+    assert core.handle("descend w by 0.5") is True
+    assert errors.getvalue().startswith("warning[no-backward]: `descend` at 1:1 steps `w`")
+
+
+def test_a_pass_inside_expect_is_undone_with_the_statement():
+    program = 'let w = var 1\nexpect undefined-name: repeat 1 {\n  backward(w * w)\n  print "{nope}"\n}\ndescend w by 0.1\n'
+    (warned,) = warnings_of(program)
+    assert warned.names == ("w",)

@@ -121,7 +121,7 @@ class Run:
         Interrupt-safe: whatever the moment, the outer journal and muting are back as they
         were, and what the statement did is undone (an interrupted undo is finished first),
         so the outer journal needs to know nothing of it."""
-        outer, muted, inner = self.journal, self.muted, Journal(self.names, self.session.random)
+        outer, muted, inner = self.journal, self.muted, Journal(self.names, self.session.random, self.session.reached)
         try:
             self.journal = inner
             self.muted = muted + 1

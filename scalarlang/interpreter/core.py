@@ -198,7 +198,7 @@ class Interpreter:
         0.39 s and 0.18 s; training loops, whose graphs die each step, do not: `examples/xor.sad`
         takes 0.43-0.45 s either way, `fit_line.sad` and `neuron.sad` 0.12 s.
         """
-        run = Run(self, source, Journal(self._names, self.random) if atomic else None, echo)
+        run = Run(self, source, Journal(self._names, self.random, self.reached) if atomic else None, echo)
         steps = run.steps(program.statements, not quiet)
         collecting = gc.isenabled()
         try:

@@ -19,10 +19,11 @@ more). The table is rebuilt, never emptied in place, so an interrupt leaves it w
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, cast
 
 from ..engine.gradients import restore_gradients
 from ..engine.scalar import Scalar
+from .reached import Reached
 from .values import nodes_of
 
 MISSING = object()
@@ -32,14 +33,17 @@ PRUNE_MINIMUM = 1_024
 
 
 class Journal:
-    __slots__ = ("bindings", "names", "gradients", "prune_at", "older", "random", "random_state")
+    __slots__ = ("bindings", "names", "gradients", "prune_at", "older", "random", "random_state", "reached", "reached_ids")
 
-    def __init__(self, bindings: dict, random: Any = None) -> None:
+    def __init__(self, bindings: dict, random: Any = None, reached: Reached | None = None) -> None:
         self.bindings = bindings  # the session's names, as the input changes them
         # The session's generator and its state before the input (about 2.5 KB, taken once):
         # draws and `random_seed` are undone with the rest.
         self.random = random
         self.random_state = random.getstate() if random is not None else None
+        # Which variables passes reached (`descend`'s warning): an immutable set, kept as is.
+        self.reached = reached
+        self.reached_ids = reached.ids if reached is not None else None
         self.names: dict[str, object] = {}
         self.gradients: dict[Scalar, float] = {}
         self.prune_at = PRUNE_MINIMUM
@@ -95,6 +99,8 @@ class Journal:
         restore_gradients(list(self.gradients.items()))
         if self.random is not None:
             self.random.setstate(self.random_state)
+        if self.reached is not None:
+            self.reached.ids = cast(frozenset, self.reached_ids)
         self.names = {}
         self.gradients = {}
 

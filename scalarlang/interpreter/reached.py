@@ -25,27 +25,28 @@ LIMIT = 1 << 20
 
 
 class Reached:
+    """``ids`` is a frozenset, replaced at each change, never changed in place: an undo journal
+    keeps the one it started with and puts it back (a REPL input that ran `backward` and then
+    failed reached nothing), at no cost per statement."""
+
     __slots__ = ("ids",)
 
     def __init__(self) -> None:
-        self.ids: set[int] = set()
+        self.ids: frozenset[int] = frozenset()
 
     def committed(self, topology: Iterable[Scalar]) -> None:
         """A pass over ``topology`` was committed: its variables were reached."""
-        ids = self.ids
-        if len(ids) > LIMIT:
-            ids.clear()
-        ids.update([id(node) for node in topology if node._left is None and node._gradient is not None])
+        ids = self.ids if len(self.ids) <= LIMIT else frozenset()
+        self.ids = ids.union([id(node) for node in topology if node._left is None and node._gradient is not None])
 
     def forget(self, nodes: Iterable[Scalar]) -> None:
         """``nodes`` were zeroed, stepped or are new: no pass has reached them since."""
-        ids = self.ids
-        if ids:
-            ids.difference_update([id(node) for node in nodes])
+        if self.ids:
+            self.ids = self.ids.difference([id(node) for node in nodes])
 
     def clear(self) -> None:
         """Every node a name reaches was zeroed (`zero_grad` alone)."""
-        self.ids.clear()
+        self.ids = frozenset()
 
     def __contains__(self, node: Scalar) -> bool:
         return id(node) in self.ids
