@@ -4,8 +4,9 @@ the page's Web Worker) and hands what it shows to the page a batch at a time, as
 Built on scalarlang's Python API and nothing else of the package: `scalarlang.Session` (its
 `interpreter` yields outcomes one statement at a time, "for front ends of your own"),
 `scalarlang.front.api.render_outcomes` (outcomes -> `Result` with its text, HTML, SVG and walk
-parts, as `scalarlang.run` renders them) and `scalarlang.front.runner.exit_status` (the
-command's exit status of an outcome). A batch is rendered and posted when a tenth of a second
+parts, as `scalarlang.run` renders them), `scalarlang.front.runner.exit_status` (the
+command's exit status of an outcome) and `scalarlang.render.events.event_of` (an error as
+`--json` writes it). A batch is rendered and posted when a tenth of a second
 has passed since the last one, so the lines of a long training loop appear as it runs; the
 text of all batches is what `scalarlang FILE.sad` prints (tests/test_playground_runner.py
 checks it against every example's golden file, natively).
@@ -17,12 +18,14 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Callable
+from typing import Callable, cast
 
 import scalarlang
 from scalarlang.front.api import PicturePart, Result, WalkPart, render_outcomes
 from scalarlang.front.runner import exit_status
+from scalarlang.interpreter.outcomes import Failed
 from scalarlang.language.source import Source
+from scalarlang.render.events import event_of
 
 WIDTH = 100  # the golden files' width, and the command's without a terminal
 FLUSH_SECONDS = 0.1
@@ -46,9 +49,8 @@ def run(text: str, name: str, post: Callable[[str], object], width: int = WIDTH)
             code = exit_status(outcome)
             if code:
                 status = max(status, code)
-                diagnostic = getattr(outcome, "diagnostic", None)
-                if error is None and diagnostic is not None:
-                    error = diagnostic_json(diagnostic, text, name)
+                if error is None and isinstance(outcome, Failed):
+                    error = diagnostic_json(outcome, text, name)
             if time.perf_counter() - state.flushed >= FLUSH_SECONDS:
                 state.flush()
         state.flush()
@@ -109,13 +111,15 @@ def parts_json(result: Result) -> list[dict]:
     return parts
 
 
-def diagnostic_json(diagnostic, text: str, name: str) -> dict:
-    """An error's kind, message and notes; where it is when it is in the program run (1-based
-    lines and columns as the diagnostic says them, and the span's offsets in UTF-16 code
-    units, as JavaScript's strings count)."""
-    error: dict = {"kind": diagnostic.kind, "message": diagnostic.message, "notes": list(diagnostic.notes)}
-    span = diagnostic.span
-    source = diagnostic.source
+def diagnostic_json(failed: Failed, text: str, name: str) -> dict:
+    """An error as `scalarlang --json` writes it (kind, message, help, notes, related, the
+    error's fields: render/events.py), with where it is when it is in the program run: its
+    span's end (1-based, as the diagnostic says it) and its offsets in UTF-16 code units, as
+    JavaScript's strings count, for the editor's mark."""
+    error = cast(dict, event_of(failed))
+    del error["event"]
+    diagnostic = failed.diagnostic
+    span, source = diagnostic.span, diagnostic.source
     if span is not None and (source is None or (source.name == name and source.text == text)):
         error.update(
             line=span.line,
@@ -125,6 +129,9 @@ def diagnostic_json(diagnostic, text: str, name: str) -> dict:
             start=_utf16(text, span.start),
             end=_utf16(text, span.end),
         )
+    else:
+        for key in ("file", "line", "column"):
+            error.pop(key, None)
     return error
 
 

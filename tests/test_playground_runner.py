@@ -92,20 +92,20 @@ def test_a_runtime_error_marks_the_expression_that_failed():
 
 
 def test_an_error_in_another_source_has_no_span_in_the_editor():
-    error = sad_playground.diagnostic_json(_diagnostic_of('let x = 1 +\n', "other.sad"), "let y = 2\n", "playground.sad")
+    error = sad_playground.diagnostic_json(_failure_of('let x = 1 +\n', "other.sad"), "let y = 2\n", "playground.sad")
     assert error["kind"] == "syntax-error" and "start" not in error and "line" not in error
 
 
-def _diagnostic_of(text: str, name: str):
+def _failure_of(text: str, name: str):
     import scalarlang
+    from scalarlang.interpreter.outcomes import Failed
     from scalarlang.language.source import Source
 
     session = scalarlang.Session()
     for outcome in session.interpreter.run(Source(name, text)):
-        diagnostic = getattr(outcome, "diagnostic", None)
-        if diagnostic is not None:
-            return diagnostic
-    raise AssertionError("no diagnostic")
+        if isinstance(outcome, Failed):
+            return outcome
+    raise AssertionError("no failure")
 
 
 def test_output_past_the_limit_is_counted_not_sent(monkeypatch):
