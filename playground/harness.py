@@ -1,5 +1,5 @@
-"""What the playground's tests (tests/test_playground.py) and its benchmark
-(benchmarks/playground.py) share: the built site served on 127.0.0.1 from a thread, and
+"""What the browser tests (tests/test_playground.py, tests/test_walk_browser.py) and the
+playground's benchmark (benchmarks/playground.py) share: the built site served on 127.0.0.1 from a thread, and
 Debian's headless Chromium driven by selenium, started as this machine needs it.
 
 The server is also the browser's proxy (``--proxy-server`` with ``--proxy-bypass-list=<-loopback>``,

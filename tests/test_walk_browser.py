@@ -13,7 +13,6 @@ from __future__ import annotations
 import html
 import json
 import re
-import shutil
 import sys
 from pathlib import Path
 
@@ -22,22 +21,17 @@ import pytest
 pytestmark = pytest.mark.slow
 
 CELL = "%%sad\nlet x = var 2\nlet square = x * x\nlet loss = square + square\nwalk(loss)"
-# As python.md says Chromium runs here: no sandbox (root), no GPU, and nothing that reaches
-# for the network (the machine's closed network refuses it, many times a second).
-CHROMIUM_FLAGS = (
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--disable-dev-shm-usage", "--window-size=1200,1000",
-)
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "playground"))
+
+import harness  # noqa: E402  (Chromium started as this machine needs it, as the playground's tests do)
 
 
-def _browser() -> tuple[str, str]:
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver = shutil.which("chromedriver")
+def _browser() -> None:
+    chromium, driver = harness.browser_paths()
     if chromium is None or driver is None:
         missing = " and ".join(name for name, path in (("chromium", chromium), ("chromedriver", driver)) if path is None)
         pytest.skip(f"{missing} not found: install Debian's chromium and chromium-driver (as .ci/run does)")
-    return chromium, driver
 
 
 def executed_page(folder: Path, monkeypatch) -> Path:
@@ -78,17 +72,9 @@ def executed_page(folder: Path, monkeypatch) -> Path:
 
 @pytest.fixture
 def browser(tmp_path):
-    chromium, driver = _browser()
-    webdriver = pytest.importorskip("selenium.webdriver")
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in CHROMIUM_FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path / 'chromium-profile'}")
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    session = webdriver.Chrome(service=Service(driver), options=options)
+    _browser()
+    pytest.importorskip("selenium.webdriver")
+    session = harness.chromium(tmp_path / "chromium-profile", performance_log=False)
     try:
         yield session
     finally:
