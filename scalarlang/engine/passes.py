@@ -56,9 +56,20 @@ def zero_grad(output: Scalar) -> None:
     """Set every tracked node reachable from ``output`` to stored gradient 0.0, all at once (see
     ``_write_gradients``): no pass in another thread commits into the middle of it."""
     with _WALK_LOCK:
-        order = _topology(output)
-        tracked = [node for node in order if node._gradient is not None]
-        _write_gradients(tracked, repeat(0.0, len(tracked)))
+        _zero(_topology(output))
+
+
+def zero_gradients(nodes: list[Scalar]) -> None:
+    """`zero_grad` of graphs a caller has walked already (``nodes``: their topologies), all at
+    once: the interpreter walks them anyway, to journal their gradients, and does not walk
+    them twice."""
+    with _WALK_LOCK:
+        _zero(nodes)
+
+
+def _zero(nodes: list[Scalar]) -> None:
+    tracked = [node for node in nodes if node._gradient is not None]
+    _write_gradients(tracked, repeat(0.0, len(tracked)))
 
 
 def _topology(output: Scalar) -> list[Scalar]:

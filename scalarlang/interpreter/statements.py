@@ -15,6 +15,7 @@ from typing import cast
 from ..language import tree
 from .builtins import RESERVED_NAMES, STATEMENT_FUNCTIONS, arity_text
 from ..language.diagnostics import LanguageError
+from ..engine.passes import zero_gradients
 from ..engine.scalar import Scalar, ScalarOperation
 from .calls import named_argument_problem
 from .chain_rule import compile_explain, compile_paths
@@ -349,20 +350,22 @@ def compile_zero_grad(run, statement: tree.ZeroGrad):
                 raise not_a_node(output)
             outputs = [output]
         journal, history, passed = run.journal, run.session.history, run.session.reached
-        reached = None
+        walked = None  # the topologies of the outputs, when something needs them
         if journal is not None or history is not None or (target is not None and passed.ids):
-            reached = [node for output in outputs for node in output.topology()]
+            walked = [node for output in outputs for node in output.topology()]
             if journal is not None:
-                journal.remember_gradients(reached)
+                journal.remember_gradients(walked)
             if history is not None:
-                history.zeroed(reached)
-        for output in outputs:
-            output.zero_grad()
+                history.zeroed(walked)
+            zero_gradients(walked)  # (the graphs are walked once)
+        else:
+            for output in outputs:
+                output.zero_grad()
         # No pass has reached the zeroed variables since (`descend`'s warning).
         if target is None:
             passed.clear()  # every node a name reaches
-        elif reached is not None:
-            passed.forget(reached)
+        elif walked is not None:
+            passed.forget(walked)
 
     return zero_grad
 
