@@ -21,7 +21,8 @@ from scalarlang.language.diagnostics import LanguageError
 from scalarlang.render.events import dumps, event_of
 from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.labels import is_count, label_of, made_at
-from scalarlang.interpreter.outcomes import Bound, Defined, Failed
+from scalarlang.interpreter.outcomes import Bound, Defined, Failed, ListShown
+from scalarlang.interpreter.values import plain_values
 from scalarlang.front.runner import ScriptOutput
 from scalarlang.language.source import Source
 from scalarlang.language.parser import parse_program
@@ -154,7 +155,10 @@ def _evaluated(text: str, closure_depth: int):
     if failed:
         d = failed[0].diagnostic
         return [("error", d.kind, d.message, _span(d.span), d.source.name, repr(d.fields), d.notes)]
-    topology = session.lookup("r").topology()
+    result = session.lookup("r")
+    if result is None:  # a list (`t`): what its `r` line shows
+        return [("list", repr(plain_values(outcome.value))) for outcome in outcomes if isinstance(outcome, ListShown)]
+    topology = result.topology()
     return [
         (
             str(member.operation), _bits(member.value), member.tracks_gradient, _bits(member.gradient),
@@ -178,7 +182,7 @@ def test_an_expression_on_the_stack_makes_what_closures_make(text):
 @pytest.mark.parametrize(
     "text",
     [
-        "x * 1.0000001 + 3", "-(x - y) / n", "var 1e400", "const inf", "x / 0", "nope + 1", "t * 2",
+        "x * 1.0000001 + 3", "t", "-(x - y) / n", "var 1e400", "const inf", "x / 0", "nope + 1", "t * 2",
         "f(x) + g(x, y)", "f(x, y)", "f", "1e400 * x", "x ** 2", "x ** y", "x % 0", "n % 2",
         "sum(x, y, z)", "mean(x)", "len(t) * x", "len(x)", "backward(x)", "exp(\"a\")", "exp(a: 1)",
         "grad(n)", "k(1) + h(x)", "log(0 * x)", "exp(1000 * x)", "max(x)", "node_count(z)",
