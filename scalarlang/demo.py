@@ -9,7 +9,7 @@ from typing import cast
 from .engine.scalar import Scalar
 from .engine.errors import ScalarAutodiffError
 from .engine.gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE, ScalarGradientCheck, scalar_gradient_check
-from .engine.numbers import format_exponent, format_number
+from .engine.numbers import DECIMALS, digits, format_exponent, format_number
 from .engine.records import BackwardPass
 
 REUSED_INPUT = 2.0
@@ -159,7 +159,12 @@ def _gradients(snapshot: GradientSnapshot) -> str:
 
 
 def demo_lines() -> list[str]:
-    """The ten lines of the seed's demo output."""
+    """The ten lines of the seed's demo output, numbers in the chapter's 12 decimals."""
+    with digits(DECIMALS):
+        return _demo_lines()
+
+
+def _demo_lines() -> list[str]:
     reused = reused_square_example()
     detached = detach_example()
     nonlinear = nonlinear_example()

@@ -65,8 +65,8 @@ def test_draw_without_a_file_prints_the_dot_text_of_the_graph():
 def test_the_picture_is_of_the_graph_as_it_was_when_drawn():
     outcomes = run(SEED + "draw(loss)\nbackward(loss)\ndraw(loss)")
     before, after = (outcome for outcome in outcomes if isinstance(outcome, Drawn))
-    assert before.picture.nodes[0].lines[-1] == "grad 0.000000000000"
-    assert after.picture.nodes[0].lines[-1] == "grad 8.000000000000"
+    assert before.picture.nodes[0].lines[-1] == "grad 0"
+    assert after.picture.nodes[0].lines[-1] == "grad 8"
 
 
 @pytest.mark.parametrize("extension", ["svg", "dot"] + (["png"] if HAVE_DOT else []))
@@ -77,7 +77,7 @@ def test_draw_to_a_file_writes_its_format_and_says_so(tmp_path, extension):
     data = target.read_bytes()
     if extension == "svg":
         texts = ["".join(t.itertext()) for t in ET.fromstring(data).iter(f"{SVG}text")]
-        assert "square" in texts and "value 8.000000000000" in texts
+        assert "square" in texts and "value 8" in texts
     elif extension == "dot":
         assert len(parse_dot(data.decode())[1]) == 4
     else:
@@ -91,7 +91,7 @@ def test_draw_shows_inside_loop_bodies_and_file_names_interpolate(tmp_path):
     assert len(drawn) == 6
     assert sorted(path.name for path in tmp_path.iterdir()) == ["x-0.dot", "x-1.dot", "x-2.dot"]
     assert [d.picture.nodes[0].lines[-1] for d in drawn if d.path is None] == [
-        "grad 8.000000000000", "grad 16.000000000000", "grad 24.000000000000",
+        "grad 8", "grad 16", "grad 24",
     ]
 
 
@@ -175,7 +175,7 @@ def test_draw_dir_writes_one_svg_per_pass_numbered_across_files(tmp_path):
     ]
     root = ET.fromstring((pictures / "pass-001-loss.svg").read_bytes())
     texts = ["".join(t.itertext()).strip() for t in root.iter(f"{SVG}text")]
-    for expected in ("adjoint 8.000000000000", "#3 slot 1", "+= 4.000000000000"):
+    for expected in ("adjoint 8", "#3 slot 1", "+= 4"):
         assert expected in texts
     # the output is the same as without --draw
     assert result.stdout == command(str(ROOT / "examples" / "reused_square.sad"), str(second)).stdout

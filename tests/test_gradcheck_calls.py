@@ -97,7 +97,7 @@ def test_the_step_and_tolerance_reach_the_check(arguments, step, tolerance):
 def test_a_named_tolerance_is_printed():
     out, err = io.StringIO(), io.StringIO()
     ScriptOutput(out, err, width=200).run(Source("t.sad", SETUP + "gradcheck(loss, a, tolerance: 1e-7)"))
-    assert "tolerance=1.000000000000e-7 pass=true" in out.getvalue()
+    assert "tolerance=1e-07 pass=true" in out.getvalue()
 
 
 def test_named_values_may_be_expressions_of_names():

@@ -7,8 +7,6 @@ import math
 import sys
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from scalarlang.engine.gradcheck import GRADCHECK_MAX_ROUNDING_BOUND, GRADCHECK_ROUNDING_EPSILONS
 from scalarlang import (
@@ -22,8 +20,6 @@ from scalarlang import (
     Scalar,
     ScalarAutodiffError,
     ScalarGradientCheck,
-    format_exponent,
-    format_number,
     scalar_gradient_check,
 )
 
@@ -248,73 +244,6 @@ def test_inexact_points_add_their_spacing_to_the_bound():
 def test_existing_constructor_calls_keep_working():
     check = ScalarGradientCheck(1.0, 2.0, 2.0, 0.5, 1e-9, 0.0, True)
     assert check.rounding_bound == 0.0
-
-
-# ---- numbers --------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "value, text",
-    [
-        (0.0, "0.000000000000"),
-        (8.0, "8.000000000000"),
-        (-8.0, "-8.000000000000"),
-        (1.587431271430, "1.587431271430"),
-        (1e-6, "0.000001000000"),
-        (-1e-6, "-0.000001000000"),
-        (9.99e-7, "9.990000000000e-7"),
-        (2.5e-7, "2.500000000000e-7"),
-        (-2.5e-7, "-2.500000000000e-7"),
-        (999999999999999.9, "999999999999999.875000000000"),
-        (1e15, "1.000000000000e15"),
-        (-1e15, "-1.000000000000e15"),
-        (1.5e307, "1.500000000000e307"),
-        (5e-324, "4.940656458412e-324"),
-        (123456.789, "123456.789000000004"),
-        (math.inf, "inf"),
-        (-math.inf, "-inf"),
-        (math.nan, "nan"),
-    ],
-)
-def test_format_number(value, text):
-    assert format_number(value) == text
-
-
-@pytest.mark.parametrize(
-    "value, text",
-    [
-        (0.0, "0.000000000000e0"),
-        (1e-9, "1.000000000000e-9"),
-        (8.0, "8.000000000000e0"),
-        (1.5e307, "1.500000000000e307"),
-        (-2.5e-7, "-2.500000000000e-7"),
-        (12345.0, "1.234500000000e4"),
-        (math.inf, "inf"),
-        (-math.inf, "-inf"),
-        (math.nan, "nan"),
-    ],
-)
-def test_format_exponent(value, text):
-    assert format_exponent(value) == text
-
-
-@given(st.floats(allow_nan=False, allow_infinity=False))
-def test_format_number_shape(value):
-    text = format_number(value)
-    magnitude = abs(value)
-    if magnitude == 0.0 or 1e-6 <= magnitude < 1e15:
-        assert "e" not in text
-        whole, fraction = text.lstrip("-").split(".")
-        assert len(fraction) == 12 and whole.isdigit()
-    else:
-        mantissa, exponent = text.split("e")
-        assert "+" not in exponent and not exponent.lstrip("-").startswith("0")
-        digits = mantissa.lstrip("-")
-        assert len(digits) == 14 and digits[1] == "." and digits[0] in "123456789"
-    # the text reads back as (a 12-decimal rounding of) the value
-    assert float(text) == pytest.approx(value, rel=1e-11, abs=5e-13)
-    if value != 0.0:
-        assert text.startswith("-") == (value < 0)
 
 
 def test_a_step_that_moves_the_input_past_the_float_range_is_rejected():

@@ -321,18 +321,18 @@ def test_long_labels_are_shortened_and_whitespace_collapsed():
 
 def test_print_interpolates_and_joins_items_with_one_space():
     _, outcomes = run_ok(SEED_PROGRAM + 'print "square = {square}, loss = {loss}", loss, "end"')
-    assert only(outcomes, Printed).text == "square = 4.000000000000, loss = 8.000000000000 8.000000000000 end"
+    assert only(outcomes, Printed).text == "square = 4, loss = 8 8 end"
 
 
 def test_print_escapes_and_doubled_braces():
     _, outcomes = run_ok(r'print "a \"q\" \\ b\nc {{x}} {1+1}"')
-    assert only(outcomes, Printed).text == 'a "q" \\ b\nc {x} 2.000000000000'
+    assert only(outcomes, Printed).text == 'a "q" \\ b\nc {x} 2'
 
 
 def test_print_formats_numbers_with_the_one_formatter():
     _, outcomes = run_ok('print 1e20, 2.5e-7, 0, -1.5, "{1e-6}"')
     assert only(outcomes, Printed).text == (
-        "1.000000000000e20 2.500000000000e-7 0.000000000000 -1.500000000000 0.000001000000"
+        "1e+20 2.5e-07 0 -1.5 1e-06"
     )
 
 
@@ -432,7 +432,7 @@ def test_backward_error_fields_are_the_engine_fields():
     diagnostic = failure("let a = var 1\nlet h = a * 1e308\nbackward(h)\nbackward(h)")
     assert diagnostic.kind == "non-finite-accumulated-gradient"
     assert diagnostic.fields == {"node": 0, "stored": 1e308, "pass_adjoint": 1e308}
-    assert "stored gradient 1.000000000000e308" in diagnostic.message  # through the one formatter
+    assert "stored gradient 1e+308" in diagnostic.message  # through the one formatter
     assert diagnostic.notes == ("node 0 is `a`, made at 1:9 by `var 1`",)
     diagnostic = failure("backward(const 1)")
     assert diagnostic.fields == {"operation": "constant"}
@@ -545,7 +545,7 @@ def test_gradcheck_numerical_is_a_central_difference_of_the_replayed_graph():
     assert diagnostic.fields["numerical"] == pytest.approx(numerical, rel=1e-15)
     assert diagnostic.fields["tolerance"] == 1e-9
     assert diagnostic.message == expected.message
-    assert "scaled error 2.955363391072e-1 > tolerance 1.000000000000e-9" in diagnostic.message
+    assert "scaled error 0.295536339107 > tolerance 1e-09" in diagnostic.message
 
 
 def test_gradcheck_replay_keeps_detached_values_fixed():
@@ -629,7 +629,7 @@ def test_false_assertions_fail_showing_both_sides(condition, op):
 def test_assert_message_shows_formatted_values():
     diagnostic = failure("let x = var 2\nassert x * x == 5")
     assert diagnostic.message == (
-        "assertion failed: `x * x` is 4.000000000000, `5` is 5.000000000000, so `==` does not hold"
+        "assertion failed: `x * x` is 4, `5` is 5, so `==` does not hold"
     )
     assert diagnostic.fields == {"op": "==", "left": 4.0, "right": 5.0}
 
@@ -637,7 +637,7 @@ def test_assert_message_shows_formatted_values():
 def test_assert_within_failing_shows_the_difference():
     diagnostic = failure("assert 1 == 1.5 within 0.25")
     assert diagnostic.kind == "assertion-failed"
-    assert "difference 0.500000000000 exceeds 0.250000000000" in diagnostic.message
+    assert "difference 0.5 exceeds 0.25" in diagnostic.message
     assert diagnostic.fields["tolerance"] == 0.25
 
 

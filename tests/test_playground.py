@@ -121,8 +121,8 @@ def test_the_reused_square_shows_its_gradient_tables_and_picture(page):
     run = run_and_wait(page)
     assert run["status"] == 0 and run["error"] is None
     output = element(page, "#output")
-    assert "x grad 8.000000000000" in output.text
-    assert "x grad 8.000000000000" in run["text"]
+    assert "x grad 8" in output.text
+    assert "x grad 8" in run["text"]
     # The pass's tables, as HTML (rich's), and the picture inline as SVG.
     assert "adjoint" in output.text
     assert page.execute_script("return document.querySelectorAll('#output .part.picture svg').length") == 1
@@ -179,7 +179,7 @@ def test_stop_ends_a_long_loop_and_a_fresh_python_runs_the_next_program(page):
     assert page.execute_script("return window.playground.restarts") == 1
     set_program(page, REUSED_SQUARE)
     run = run_and_wait(page)
-    assert run["status"] == 0 and "x grad 8.000000000000" in run["text"] and "finished" not in run["text"]
+    assert run["status"] == 0 and "x grad 8" in run["text"] and "finished" not in run["text"]
 
 
 def test_a_share_link_opens_the_same_program_in_a_fresh_page(page, server):
@@ -194,7 +194,7 @@ def test_a_share_link_opens_the_same_program_in_a_fresh_page(page, server):
         open_page(page, link)
         assert page.execute_script("return document.getElementById('code').value") == program
         second = run_and_wait(page)
-        assert second["text"] == first["text"] and "da 27.000000000000" in second["text"]
+        assert second["text"] == first["text"] and "da 27" in second["text"]
     finally:
         page.close()
         page.switch_to.window(page.window_handles[0])
@@ -213,7 +213,7 @@ def test_the_walk_player_steps_through_the_pass(page):
         player.find_element(By.CSS_SELECTOR, "button[data-action='next']").click()
     assert player.get_attribute("data-step") == "3"
     step = player.find_element(By.CSS_SELECTOR, "pre.sl-step").text
-    assert step.startswith("edge 3 of 4: square → x (slot 0)") and "x 0.000000000000 → 4.000000000000" in step
+    assert step.startswith("edge 3 of 4: square → x (slot 0)") and "x 0 → 4" in step
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: path.stem)
@@ -237,7 +237,7 @@ def test_the_page_loads_and_runs_offline_once_loaded(page, server):
         open_page(page, server.url)
         set_program(page, REUSED_SQUARE)
         run = run_and_wait(page)
-        assert "x grad 8.000000000000" in run["text"]
+        assert "x grad 8" in run["text"]
     finally:
         server.offline = False
     # The page's resources and its worker's came from this site (the proxy saw the rest).

@@ -54,7 +54,7 @@ def test_parts_carry_html_tables_and_svg_pictures():
     picture = next(part for part in parts if part["kind"] == "picture")
     assert picture["svg"].startswith("<svg") and picture["text"].startswith("digraph")
     assert any("<table" in part.get("html", "") or "<pre" in part.get("html", "") for part in parts if part["kind"] == "text")
-    assert "x grad 8.000000000000" in text_of(messages)
+    assert "x grad 8" in text_of(messages)
     walk = next(part for part in parts if part["kind"] == "walk")
     assert 'class="scalarlang-walk"' in walk["html"] and "<script" in walk["html"]
 

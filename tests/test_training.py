@@ -99,7 +99,7 @@ def test_the_spec_program_runs_as_written():
     session, outcomes = run_ok(SPEC_PROGRAM)
     lines = printed(outcomes)
     assert [line.split(" loss ")[0] for line in lines[:3]] == ["step 0", "step 100", "step 200"]
-    assert lines[0] == "step 0 loss 25.375000000000"
+    assert lines[0] == "step 0 loss 25.375"
     assert lines[3].startswith("w 2.0000") and " b 0.9999" in lines[3]
     assert len(lines) == 4
     # Nothing but the prints: no tables, no binding echo from the loop.
@@ -127,19 +127,19 @@ def test_other_names_are_looked_up_when_the_call_runs():
     session, outcomes = run_ok(
         "let w = var 1\nfn f(x) = w * x\nprint f(2)\nlet w = var 5\nprint f(2)"
     )
-    assert printed(outcomes) == ["2.000000000000", "10.000000000000"]
+    assert printed(outcomes) == ["2", "10"]
 
 
 def test_a_function_sees_the_latest_variable_after_descend():
     session, outcomes = run_ok(
         "let w = var 1\nfn f(x) = w * x\nlet loss = f(3)\nbackward(loss)\ndescend w by 0.1\nprint f(1)"
     )
-    assert printed(outcomes) == ["0.700000000000"]
+    assert printed(outcomes) == ["0.7"]
 
 
 def test_functions_call_builtins_and_earlier_functions():
     session, outcomes = run_ok("fn f(a) = tanh(a)\nfn g(a, b) = f(a) + f(b) * 2\nprint g(0, 0), g(1, 0)")
-    assert printed(outcomes) == [f"0.000000000000 {math.tanh(1.0):.12f}"]
+    assert printed(outcomes) == [f"0 {math.tanh(1.0):.12f}"]
 
 
 def test_a_function_cannot_call_itself_or_a_later_one():
@@ -154,7 +154,7 @@ def test_calls_in_a_body_are_fixed_when_it_is_defined_so_redefinitions_cannot_re
     session, outcomes = run_ok(
         "fn f(x) = x + 1\nfn g(x) = f(x) * 2\nfn f(x) = g(x) + 100\nprint g(1), f(1)"
     )
-    assert printed(outcomes) == ["4.000000000000 104.000000000000"]
+    assert printed(outcomes) == ["4 104"]
 
 
 def test_builtin_names_are_reserved():
@@ -166,7 +166,7 @@ def test_builtin_names_are_reserved():
 
 def test_let_and_fn_share_one_namespace_and_replace_each_other():
     session, outcomes = run_ok("fn f(x) = x\nlet f = 2\nprint f")
-    assert printed(outcomes) == ["2.000000000000"] and session.functions == {}
+    assert printed(outcomes) == ["2"] and session.functions == {}
     session, _ = run_ok("let f = 2\nfn f(x) = x * 3\nprint f(2)")
     assert session.lookup("f") is None and session.functions == {"f": "f(x)"}
 
@@ -178,7 +178,7 @@ def test_calling_a_value_and_using_a_function_as_a_value_are_clear_errors():
     assert diagnostic.kind == "not-a-value" and "`f(x)`" in diagnostic.message
     # A list is a value: it prints, in brackets; where a node is needed it is `not-a-node`.
     session, outcomes = run_ok("let t = [1, 2]\nprint t")
-    assert printed(outcomes) == ["[1.000000000000, 2.000000000000]"]
+    assert printed(outcomes) == ["[1, 2]"]
     diagnostic = failure("let t = [1, 2]\nlet y = t + 1")
     assert diagnostic.kind == "not-a-node" and diagnostic.message == "`t` is a list of 2, not a node"
     diagnostic = failure("let t = [1, 2]\nt(1)")
@@ -225,7 +225,7 @@ def test_function_definitions_echo_in_the_repl_only():
 
 def test_repeat_runs_its_block_n_times():
     session, outcomes = run_ok("let n = const 0\nrepeat 5 { let n = n + 1 }\nrepeat 0 { let n = n + 100 }\nprint n")
-    assert printed(outcomes) == ["5.000000000000"]
+    assert printed(outcomes) == ["5"]
 
 
 def test_repeat_needs_a_whole_count():
@@ -252,7 +252,7 @@ def test_for_over_a_list_binds_each_rows_items_themselves():
         "for x, y in data { let seen = seen + x * 10 + y }\nfor v in [7, 8] { print v }\nprint len(data)"
     )
     assert session.lookup("seen").value == 13.0 + 25.0
-    assert printed(outcomes) == ["7.000000000000", "8.000000000000", "2"]
+    assert printed(outcomes) == ["7", "8", "2"]
     data = session.values["data"]
     # Not fresh constants: the names are bound to the nodes the last row holds.
     assert session.lookup("x") is data[1][0] and session.lookup("y") is data[1][1]
@@ -307,7 +307,7 @@ def test_if_else_and_else_if():
 
 def test_remainder_follows_pythons_sign_rule_and_is_a_constant():
     session, outcomes = run_ok("let x = var 7\nlet r = x % -3\nprint r, -7 % 3, 7.5 % 2")
-    assert printed(outcomes) == [f"{7 % -3:.12f} {-7 % 3:.12f} {7.5 % 2:.12f}"]
+    assert printed(outcomes) == [f"{7 % -3} {-7 % 3} {7.5 % 2}"]  # -2 2 1.5
     assert not session.lookup("r").tracks_gradient and session.lookup("r").parents == ()
     assert failure("print 1 % 0").kind == "non-finite-result"
 
@@ -383,7 +383,7 @@ def test_expect_of_a_loop_undoes_it_all():
     session, outcomes = run_ok(
         "let x = var 1\nexpect assertion-failed: repeat 5 { let x = x + 1\n backward(x)\n assert x < 4 }\nprint x, grad(x)"
     )
-    assert printed(outcomes) == ["1.000000000000 0.000000000000"]
+    assert printed(outcomes) == ["1 0"]
 
 
 def test_counts_display_as_whole_numbers():
@@ -393,7 +393,7 @@ def test_counts_display_as_whole_numbers():
     )
     values = of(outcomes, ValueShown)
     assert text_of(values).splitlines() == ["n = 3 (constant, untracked)", "node_count(n + n) = 2 (constant, untracked)"]
-    assert printed(outcomes) == ["3 2 3", "step 99", "4.000000000000"]
+    assert printed(outcomes) == ["3 2 3", "step 99", "4"]
     assert event_of(values[0])["value"] == 3.0  # JSON stays a number
 
 
@@ -431,7 +431,7 @@ def test_new_builtins():
     session, outcomes = run_ok(
         "print sqrt(4), relu(-1), relu(2), sigmoid(0), abs(-3), max(1, 2), min(1, 2), sum(1, 2, 3), mean(1, 2, 3, 6)"
     )
-    assert printed(outcomes) == [" ".join(f"{v:.12f}" for v in (2, 0, 2, 0.5, 3, 2, 1, 6, 3))]
+    assert printed(outcomes) == ["2 0 2 0.5 3 2 1 6 3"]
     assert failure("sqrt(-1)").kind == "non-finite-result"
 
 
@@ -517,7 +517,7 @@ def test_an_interrupt_in_a_loop_undoes_the_whole_atomic_input(monkeypatch):
 def test_a_partly_consumed_run_leaves_the_collector_on():
     assert gc.isenabled()
     outcomes = Interpreter().run(Source("t.sad", "print 1\nprint 2\nprint 3"))
-    assert next(outcomes).text == "1.000000000000"
+    assert next(outcomes).text == "1"
     assert gc.isenabled()
     outcomes.close()
     assert gc.isenabled()
@@ -644,7 +644,7 @@ def test_deep_expressions_and_function_chains_do_not_hit_the_recursion_limit():
     assert session.lookup("x").gradient == 5000.0
     lines = ["fn f0(a) = a + 1"] + [f"fn f{i}(a) = f{i - 1}(a) + 1" for i in range(1, 120)]
     session, outcomes = run_ok("\n".join(lines) + "\nprint f119(0)")
-    assert printed(outcomes) == ["120.000000000000"]
+    assert printed(outcomes) == ["120"]
     lines = ["fn f0(a) = a + 1"] + [f"fn f{i}(a) = f{i - 1}(a) + 1" for i in range(1, 600)]
     assert failure("\n".join(lines)).kind == "too-deep"
 
@@ -654,6 +654,6 @@ def test_pass_errors_name_their_nodes_and_numbers_read_as_everywhere_else():
     diagnostic = failure("let x = var 2\nlet s = x * 1e10\nlet loss = s + s\nbackward(loss, 1e300)")
     assert diagnostic.kind == "non-finite-contribution"
     assert diagnostic.notes == ("node 2 is `s`, made at 2:9 by `x * 1e10`", "node 0 is `x`, made at 1:9 by `var 2`")
-    assert "upstream 2.000000000000e300" in diagnostic.message and "1e+300" not in diagnostic.message
+    assert "upstream 2e+300" in diagnostic.message and "1e+300" not in diagnostic.message
     diagnostic = failure("let x = var 1\ngradcheck(x * x, x, 0, 1)")
-    assert diagnostic.message == "gradient check step 0.000000000000 must be finite and positive"
+    assert diagnostic.message == "gradient check step 0 must be finite and positive"

@@ -66,7 +66,7 @@ def test_without_a_key_reader_every_step_prints_as_in_a_script():
     assert out.index("3 unique nodes, 4 operand edges") < out.index("adjoints at the start")
     assert edges_in(out) == [1, 2, 3, 4]
     assert "Enter" not in out and "walk stopped" not in out
-    assert "  adjoints: x 8.000000000000, square 2.000000000000, loss 1.000000000000\n" in out
+    assert "  adjoints: x 8, square 2, loss 1\n" in out
     assert core.session.lookup("x").gradient == 8.0
 
 
@@ -98,10 +98,10 @@ def test_ctrl_c_stops_the_display_the_pass_stays_committed_and_the_input_goes_on
     assert edges_in(out) == [1, 2]
     lines = out.splitlines()
     assert lines[-2:] == ["walk stopped: the pass was committed, as backward(loss) would", "after"]
-    assert shown_after(core, stream, "grad(x)").startswith("grad(x) = 8.000000000000")
+    assert shown_after(core, stream, "grad(x)").startswith("grad(x) = 8")
     core.read_key = Keys(stream, KeyboardInterrupt)
     out = shown_after(core, stream, "walk(loss, 2)")
-    assert "as backward(loss, 2.000000000000) would" in out
+    assert "as backward(loss, 2) would" in out
     assert core.session.lookup("x").gradient == 24.0  # 8 + 2 * 8
 
 
@@ -181,7 +181,7 @@ def test_the_frames_replayed_end_at_the_pass_tables_adjoints():
     (player,) = players_in(result._repr_html_())
     data = player["data"]
     walk = result.outcomes[-1]
-    assert data["nodes"] == [0, 1, 2] and data["start"] == ["0.000000000000", "0.000000000000", "2.000000000000"]
+    assert data["nodes"] == [0, 1, 2] and data["start"] == ["0", "0", "2"]
     adjoints = list(data["start"])
     for consumer, operand, place, after in data["steps"]:
         adjoints[place] = after
@@ -189,8 +189,8 @@ def test_the_frames_replayed_end_at_the_pass_tables_adjoints():
     assert adjoints == [format_number(record.pass_adjoint) for record in records]
     assert [step[:3] for step in data["steps"]] == [[2, 1, 1], [2, 1, 1], [1, 0, 0], [1, 0, 0]]
     texts = data["texts"]
-    assert len(texts) == 5 and texts[0].startswith("walk from loss with seed 2.000000000000")
-    assert texts[3].startswith("edge 3 of 4: square → x (slot 0)") and "x 0.000000000000 → 8.000000000000" in texts[3]
+    assert len(texts) == 5 and texts[0].startswith("walk from loss with seed 2")
+    assert texts[3].startswith("edge 3 of 4: square → x (slot 0)") and "x 0 → 8" in texts[3]
     assert texts[4].rstrip().endswith("as `backward` commits a pass")
 
 

@@ -22,6 +22,7 @@ import io
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
+from ..engine.numbers import digits as number_digits
 from ..engine.scalar import Scalar
 from ..language.diagnostics import Diagnostic
 from ..pictures import DrawingError, Picture, graph_picture, svg_text, write_picture
@@ -134,8 +135,12 @@ class Result:
 class Session:
     """A `.sad` session for Python code: names persist from one `run` to the next."""
 
-    def __init__(self, *, width: int = DEFAULT_WIDTH) -> None:
+    def __init__(self, *, width: int = DEFAULT_WIDTH, digits: int | None = None) -> None:
+        """``digits``: print numbers with that many decimals (12: the chapter's); None, the
+        default: whole numbers short, others with 12 significant digits."""
         self.width = width
+        with number_digits(digits):  # checked here, not at the first run
+            self.digits = digits
         self._session = Interpreter()
         self._session.keep_history()  # `explain` of a pass run in an earlier cell or call
 
@@ -147,7 +152,8 @@ class Session:
     def run(self, text: str, *, name: str = "<python>") -> Result:
         """Run ``text`` (parsed whole first: a syntax error runs nothing) until the first
         failing statement, which is reported in the result, not raised."""
-        return render_outcomes(self._session.run(Source(name, text)), self.width)
+        with number_digits(self.digits):
+            return render_outcomes(self._session.run(Source(name, text)), self.width)
 
     @property
     def names(self) -> dict[str, Scalar | ListValue]:
@@ -172,7 +178,8 @@ class Session:
         node = self[target] if isinstance(target, str) else target
         if not isinstance(node, Scalar):
             raise TypeError(f"{target!r} is a list: draw one of its nodes")
-        return graph_picture(node, self._session.label_of)
+        with number_digits(self.digits):
+            return graph_picture(node, self._session.label_of)
 
     def draw(self, target: str | Scalar, file: str | None = None, *, engine: str = "auto") -> PicturePart | Path:
         """Draw a graph: without ``file``, the picture (Jupyter shows it); with one, write it
@@ -187,9 +194,9 @@ class Session:
         self._session.reset()
 
 
-def run(text: str, *, name: str = "<python>", width: int = DEFAULT_WIDTH) -> Result:
-    """Run ``text`` in a fresh session: ``scalarlang.run("print(1)").text``."""
-    return Session(width=width).run(text, name=name)
+def run(text: str, *, name: str = "<python>", width: int = DEFAULT_WIDTH, digits: int | None = None) -> Result:
+    """Run ``text`` in a fresh session: ``scalarlang.run("print 1").text``."""
+    return Session(width=width, digits=digits).run(text, name=name)
 
 
 def picture_part(picture: Picture, *, engine: str = "auto") -> PicturePart:

@@ -16,6 +16,7 @@ import sys
 from typing import NoReturn
 
 from .. import __version__
+from ..engine.numbers import MAX_DIGITS, digits
 from . import interrupts
 from .interrupts import EXIT_INTERRUPTED, exit_interrupted, install_startup_handler, is_startup_handler, raise_once
 
@@ -90,6 +91,11 @@ def build_parser():
     )
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="colour in text output")
     parser.add_argument(
+        "--digits", type=_digits, default=None, metavar="N",
+        help="print numbers with N decimals (0-17; --digits 12 is the chapter's style); "
+        "default: whole numbers short, others with 12 significant digits",
+    )
+    parser.add_argument(
         "--history-file", metavar="PATH",
         help="REPL history file (default: $SCALARLANG_HISTORY or the user's state directory)",
     )
@@ -104,6 +110,18 @@ def build_parser():
     )
     parser.add_argument("--version", action="version", version=f"scalarlang {__version__}")
     return parser
+
+
+def _digits(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value <= MAX_DIGITS:
+        raise argparse.ArgumentTypeError(f"the digits must be between 0 and {MAX_DIGITS}")
+    return value
 
 
 def _positive_int(text: str) -> int:
@@ -224,6 +242,11 @@ def _run(argv: list[str] | None, out: GuardedStream, err: GuardedStream, own_pro
 
         out.write("\n".join(demo_lines()) + "\n")
         return EXIT_OK
+    with digits(arguments.digits):
+        return _run_programs(arguments, out, err, own_process)
+
+
+def _run_programs(arguments, out: GuardedStream, err: GuardedStream, own_process: bool) -> int:
     if arguments.program is not None and arguments.files:
         return _usage(err, "give either -c PROGRAM or files, not both")
     # The REPL prints text for a person; with --json a terminal's input is read as a script.

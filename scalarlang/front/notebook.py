@@ -22,6 +22,7 @@ import shlex
 from functools import cache
 
 from .api import Result, Session, diagnostic_result, drawing_diagnostic
+from ..engine.numbers import MAX_DIGITS
 from ..language.diagnostics import Diagnostic
 from ..pictures import DrawingError
 
@@ -54,11 +55,26 @@ def magics_class() -> type:
             self.session.reset()
 
         @line_magic
+        def sad_digits(self, line: str) -> None:
+            """``%sad_digits N``: numbers with N decimals (12: the chapter's); ``%sad_digits``:
+            short again (whole numbers as integers, others with 12 significant digits)."""
+            digits_magic(self.session, line)
+
+        @line_magic
         def sad_draw(self, line: str) -> None:
             """``%sad_draw NAME [FILE]``: draw NAME's graph inline, or write FILE."""
             draw_magic(self.session, line)
 
     return SadMagics
+
+
+def digits_magic(session: Session, line: str) -> None:
+    word = line.strip()
+    if word and not (word.isdigit() and int(word) <= MAX_DIGITS):
+        message = f"usage: %sad_digits N (a whole number from 0 to {MAX_DIGITS}), or %sad_digits for short numbers"
+        show(diagnostic_result(Diagnostic("wrong-arguments", message)))
+        return
+    session.digits = int(word) if word else None
 
 
 def draw_magic(session: Session, line: str) -> None:

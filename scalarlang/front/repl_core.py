@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Iterable, TextIO, cast
 
 from rich.text import Text
 
+from ..engine.numbers import MAX_DIGITS, current_digits, digits, format_number
 from ..interpreter.core import VALUE_FUNCTIONS, Interpreter
 from ..interpreter.kinds import RUNTIME_KINDS
 from ..interpreter.outcomes import Drawn, Failed, Outcome, WalkShown, Warned
@@ -39,6 +40,7 @@ META_COMMANDS = {
     "graph": ("NAME", "the graph of a bound name"),
     "draw": ("NAME [FILE]", "its picture: DOT text, or FILE (.svg, .png, .dot)"),
     "load": ("FILE", "run a .sad file into this session"),
+    "digits": ("[N]", "print numbers with N decimals (12: the chapter's); without N, short again"),
     "reset": ("", "forget every binding"),
     "quit": ("", "leave (also Ctrl-D)"),
 }
@@ -70,6 +72,7 @@ class ReplCore:
         self.out = out
         self.errors = errors if errors is not None else out
         self.debug = debug
+        self.digits = current_digits()  # None: short; `:digits N` sets it
         self.count = 0  # inputs read so far; the source of input N is named `<repl:N>`
         self._reported: set[tuple[str, str]] = set()
         self._pending: list[tuple[str, BaseException]] = []
@@ -84,9 +87,10 @@ class ReplCore:
             return True
         self.count += 1
         try:
-            if text.lstrip().startswith(":"):
-                return self._meta(text)
-            self.run(Source(self.source_name(), text))
+            with digits(self.digits):
+                if text.lstrip().startswith(":"):
+                    return self._meta(text)
+                self.run(Source(self.source_name(), text))
         except KeyboardInterrupt:
             self.message("interrupted: nothing of this input was kept")
         except Exception as error:  # a bug of ours: report it, keep the session
@@ -155,7 +159,7 @@ class ReplCore:
         if not parameter and argument:
             self.complain(f"`:{command}` takes no argument")
             return True
-        if parameter and not argument:
+        if parameter and not argument and not parameter.startswith("["):
             self.complain(f"`:{command}` needs {'a file' if parameter == 'FILE' else 'a name'}: :{command} {parameter}")
             return True
         if command == "quit":
@@ -170,6 +174,8 @@ class ReplCore:
             self.draw(text, match.start(2), argument)
         elif command == "load":
             self.load(argument)
+        elif command == "digits":
+            self.set_digits(argument)
         elif command == "reset":
             self.session.reset()
             self.message("the session is reset: no names are bound")
@@ -207,6 +213,20 @@ class ReplCore:
         ]
         for title, body in rows:
             self.out.line(Text.assemble((f"{title:<12}", label), body))
+
+    def set_digits(self, argument: str) -> None:
+        """``:digits N``: N decimals from now on; ``:digits``: whole numbers short, others with
+        12 significant digits (the default)."""
+        if not argument:
+            self.digits = None
+            self.message("numbers print short: 8, 0.5, 0.909364349205")
+            return
+        if not argument.isdigit() or int(argument) > MAX_DIGITS:
+            self.complain(f"`:digits` takes a whole number from 0 to {MAX_DIGITS}, not `{_shorten(argument)}`")
+            return
+        self.digits = int(argument)
+        with digits(self.digits):
+            self.message(f"numbers print with {self.digits} decimals: {format_number(0.5)}")
 
     def show_vars(self) -> None:
         values = self.session.values

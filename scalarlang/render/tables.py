@@ -8,12 +8,13 @@ say how many more there are (--json has all).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterator
 
 from rich.text import Text
 
-from ..engine.numbers import format_number
+from ..engine.numbers import current_digits, decimal_point, format_number
 from ..interpreter.outcomes import BackwardShown, GraphShown
 from .styles import STYLES
 
@@ -162,6 +163,7 @@ def _table_lines(columns: list[_Column], rows: list[list[str]], width: int) -> l
     """The table's lines. One too wide for ``width`` with its labels kept to ``_LABEL_KEEP``
     characters is split into narrower tables stacked one above the other, each led by the key
     columns, so no line is wider than ``width`` (unless the keys and one column alone are)."""
+    rows = _aligned_numbers(columns, rows)
     widths, gap = _layout(columns, rows, width, floor=_LABEL_KEEP)
     if _total(widths, gap) <= width:
         return _block(columns, rows, widths, gap)
@@ -171,6 +173,39 @@ def _table_lines(columns: list[_Column], rows: list[list[str]], width: int) -> l
         part_rows = [[row[i] for i in group] for row in rows]
         lines.extend(_block(part_columns, part_rows, *_layout(part_columns, part_rows, width)))
     return lines
+
+
+_NUMBER = re.compile(r"-?(\d+(\.\d*)?(e[-+]?\d+)?|inf|nan)")
+
+
+def _aligned_numbers(columns: list[_Column], rows: list[list[str]]) -> list[list[str]]:
+    """Rows whose number columns are padded so that the decimal points line up."""
+    rows = [list(row) for row in rows]
+    for index, column in enumerate(columns):
+        if column.kind == "number":
+            aligned = align_on_point([row[index] for row in rows])
+            for row, text in zip(rows, aligned):
+                row[index] = text
+    return rows
+
+
+def align_on_point(texts: list[str]) -> list[str]:
+    """Numbers padded on both sides so their decimal points (or where one would be) share a
+    column when right-aligned; other texts (``untracked``, ``-``) are left as they are. With a
+    fixed number of decimals (``--digits``) right alignment does that already: unchanged, so
+    ``--digits 12`` prints what the chapter's style always printed."""
+    numbers = [text for text in texts if _NUMBER.fullmatch(text)]
+    if not numbers:
+        return texts
+    if current_digits() is not None:
+        widest = max(map(len, numbers))
+        return [text.rjust(widest) if _NUMBER.fullmatch(text) else text for text in texts]
+    before = max(decimal_point(text) for text in numbers)
+    after = max(len(text) - decimal_point(text) for text in numbers)
+    return [
+        (" " * (before - decimal_point(text)) + text).ljust(before + after) if _NUMBER.fullmatch(text) else text
+        for text in texts
+    ]
 
 
 def _column_groups(columns: list[_Column], rows: list[list[str]], width: int) -> list[list[int]]:
@@ -259,12 +294,9 @@ def _adjoint_changes(edges) -> list[str]:
         else None
         for edge in edges
     ]
-    before_width = max((len(pair[0]) for pair in pairs if pair), default=0)
-    after_width = max((len(pair[1]) for pair in pairs if pair), default=0)
-    return [
-        f"{pair[0].rjust(before_width)} → {pair[1].rjust(after_width)}" if pair else "untracked"
-        for pair in pairs
-    ]
+    befores = iter(align_on_point([pair[0] for pair in pairs if pair]))
+    afters = iter(align_on_point([pair[1] for pair in pairs if pair]))
+    return [f"{next(befores)} → {next(afters)}".rstrip() if pair else "untracked" for pair in pairs]
 
 
 def _limited(records, limit: int):
