@@ -2,7 +2,8 @@
 
 Text goes to standard output and diagnostics to standard error; ``--json`` writes every event,
 errors included, as JSON lines on standard output. The exit statuses are listed in
-``EXIT_STATUSES`` (and in ``--help``).
+``EXIT_STATUSES`` (and in ``--help``). ``scalarlang test ...`` (``test`` as the first
+argument) is the golden-file tester, ``golden_command``.
 
 Only what a job needs is imported: ``--help`` and ``--version`` load no engine, lark or rich;
 a script loads no prompt_toolkit.
