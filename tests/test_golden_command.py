@@ -363,6 +363,19 @@ def test_an_unreadable_golden_fails_and_a_timed_out_update_writes_nothing(folder
     assert (folder / "endless.out").read_text(encoding="utf-8") == "old\n"
 
 
+def test_a_golden_that_cannot_be_written_fails_and_the_others_are_written(folder, capsys):
+    write(folder / "a.sad", 'print "a"\n')
+    (folder / "a.out").mkdir()  # (a folder: not writable as a file, even for root)
+    write(folder / "b.sad", 'print "b"\n')
+    status, out, _ = run_command(capsys, "--update", f"{folder.name}/a.sad", f"{folder.name}/b.sad")
+    assert status == 1
+    assert out.splitlines() == [
+        f"FAILED {folder.name}/a.sad: cannot write {folder.name}/a.out: Is a directory",
+        f"updated {folder.name}/b.out",
+        "1 updated, 0 unchanged, 1 failed",
+    ]
+
+
 # ---- usage ---------------------------------------------------------------------------------------
 
 

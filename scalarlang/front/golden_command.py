@@ -12,20 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .goldens import (
-    DIFFERS,
-    PASSED,
-    TIMED_OUT,
-    Found,
-    Program,
-    UsageError,
-    Verdict,
-    compare,
-    failure_lines,
-    find_programs,
-    matching,
-    write_golden,
-)
+from .goldens import DIFFERS, TIMED_OUT, Program, UsageError, Verdict, check, failure_lines, find_programs, matching
 from .golden_runs import DEFAULT_TIMEOUT, DEFAULT_WIDTH, ProgramRun, run_program
 
 EXIT_PASSED, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -122,12 +109,7 @@ def run_tests(argv: list[str], out, err) -> int:
     counts = {"passed": 0, "failed": 0, "updated": 0, "unchanged": 0}
     for index, program in enumerate(selected):
         run = run_program(program.path, width=arguments.width, timeout=arguments.timeout)
-        if arguments.update and run.status is not None:
-            result = "updated" if write_golden(program, run) else "unchanged"
-            verdict = Verdict(PASSED)
-        else:
-            verdict = compare(program, run, arguments.timeout)
-            result = "passed" if verdict.passed else "failed"
+        result, verdict = check(program, run, arguments.timeout, arguments.update)
         counts[result] += 1
         report.program(program, run, verdict, result)
         if result == "failed" and arguments.exitfirst:
@@ -238,6 +220,7 @@ class JsonReport(Report):
 
         self.out = out
         self.dumps = dumps
+        self.left = 0  # the programs -x left out
         self.write({"event": "start", "version": JSON_VERSION})
 
     def write(self, event: dict[str, Any]) -> None:
@@ -271,4 +254,4 @@ class JsonReport(Report):
         self.left = left
 
     def summary(self, counts: dict[str, int], ignored: int, update: bool) -> None:
-        self.write({"event": "summary", **counts, "ignored": ignored, "not_run": getattr(self, "left", 0)})
+        self.write({"event": "summary", **counts, "ignored": ignored, "not_run": self.left})

@@ -146,7 +146,7 @@ PASSED, DIFFERS, TIMED_OUT, NO_GOLDEN, BAD_GOLDEN = "passed", "differs", "timed-
 class Verdict:
     """How a program's run compares with its golden. ``kind``: ``passed``, ``differs``,
     ``timed-out``, ``no-golden`` (none beside a program named on the command line),
-    ``bad-golden`` (unreadable, or not UTF-8). ``reason``: why it failed, in a few words;
+    ``bad-golden`` (unreadable, not UTF-8, or with ``--update`` not writable). ``reason``: why it failed, in a few words;
     ``first_difference``: the golden's line where the texts part (one past its end when the
     output goes on); ``diff``: the unified diff's lines, golden first."""
 
@@ -214,6 +214,20 @@ def failure_lines(program: Program, verdict: Verdict, update_hint: str) -> list[
     if verdict.kind != DIFFERS:
         return []
     return [f"{program.golden_name}:{verdict.first_difference}: first difference", *verdict.diff]
+
+
+def check(program: Program, run: ProgramRun, timeout: float, update: bool = False) -> tuple[str, Verdict]:
+    """The result of ``run`` (``passed`` or ``failed``; with ``update``, ``updated`` or
+    ``unchanged`` once its golden is written, ``failed`` when it timed out or the golden cannot
+    be written) and its verdict. What both front ends do with a run."""
+    if not update or run.status is None:
+        verdict = compare(program, run, timeout)
+        return ("passed" if verdict.passed else "failed"), verdict
+    try:
+        changed = write_golden(program, run)
+    except OSError as error:
+        return "failed", Verdict(BAD_GOLDEN, f"cannot write {program.golden_name}: {error.strerror or error}")
+    return ("updated" if changed else "unchanged"), Verdict(PASSED)
 
 
 # ---- writing ------------------------------------------------------------------------------------

@@ -63,19 +63,17 @@ class SadItem(pytest.Item):
 
     def runtest(self) -> None:
         from .golden_runs import run_program
-        from .goldens import Program, compare, failure_lines, write_golden
+        from .goldens import Program, check, failure_lines
 
         config = self.config
         program = Program(self.path, self._name())
         timeout = _number(config, "sad_timeout", float, 0, 86_400)
         width = _number(config, "sad_width", int, 20, 10_000)
         run = run_program(self.path, width=width, timeout=timeout)
-        if config.getoption("sad_update") and run.status is not None:
-            if write_golden(program, run):
-                config.stash.setdefault(_UPDATED, []).append(program.golden_name)
-            return
-        verdict = compare(program, run, timeout)
-        if not verdict.passed:
+        result, verdict = check(program, run, timeout, config.getoption("sad_update"))
+        if result == "updated":
+            config.stash.setdefault(_UPDATED, []).append(program.golden_name)
+        if result == "failed":
             raise GoldenMismatch([f"{program.name}: {verdict.reason}", *failure_lines(program, verdict, "pytest --sad-update")])
 
     def _name(self) -> str:
