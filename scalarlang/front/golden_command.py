@@ -14,6 +14,7 @@ from typing import Any
 
 from .goldens import DIFFERS, TIMED_OUT, Program, UsageError, Verdict, check, failure_lines, find_programs, matching
 from .golden_runs import DEFAULT_TIMEOUT, DEFAULT_WIDTH, ProgramRun, run_program
+from ..render.styles import STYLES
 
 EXIT_PASSED, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 JSON_VERSION = 1
@@ -167,23 +168,23 @@ class TextReport(Report):
 
     def program(self, program: Program, run: ProgramRun, verdict: Verdict, result: str) -> None:
         if result == "failed":
-            self.line(("FAILED", "bold red"), (f" {program.name}: {verdict.reason}", ""))
+            self.line(("FAILED", STYLES["error"]), (f" {program.name}: {verdict.reason}", ""))
             for text in failure_lines(program, verdict, UPDATE_HINT):
                 self.line((text, _diff_style(text) if verdict.kind == DIFFERS else ""))
         elif result == "updated":
-            self.line(("updated", "bold yellow"), (f" {program.golden_name}", ""))
+            self.line(("updated", STYLES["warning"]), (f" {program.golden_name}", ""))
         elif self.verbose:
-            self.line((result, "green" if result == "passed" else "dim"), (f" {program.name}", ""))
+            self.line((result, STYLES["ok"] if result == "passed" else STYLES["dim"]), (f" {program.name}", ""))
 
     def stopped(self, left: int) -> None:
-        self.line((f"stopped at the first failure (-x): {_count(left, 'program')} not run", "bold"))
+        self.line((f"stopped at the first failure (-x): {_count(left, 'program')} not run", STYLES["note"]))
 
     def ignored(self, programs: tuple[Program, ...]) -> None:
         if self.verbose:
             for program in programs:
-                self.line(("ignored", "dim"), (f" {program.name}: no golden {program.golden_name}", ""))
+                self.line(("ignored", STYLES["dim"]), (f" {program.name}: no golden {program.golden_name}", ""))
         elif programs:
-            self.line((f"{_count(len(programs), 'program')} without a golden not tested (-v lists them)", "dim"))
+            self.line((f"{_count(len(programs), 'program')} without a golden not tested (-v lists them)", STYLES["dim"]))
 
     def summary(self, counts: dict[str, int], ignored: int, update: bool) -> None:
         if update:
@@ -192,18 +193,18 @@ class TextReport(Report):
                 text += f", {counts['failed']} failed"
         else:
             text = f"{counts['passed']} passed, {counts['failed']} failed"
-        self.line((text, "bold red" if counts["failed"] else "bold green"))
+        self.line((text, STYLES["error"] if counts["failed"] else "bold " + STYLES["ok"]))
 
 
 def _diff_style(line: str) -> str:
     if line.startswith(("---", "+++")):
-        return "bold"
+        return STYLES["header"]
     if line.startswith("@@"):
-        return "cyan"
+        return STYLES["hunk"]
     if line.startswith("-"):
-        return "red"
+        return STYLES["removed"]
     if line.startswith("+"):
-        return "green"
+        return STYLES["added"]
     return ""
 
 
