@@ -8,16 +8,20 @@ Hypothesis profiles, chosen with the environment variable ``HYPOTHESIS_PROFILE``
 The marker ``slow`` puts a test (a stress test, the packaging test) out of the default run
 (pyproject's ``addopts`` says ``-m 'not slow'``); ``python -m pytest -q -m slow`` runs them.
 
-The golden tests of the long examples (`SLOW_EXAMPLES`: examples/moons.sad, 100 training steps,
-about 6 s a run) are marked slow here too: test_golden.py would run each three times. The
-default run still checks them: tests/test_cli.py runs every example once through the command
-against its golden file, and tests/test_moons.py runs moons.sad with `let steps = 11` against
-the first lines of examples/moons.out. ``--update-golden`` rewrites them with the others.
+The examples' goldens are checked by scalarlang's own pytest plugin (pyproject: ``testpaths``
+has examples/, ``sad_goldens = true``): each examples/NAME.sad is a test item. Those of the
+long examples (`SLOW_EXAMPLES`: examples/moons.sad, 100 training steps, about 6 s) are marked
+slow here. The default run still checks them: tests/test_cli.py runs every example once
+through the command against its golden file, and tests/test_moons.py runs moons.sad with
+`let steps = 11` against the first lines of examples/moons.out. ``--update-golden`` rewrites
+every golden file of the project (the examples', through the plugin's ``--sad-update``, and
+the README's pictures), the long examples' too.
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -26,18 +30,20 @@ settings.register_profile("ci", max_examples=50, deadline=None)
 settings.register_profile("deep", max_examples=2000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
-# Examples whose test_golden.py tests are marked slow (see the docstring).
+# pytester: the plugin's tests run pytest on folders they make (tests/test_golden_plugin.py).
+pytest_plugins = ["pytester"]
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+# Examples whose golden tests are marked slow (see the docstring).
 SLOW_EXAMPLES = {"moons"}
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    if config.getoption("--update-golden"):
+    if config.getoption("--update-golden") or config.getoption("sad_update", False):
         return  # rewriting the golden files rewrites them all
     for item in items:
-        callspec = getattr(item, "callspec", None)
-        path = callspec.params.get("path") if callspec is not None else None
-        if item.path.name == "test_golden.py" and getattr(path, "stem", None) in SLOW_EXAMPLES:
+        if item.path.suffix == ".sad" and item.path.parent == EXAMPLES and item.path.stem in SLOW_EXAMPLES:
             item.add_marker(pytest.mark.slow)
 
 
@@ -46,11 +52,13 @@ def pytest_addoption(parser):
         "--update-golden",
         action="store_true",
         default=False,
-        help="rewrite examples/*.out from the current output instead of comparing",
+        help="rewrite every golden file (examples/*.out, the README's pictures) instead of comparing",
     )
 
 
 def pytest_configure(config):
+    if config.getoption("--update-golden") and hasattr(config.option, "sad_update"):
+        config.option.sad_update = True  # the examples' goldens: the plugin writes them
     config.addinivalue_line(
         "markers", "slow: a stress, packaging or browser test of more than a few seconds (run with -m slow)"
     )

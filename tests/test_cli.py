@@ -191,8 +191,8 @@ def check_event(event: dict) -> None:
 # ---- end to end: text ---------------------------------------------------------------------------
 
 
-# The examples run by the command in one process (the long ones are checked by test_golden.py's
-# slow tests: examples/moons.sad alone would take six seconds here).
+# The examples run by the command in one process (the long ones are checked by their golden
+# items in the slow run: examples/moons.sad alone would take six seconds here).
 QUICK_EXAMPLES = [path for path in EXAMPLES if path.stem not in SLOW_EXAMPLES]
 
 

@@ -1,25 +1,23 @@
-"""Golden files: each examples/NAME.sad has NAME.out, its exact text output (stdout then
-stderr, as one stream) and exit status line. ``pytest --update-golden`` rewrites them."""
+"""The examples' golden files: each examples/NAME.sad has NAME.out, its exact text output
+(stdout then stderr, as one stream) and exit status line.
+
+The comparison itself is not here: scalarlang's pytest plugin collects each example as a test
+item (pyproject: `testpaths` has examples/, `sad_goldens = true`), the same code as
+`scalarlang test examples` (`.ci/run` runs that too). `pytest --update-golden` (or the
+plugin's `--sad-update`) rewrites them. What follows holds of the goldens themselves, so it
+reads them instead of running the programs again.
+"""
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
 
-from scalarlang.front.runner import ScriptOutput, read_source
+from scalarlang.front.goldens import expected_status, find_programs, read_golden
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("*.sad"))
-
-
-def render_example(path: Path) -> str:
-    """What `scalarlang examples/NAME.sad` prints, both streams in order, and its status."""
-    stream = io.StringIO()
-    output = ScriptOutput(stream, stream, width=100, color="never")
-    status = output.run(read_source(str(path.relative_to(ROOT))))
-    return stream.getvalue() + f"[exit status {status}]\n"
 
 
 def test_examples_exist():
@@ -28,28 +26,27 @@ def test_examples_exist():
     assert required <= names
 
 
-@pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: path.stem)
-def test_example_matches_golden(path: Path, request, monkeypatch):
-    monkeypatch.chdir(ROOT)
-    actual = render_example(path)
-    golden = path.with_suffix(".out")
-    if request.config.getoption("--update-golden"):
-        golden.write_text(actual, encoding="utf-8")
-        return
-    assert golden.exists(), f"{golden.name} is missing: run pytest --update-golden and review it"
-    assert actual == golden.read_text(encoding="utf-8")
+def test_every_example_has_a_golden_so_the_plugin_tests_it():
+    # A missing golden would make the example a program the plugin ignores: it fails here.
+    found = find_programs([str(ROOT / "examples")])
+    assert not found.ignored, [program.name for program in found.ignored]
+    assert sorted(program.path.name for program in found.tested) == sorted(path.name for path in EXAMPLES)
+
+
+def test_this_project_runs_the_plugin_on_the_examples(pytestconfig):
+    assert pytestconfig.pluginmanager.has_plugin("scalarlang"), "pip install -e . registers the plugin"
+    assert pytestconfig.getini("sad_goldens") is True
+    assert "examples" in pytestconfig.getini("testpaths")
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: path.stem)
-def test_example_output_fits_the_width(path: Path, monkeypatch):
-    monkeypatch.chdir(ROOT)
-    for line in render_example(path).splitlines():
+def test_example_output_fits_the_width(path: Path):
+    for line in read_golden(path.with_suffix(".out")).splitlines():
         assert len(line) <= 100, line
         assert line == line.rstrip(), f"trailing whitespace: {line!r}"
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: path.stem)
-def test_example_succeeds(path: Path, monkeypatch):
+def test_example_succeeds(path: Path):
     # The examples are lessons, not failure demos: each runs to the end.
-    monkeypatch.chdir(ROOT)
-    assert render_example(path).endswith("[exit status 0]\n")
+    assert expected_status(read_golden(path.with_suffix(".out"))) == 0

@@ -14,7 +14,7 @@ where a test must change it:
 
 The default run compares `FEW` steps (about two seconds); the test marked slow all 100 (about
 half a minute, micrograd taking most of it). The full example's output is its golden file,
-examples/moons.out: test_golden.py checks it in the slow run, test_cli.py (the command, all
+examples/moons.out: its golden item checks it in the slow run, test_cli.py (the command, all
 examples in one process) in the default one; here the first steps are checked against it.
 """
 

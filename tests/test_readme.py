@@ -116,3 +116,25 @@ def test_the_readme_says_what_the_test_command_skips_and_how_to_run_it():
                    "notebook extra", "`pip install -e '.[test,notebook]'`", "`slow`", "`chromium`"):
         assert needed in flat, needed
     assert "two minutes" not in README  # measured: about 80 seconds on two cores
+
+
+def test_readme_golden_example_is_what_scalarlang_test_writes_and_shows(tmp_path, monkeypatch, capsys):
+    # "Keeping exercises honest": the program and its golden (both blocks of the README), the
+    # command's verdict, and its report of the change the README describes.
+    from scalarlang.front import cli
+
+    section = README.split("## Keeping exercises honest", 1)[1].split("\n## ", 1)[0]
+    program, golden, failure = re.findall(r"```[a-z]*\n(.*?)```", section, flags=re.DOTALL)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "exercises").mkdir()
+    (tmp_path / "exercises" / "reuse.sad").write_text(program, encoding="utf-8")
+    assert cli.main(["test", "--update", "exercises/reuse.sad"]) == 0
+    assert (tmp_path / "exercises" / "reuse.out").read_text(encoding="utf-8") == golden
+    capsys.readouterr()
+    assert cli.main(["test", "exercises"]) == 0
+    assert capsys.readouterr().out == "1 passed, 0 failed\n"
+    old, new = "expect untracked-output: backward(const 1)", "expect untracked-output: backward(y, inf)"
+    assert f"`{new}`" in " ".join(section.split())  # the change the README describes
+    (tmp_path / "exercises" / "reuse.sad").write_text(program.replace(old, new), encoding="utf-8")
+    assert cli.main(["test", "exercises"]) == 1
+    assert capsys.readouterr().out == failure

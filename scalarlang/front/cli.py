@@ -2,7 +2,8 @@
 
 Text goes to standard output and diagnostics to standard error; ``--json`` writes every event,
 errors included, as JSON lines on standard output. The exit statuses are listed in
-``EXIT_STATUSES`` (and in ``--help``).
+``EXIT_STATUSES`` (and in ``--help``). ``scalarlang test ...`` (``test`` as the first
+argument) is the golden-file tester, ``golden_command``.
 
 Only what a job needs is imported: ``--help`` and ``--version`` load no engine, lark or rich;
 a script loads no prompt_toolkit.
@@ -35,6 +36,7 @@ EXIT_STATUSES = (
 )
 
 COMPLETION_SHELLS = ("bash", "zsh", "fish")
+TEST_COMMAND = "test"  # the first argument that makes the command `scalarlang test` (golden_command)
 
 EPILOG = """\
 the language: one statement a line (or separated by ;), for example
@@ -56,25 +58,32 @@ exit status:
 """
 
 
-def build_parser():
+def new_parser(**settings):
+    """An argument parser whose messages (help, usage errors) are written through the guard:
+    argparse ignores a failed write (help to a full disk would exit 0, printing nothing), so
+    a failed write is the command's output error."""
     import argparse
 
-    statuses = "\n".join(f"  {status:<4} {meaning}" for status, meaning in EXIT_STATUSES)
     class Parser(argparse.ArgumentParser):
         def _print_message(self, message, file=None):
-            # argparse ignores a failed write (help to a full disk would exit 0, printing
-            # nothing): write through the guard, so it is the command's output error.
             if message:
                 GuardedStream(file or sys.stderr).write(message)
 
-    parser = Parser(
+    return Parser(formatter_class=argparse.RawDescriptionHelpFormatter, **settings)
+
+
+def build_parser():
+    statuses = "\n".join(f"  {status:<4} {meaning}" for status, meaning in EXIT_STATUSES)
+    parser = new_parser(
         prog="scalarlang",
         description=(
             "Reverse-mode automatic differentiation on scalars. Runs .sad programs;\n"
-            "with no arguments and a terminal, opens the REPL."
+            "with no arguments and a terminal, opens the REPL.\n\n"
+            "  scalarlang test [PATH ...]  checks programs against their golden files\n"
+            "                              (scalarlang test --help; a program named\n"
+            "                              `test` runs as scalarlang ./test)"
         ),
         epilog=EPILOG.replace("{statuses}", statuses),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("files", nargs="*", metavar="FILE", help="a .sad program to run ('-' reads standard input)")
     parser.add_argument("-c", dest="program", metavar="PROGRAM", help="run PROGRAM text")
@@ -229,6 +238,11 @@ def _exit_code(exiting: SystemExit) -> int:
 
 
 def _run(argv: list[str] | None, out: GuardedStream, err: GuardedStream, own_process: bool = False) -> int:
+    words = sys.argv[1:] if argv is None else argv
+    if words[:1] == [TEST_COMMAND]:  # `scalarlang test ...`; a program named test is ./test
+        from .golden_command import run_tests
+
+        return run_tests(words[1:], out, err)
     arguments = build_parser().parse_args(argv)
     if arguments.print_completion:
         from .completion import completion_script

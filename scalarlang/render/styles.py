@@ -12,4 +12,8 @@ STYLES = {
     "note": "bold",
     "ok": "green",
     "header": "bold",
+    # a diff (scalarlang test): lines of the golden, of the output now, and hunk headers
+    "removed": "red",
+    "added": "green",
+    "hunk": "cyan",
 }
