@@ -55,7 +55,8 @@ def chart_rows(chart: Chart, width: int, height: int | None = None, *, colour: b
     label_width = max(_cells(tick.label) for tick in chart.y_scale.ticks)
     plot_width = width - label_width - 2
     legend = _legend_rows(_legend(chart, colour), width)
-    around = (1 if chart.title else 0) + 2 + len(legend)
+    title = _one_line(chart.title or "").strip()
+    around = (1 if title else 0) + 2 + len(legend)
     plot_rows = height - around if height is not None else max(MIN_DERIVED_ROWS, min(MAX_DERIVED_ROWS, width // 4))
     if plot_width < MIN_PLOT_WIDTH or plot_rows < MIN_PLOT_ROWS:
         raise ChartError(
@@ -69,8 +70,8 @@ def chart_rows(chart: Chart, width: int, height: int | None = None, *, colour: b
     else:
         cells = _boundary_cells(chart, plot_width, plot_rows, colour)
     rows: list[list[Segment]] = []
-    if chart.title:
-        title = _fit(_one_line(chart.title), width)
+    if title:
+        title = _fit(title, width)
         rows.append([(" " * ((width - _cells(title)) // 2), ""), (title, "title")])
     tick_labels: dict[int, str] = {}
     for tick in chart.y_scale.ticks:
@@ -298,7 +299,8 @@ def _fit(text: str, width: int) -> str:
 
 
 def _one_line(text: str) -> str:
-    return "".join(char if char.isprintable() else " " for char in text)
+    """Control characters (a newline in a title) as spaces, runs of blanks as one."""
+    return " ".join("".join(char if char.isprintable() else " " for char in text).split())
 
 
 def _pad_left(text: str, width: int) -> str:
