@@ -34,3 +34,33 @@ class DrawingError(Exception):
 
     def __repr__(self) -> str:
         return f"DrawingError({self.kind!r}, {self.message!r})"
+
+
+# The kinds a chart (`plot`, `boundary`) can fail with; each error's fields name the culprit.
+NO_SERIES = "no-series"  # no list to plot
+EMPTY_SERIES = "empty-series"  # fields: series
+NON_FINITE_VALUE = "non-finite-value"  # fields: series (or None for a point), axis, index, value
+LENGTH_MISMATCH = "length-mismatch"  # fields: series, x_length, y_length
+LABEL_COUNT = "label-count"  # fields: labels, series
+LOG_NON_POSITIVE = "log-non-positive"  # fields: series, index, value
+GRID_OUT_OF_RANGE = "grid-out-of-range"  # fields: grid, low, high
+NO_POINTS = "no-points"  # a boundary without data
+POINT_SHAPE = "point-shape"  # fields: index, length (a point is x, y, label)
+UNDEFINED_SCORE = "undefined-score"  # fields: x, y (F is nan there)
+SIGN_GRID_SHAPE = "sign-grid-shape"  # fields: rows, columns, grid
+RANGE_TOO_WIDE = "range-too-wide"  # fields: axis, low, high (their difference overflows)
+CHART_TOO_SMALL = "chart-too-small"  # fields: width, height, min_width, min_height
+
+CHART_KINDS = (
+    NO_SERIES, EMPTY_SERIES, NON_FINITE_VALUE, LENGTH_MISMATCH, LABEL_COUNT, LOG_NON_POSITIVE,
+    GRID_OUT_OF_RANGE, NO_POINTS, POINT_SHAPE, UNDEFINED_SCORE, SIGN_GRID_SHAPE, RANGE_TOO_WIDE, CHART_TOO_SMALL,
+)
+
+
+class ChartError(DrawingError):
+    """A chart's data or size cannot make a chart; ``kind`` is one of `CHART_KINDS` (or
+    `unknown-picture-format` and `io-error` when writing one). A `DrawingError`, so whatever
+    shows drawing errors shows these."""
+
+    def __repr__(self) -> str:
+        return f"ChartError({self.kind!r}, {self.message!r})"
