@@ -51,7 +51,7 @@ ROOT = HERE.parent
 CACHE = HERE / ".cache"
 DIST = HERE / "dist"
 # The page's own files, copied as they are (index.html gets the manifest written into it).
-PAGE_FILES = ("index.html", "style.css", "playground.js", "highlight.js", "worker.js", "sw.js", "sad_playground.py", "favicon.svg")
+PAGE_FILES = ("index.html", "style.css", "playground.js", "highlight.js", "kept.js", "output.js", "worker.js", "sw.js", "sad_playground.py", "favicon.svg")
 # What the wheel is built from (copied to a temporary folder first).
 PACKAGE_FILES = ("pyproject.toml", "README.md", "LICENSE", "MANIFEST.in")
 PACKAGE_FOLDERS = ("scalarlang", "grammars")
@@ -275,13 +275,19 @@ def write_manifest(target: Path, manifest: dict) -> None:
 
 
 def _about(text: str) -> str:
-    """An example's first comment line, for the picker."""
+    """An example's first sentence, for the picker: its opening comment (the lines up to the
+    first blank comment line or code) joined, up to the first full stop, question or exclamation
+    mark that ends a sentence (one followed by a space or the end). A sentence is never cut at a
+    line break."""
+    lines = []
     for line in text.splitlines():
-        if line.startswith("#"):
-            return line.lstrip("# ").strip()
-        if line.strip():
+        words = line.lstrip("#").strip()
+        if not line.startswith("#") or not words:
             break
-    return ""
+        lines.append(words)
+    paragraph = " ".join(lines)
+    end = re.search(r"[.!?](?=\s|$)", paragraph)
+    return paragraph[: end.end()] if end else paragraph
 
 
 def lexicon() -> dict:

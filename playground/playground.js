@@ -3,29 +3,41 @@
 // error's span marked in the editor, and share links (the program in the URL's fragment,
 // which browsers never send to a server).
 //
+// The program is kept in the browser's local storage (a reload shows it again), with the one it
+// replaced: the picker's "(your program)" brings that back, "start over" the starting program.
 // Python runs in worker.js. Stop terminates that worker (nothing else can stop a loop that
-// runs there) and starts a fresh one. What tests and the benchmark read:
+// runs there) and starts a fresh one, as does a crash of Python. What tests and the benchmark
+// read:
 // body[data-ready] ("true" once Python is ready; window.playground.readyAt: ms since the
 // navigation started), #status[data-state] (starting, ready, running, done, error, stopped,
 // failed), #output[data-state] and [data-status] (the exit status), [data-error-kind], and
-// window.playground.lastRun (the text of the run, its status, its error).
+// window.playground.lastRun (the text of the run, its status, its error, how many batches of
+// output it came in).
 import { highlightHtml, makeLexer } from "./highlight.js";
+import { decodeProgram, encodeProgram, readKept, writeKept } from "./kept.js";
+import { addNotice, clearOutput, outputTextValue, showPart } from "./output.js";
 
 const manifest = JSON.parse(document.getElementById("manifest").textContent);
 const $ = (selector) => document.querySelector(selector);
 const editor = $("#code");
 const highlighted = $("#highlight");
 const output = $("#output");
-const outputText = $("#output-text");
 const statusLine = $("#status");
 const runButton = $("#run");
 const stopButton = $("#stop");
 const picker = $("#examples");
 const fileName = $("#file-name");
+const startOverButton = $("#start-over");
 const tokens = makeLexer(manifest.lexicon);
+// A Mac's keyboard says Cmd where others say Ctrl (both run the program everywhere).
+const IS_MAC = /Mac|iPhone|iPad|iPod/.test(navigator.userAgentData?.platform || navigator.platform || "");
+const RUN_KEY = IS_MAC ? "Cmd-Enter" : "Ctrl-Enter";
 const DEFAULT_NAME = "playground.sad";
-const DEFAULT_PROGRAM = `# The reused square: x is used twice by a product, the product twice by a sum.
-# Ctrl-Enter runs it; the menu above has every example.
+const START = "start"; // the picker's value for the starting program
+// Lines short enough for the editor at a laptop's width.
+const DEFAULT_PROGRAM = `# The reused square: x is used twice by a
+# product, the product twice by a sum.
+# Run it, change it, or pick an example above.
 let x = var 2
 let square = x * x
 let loss = square + square
@@ -43,6 +55,8 @@ const state = {
   nextId: 1,
   errorMark: null,
   name: DEFAULT_NAME,
+  own: false, // the editor holds a program of the user's (typed, or from a link)
+  draft: null, // {text, name}: the user's program that the one shown replaced
   resourceRequests: [],
 };
 const api = (window.playground = { readyAt: null, lastRun: null, manifest, restarts: 0 });
@@ -84,13 +98,15 @@ function onWorkerMessage(worker, message) {
       state.queued = null;
       startRun(queued.text, queued.name);
     } else if (!state.run) {
-      setStatus("ready", api.restarts ? "Ready again: a fresh Python." : "Ready: Ctrl-Enter runs the program.");
+      setStatus("ready", api.restarts ? "Ready again: a fresh Python." : `Ready: ${RUN_KEY} runs the program.`);
     }
     registerServiceWorker();
   } else if (message.type === "resources") {
     for (const resolve of state.resourceRequests.splice(0)) resolve(message.names);
   } else if (message.type === "failed") {
     setStatus("failed", `Python could not start: ${message.message}`);
+  } else if (message.type === "crashed") {
+    crashed(message);
   } else if (state.run && message.id === state.run.id) {
     if (message.type === "parts") showParts(message.parts);
     else if (message.type === "done") finishRun(message);
@@ -115,7 +131,7 @@ function run() {
 
 function startRun(text, name) {
   const id = state.nextId++;
-  state.run = { id, started: performance.now(), text, name, output: [] };
+  state.run = { id, started: performance.now(), text, name, output: [], batches: 0 };
   output.dataset.state = "running";
   delete output.dataset.status;
   delete output.dataset.errorKind;
@@ -146,13 +162,14 @@ function finishRun(message) {
   output.dataset.status = String(message.status);
   const error = message.error;
   if (error) output.dataset.errorKind = error.kind;
-  api.lastRun = { text: current.output.join(""), status: message.status, error, seconds, pythonSeconds: message.seconds };
+  api.lastRun = { text: current.output.join(""), status: message.status, error, seconds, pythonSeconds: message.seconds, batches: current.batches };
   if (error) {
     setStatus("error", "");
     const where = error.line ? ` at line ${error.line}, column ${error.column}` : "";
     statusLine.append(`error[${error.kind}]${where}: ${error.message} (exit status ${message.status}) `);
     if (error.start !== undefined) {
       setErrorMark({ start: error.start, end: error.end, title: `error[${error.kind}]: ${error.message}`, line: error.line, column: error.column });
+      revealMark(); // however far down the program it is
       const show = document.createElement("button");
       show.type = "button";
       show.className = "link";
@@ -180,6 +197,28 @@ function stop() {
   startWorker();
 }
 
+// Python ended with a fatal error (in the browser: the JavaScript stack ran out inside it). It
+// cannot run anything more: as after Stop, a fresh worker starts.
+function crashed(message) {
+  const current = state.run;
+  const seconds = current ? (performance.now() - current.started) / 1000 : 0;
+  state.worker.terminate();
+  state.run = null;
+  state.queued = null;
+  api.restarts += 1;
+  setRunning(false);
+  output.dataset.state = "done";
+  output.dataset.status = "1";
+  output.dataset.errorKind = "internal-error";
+  addNotice(`Python ended: ${message.message}. In the browser the stack is small: letting go of a graph `
+    + "thousands of nodes deep during a run (an unrolled loop's result, bound again) runs out of it. "
+    + "The scalarlang command has no such limit.");
+  const error = { kind: "internal-error", message: message.message };
+  api.lastRun = { text: current ? current.output.join("") : "", status: 1, error, seconds, crashed: true, batches: current ? current.batches : 0 };
+  setStatus("failed", `Python ended (${message.message}): a fresh one is starting…`);
+  startWorker();
+}
+
 function setRunning(running) {
   runButton.disabled = running;
   stopButton.disabled = !running;
@@ -196,55 +235,45 @@ function setStatus(kind, text) {
 
 // ---- output -------------------------------------------------------------------------------
 
-function clearOutput() {
-  output.replaceChildren();
-  outputText.textContent = "";
-  output.dataset.state = "empty";
-}
-
 function showParts(parts) {
   const run = state.run;
+  run.batches += 1;
   for (const part of parts) {
-    const box = document.createElement("div");
-    box.className = `part ${part.kind}`;
-    box.innerHTML = part.kind === "picture" ? part.svg : part.html;
-    if (part.kind === "walk") activateScripts(box);
-    output.append(box);
     run.output.push(part.text);
-    outputText.append(part.text);
+    showPart(part);
   }
-}
-
-// Scripts set with innerHTML do not run: the walk player's script is put back as a new one.
-function activateScripts(box) {
-  for (const old of box.querySelectorAll("script")) {
-    if (old.type && old.type !== "text/javascript") continue;
-    const script = document.createElement("script");
-    script.textContent = old.textContent;
-    old.replaceWith(script);
-  }
-}
-
-function addNotice(text) {
-  const box = document.createElement("div");
-  box.className = "part notice";
-  box.textContent = text;
-  output.append(box);
-}
-
-function outputTextValue() {
-  return outputText.textContent;
 }
 
 // ---- the editor ---------------------------------------------------------------------------
 
-function setProgram(text, name) {
+// Shows `text` as the program `name`; `own`: whether it is the user's (typed, or from a link)
+// rather than an example or the starting program. The user's program it replaces is kept as
+// the draft, which the picker's "(your program)" brings back.
+function setProgram(text, name, own) {
+  if (state.own && editor.value !== text) state.draft = { text: editor.value, name: state.name };
   editor.value = text;
+  editor.scrollTop = 0;
+  editor.scrollLeft = 0;
   state.name = name || DEFAULT_NAME;
-  fileName.textContent = state.name;
-  picker.value = manifest.examples.some((e) => e.file === state.name && e.text === text) ? state.name : "";
+  state.own = own;
   setErrorMark(null);
-  render();
+  programChanged();
+}
+
+// Whether a program is the user's: anything but an example or the starting program as they are.
+function isOwn(text, name) {
+  return !(text === DEFAULT_PROGRAM || manifest.examples.some((e) => e.file === name && e.text === text));
+}
+
+// After any change of the program: its name, the picker's choice and "start over" follow
+// it, and it is kept for the next visit.
+function programChanged() {
+  fileName.textContent = state.name;
+  const example = manifest.examples.find((e) => e.file === state.name && e.text === editor.value);
+  picker.value = state.own ? "" : example ? example.file : editor.value === DEFAULT_PROGRAM ? START : "";
+  yourProgram.disabled = !state.own && !state.draft;
+  startOverButton.hidden = editor.value === DEFAULT_PROGRAM;
+  writeKept({ text: editor.value, name: state.name, own: state.own, draft: state.draft });
 }
 
 function render() {
@@ -278,10 +307,30 @@ function selectSpan(start, end) {
   syncScroll();
 }
 
+// Scrolls the editor to the error's mark when it is out of sight (a third of the way down, as
+// selectSpan does), without moving the caret: the program ran from Run or a key anywhere.
+function revealMark() {
+  const mark = highlighted.querySelector("mark.sad-error");
+  if (!mark) return;
+  const { offsetTop: top, offsetLeft: left, offsetHeight: height, offsetWidth: width } = mark;
+  if (top < editor.scrollTop || top + height > editor.scrollTop + editor.clientHeight) {
+    editor.scrollTop = Math.max(0, top - editor.clientHeight / 3);
+  }
+  if (left < editor.scrollLeft || left + Math.min(width, editor.clientWidth / 2) > editor.scrollLeft + editor.clientWidth) {
+    editor.scrollLeft = Math.max(0, left - editor.clientWidth / 3);
+  }
+  syncScroll();
+}
+
 let tabLeaves = false;
 editor.addEventListener("input", () => {
   if (state.errorMark) state.errorMark = null; // the span no longer points at what failed
-  if (picker.value) picker.value = "";
+  // Typed over, the program is the user's: no longer named after the example it was, and no
+  // longer the one a share link (in the box, in the address bar) holds.
+  state.own = true;
+  state.name = DEFAULT_NAME;
+  forgetShareLink();
+  programChanged();
   render();
 });
 editor.addEventListener("scroll", syncScroll);
@@ -310,36 +359,36 @@ document.addEventListener("keydown", (event) => {
   }
 });
 
-// ---- examples and sharing -----------------------------------------------------------------
+// ---- examples, the starting program, sharing ----------------------------------------------
 
+const yourProgram = picker.querySelector('option[value=""]');
+picker.append(new Option("(the starting program)", START));
 for (const example of manifest.examples) {
-  const option = document.createElement("option");
-  option.value = example.file;
-  option.textContent = example.about ? `${example.name}: ${example.about}` : example.name;
-  picker.append(option);
+  picker.append(new Option(example.about ? `${example.name}: ${example.about}` : example.name, example.file));
 }
 picker.addEventListener("change", () => {
   const example = manifest.examples.find((e) => e.file === picker.value);
   if (example) {
-    setProgram(example.text, example.file);
-    clearOutput();
-    setStatus(state.ready ? "ready" : statusLine.dataset.state, state.ready ? `${example.file}: Ctrl-Enter runs it.` : statusLine.textContent);
+    choose(example.text, example.file, false, example.file);
+  } else if (picker.value === START) {
+    startOver();
+  } else if (state.draft) {
+    const draft = state.draft;
+    state.draft = null;
+    choose(draft.text, draft.name, true, "Your program");
   }
 });
+startOverButton.addEventListener("click", startOver);
 
-// The fragment: #program=BASE64URL(UTF-8 text)[&file=NAME]. A fragment is never sent to a
-// server, so a shared program stays between the people who have the link.
-function encodeProgram(text) {
-  const bytes = new TextEncoder().encode(text);
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+function startOver() {
+  choose(DEFAULT_PROGRAM, DEFAULT_NAME, false, "The starting program");
 }
 
-function decodeProgram(encoded) {
-  const base64 = encoded.replace(/-/g, "+").replace(/_/g, "/");
-  const binary = atob(base64 + "===".slice((base64.length + 3) % 4));
-  return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+function choose(text, name, own, what) {
+  setProgram(text, name, own);
+  forgetShareLink();
+  clearOutput();
+  if (state.ready && !state.run) setStatus("ready", `${what}: ${RUN_KEY} runs it.`);
 }
 
 function shareLink() {
@@ -349,12 +398,21 @@ function shareLink() {
   return `${location.origin}${location.pathname}#${params.toString()}`;
 }
 
+// The program changed: the link shown and the address bar's hold the old one (a reload would
+// bring it back). Share makes a new one.
+function forgetShareLink() {
+  $("#share-box").hidden = true;
+  if (location.hash) history.replaceState(null, "", location.pathname + location.search);
+}
+
 function programFromFragment() {
   if (!location.hash) return null;
   const params = new URLSearchParams(location.hash.slice(1));
   if (!params.has("program")) return null;
   try {
-    return { text: decodeProgram(params.get("program")), name: params.get("file") || DEFAULT_NAME };
+    const text = decodeProgram(params.get("program"));
+    const name = params.get("file") || DEFAULT_NAME;
+    return { text, name, own: isOwn(text, name) };
   } catch {
     setStatus(statusLine.dataset.state, "This link's program could not be read (it was cut short?).");
     return null;
@@ -381,7 +439,7 @@ $("#share").addEventListener("click", async () => {
 });
 window.addEventListener("hashchange", () => {
   const shared = programFromFragment();
-  if (shared) setProgram(shared.text, shared.name);
+  if (shared) setProgram(shared.text, shared.name, shared.own);
 });
 $("#about-link").addEventListener("click", (event) => {
   event.preventDefault();
@@ -404,11 +462,23 @@ function registerServiceWorker() {
 
 // ---- start --------------------------------------------------------------------------------
 
+$("#run-key").textContent = IS_MAC ? "Cmd-Enter (or Ctrl-Enter)" : "Ctrl-Enter";
+runButton.title = `Run (${RUN_KEY})`;
+editor.setAttribute("aria-label", `.sad program (${RUN_KEY} runs it)`);
 startWorker();
+// What this browser kept is the program shown before a link's, which replaces it (and keeps
+// it as the draft, when it was the user's).
+const kept = readKept();
+if (kept) {
+  editor.value = kept.text;
+  Object.assign(state, { name: kept.name, own: kept.own || isOwn(kept.text, kept.name), draft: kept.draft });
+}
 const shared = programFromFragment();
 if (shared) {
-  setProgram(shared.text, shared.name);
+  setProgram(shared.text, shared.name, shared.own);
   setStatus("starting", "Starting Python… (the program is the one in the link: Run runs it)");
+} else if (kept) {
+  setProgram(editor.value, state.name, state.own);
 } else {
-  setProgram(DEFAULT_PROGRAM, DEFAULT_NAME);
+  setProgram(DEFAULT_PROGRAM, DEFAULT_NAME, false);
 }

@@ -11,17 +11,26 @@ has passed since the last one, so the lines of a long training loop appear as it
 text of all batches is what `scalarlang FILE.sad` prints (tests/test_playground_runner.py
 checks it against every example's golden file, natively).
 
+A run's graphs are freed outputs first once it is done (`run`, `_outputs_last`): freeing a
+chain of nodes frees each operand inside the free of its user, and in the browser the stack
+that this nests on is the JavaScript engine's, which CPython does not measure (its guard
+against deep frees does not engage there): a graph a few thousand nodes deep, as an unrolled
+loop leaves, ended Python in the page when the session was let go.
+
 Also imported natively (by the build's smoke test and the tests): it needs no Pyodide.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import time
 from typing import Callable, cast
 
 import scalarlang
 from scalarlang.front.api import PicturePart, Result, WalkPart, render_outcomes
+from scalarlang.engine import Scalar
+from scalarlang.engine.passes import topology
 from scalarlang.front.runner import exit_status
 from scalarlang.interpreter.outcomes import Failed
 from scalarlang.language.source import Source
@@ -34,10 +43,24 @@ FLUSH_SECONDS = 0.1
 OUTPUT_LIMIT = 8_000_000
 
 
+# Every node alive when a run ended, each after its operands (see `run`).
+_left_over: list[Scalar] = []
+
+
 def run(text: str, name: str, post: Callable[[str], object], width: int = WIDTH) -> dict:
     """Run ``text`` as the program ``name`` in a fresh session. ``post`` receives JSON text:
     ``{"type": "parts", "parts": [...]}`` for each batch, then ``{"type": "done", ...}`` (the
     exit status, the error if one, the time, the parts left out). Returns the last message."""
+    try:
+        return _run(text, name, post, width)
+    finally:
+        # The session is gone with _run's frame; its nodes, held only here now, go from the
+        # last: a node's users are freed before it, so no free reaches past one node.
+        while _left_over:
+            _left_over.pop()
+
+
+def _run(text: str, name: str, post: Callable[[str], object], width: int) -> dict:
     started = time.perf_counter()
     session = scalarlang.Session(width=width)
     state = _State(post, width)
@@ -68,7 +91,20 @@ def run(text: str, name: str, post: Callable[[str], object], width: int = WIDTH)
         "left_out": state.left_out,
     }
     post(json.dumps(done))
+    _left_over.extend(_outputs_last())
     return done
+
+
+def _outputs_last() -> list[Scalar]:
+    """Every node alive (the session's, and any its outcomes hold), operands before users: the
+    topology of each node that is no live node's operand, one after another."""
+    alive = [thing for thing in gc.get_objects() if isinstance(thing, Scalar)]
+    operands = {id(edge.parent) for node in alive for edge in node.parents}
+    order: list[Scalar] = []
+    for node in alive:
+        if id(node) not in operands:
+            order.extend(topology(node))
+    return order
 
 
 class _State:

@@ -5,7 +5,7 @@
 // digest (build.py writes it): a new build gets a new cache and the old one is dropped.
 const CACHE = "scalarlang-playground-BUILD_ID";
 const FILES = [
-  "./", "index.html", "style.css", "favicon.svg", "playground.js", "highlight.js", "worker.js", "sad_playground.py",
+  "./", "index.html", "style.css", "favicon.svg", "playground.js", "highlight.js", "kept.js", "output.js", "worker.js", "sad_playground.py",
   "manifest.json", "pyodide/pyodide.mjs", "pyodide/pyodide.asm.mjs", "pyodide/pyodide.asm.wasm",
   "pyodide/python_stdlib.zip", "pyodide/pyodide-lock.json",
 ];

@@ -5,7 +5,8 @@
 // the data files, the grammar cache), then {type: "run", id, text, name}.
 // To the page: {type: "ready", seconds, versions}, {type: "parts", id, parts},
 // {type: "done", id, status, error, seconds, ...} (sad_playground.py writes those two),
-// {type: "failed", message} when Python could not start.
+// {type: "failed", message} when Python could not start, {type: "crashed", id, message} when
+// it suffered a fatal error (it can run nothing more).
 //
 // Every file comes from this site (relative URLs); Pyodide's lock file lists no packages.
 import { loadPyodide } from "./pyodide/pyodide.mjs";
@@ -82,6 +83,12 @@ import sad_playground
     try {
       runner.run(message.text, message.name, post).destroy();
     } catch (error) {
+      if (error && error.pyodide_fatal_error) {
+        // Python is beyond use (in a browser: the stack ran out inside it): the page starts
+        // another worker.
+        self.postMessage({ type: "crashed", id: message.id, message: String(error.message || error) });
+        return;
+      }
       post(JSON.stringify({ type: "done", status: 1, error: { kind: "internal-error", message: String(error) }, seconds: 0 }));
     }
   };

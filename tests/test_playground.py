@@ -73,6 +73,8 @@ def page(browser, server):
     """The playground loaded fresh, Python ready."""
     open_page(browser, server.url)
     yield browser
+    # The page keeps its program in the browser's local storage: the next test starts afresh.
+    browser.execute_script("localStorage.clear()")
     severe = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
     assert severe == []
 
@@ -253,6 +255,277 @@ def test_the_build_says_what_it_shipped(site):
     assert sorted(example["file"] for example in manifest["examples"]) == [f"examples/{p.name}" for p in EXAMPLES]
     assert {wheel.split("-")[0] for wheel in manifest["wheels"]} == {"scalarlang", "lark", "rich", "platformdirs"}
     # No address of another site in what the page loads.
-    for name in ("index.html", "playground.js", "worker.js", "highlight.js", "sw.js"):
+    for name in ("index.html", "playground.js", "kept.js", "output.js", "worker.js", "highlight.js", "sw.js"):
         text = (site / name).read_text(encoding="utf-8")
         assert not re.search(r"https?://(?!www\.w3\.org/)", text), name
+
+
+# ---- issue 35, item 6: what a new user tripped over, on a phone and at a desk -------------
+
+PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True}
+MAC = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36"
+
+
+@pytest.fixture
+def tab(page, server):
+    """A second tab of the same browser, closed afterwards: what a test sets there through
+    the DevTools protocol (a phone's screen, a Mac's platform) stays there."""
+    first = page.current_window_handle
+    page.switch_to.new_window("tab")
+    try:
+        yield page
+    finally:
+        page.close()
+        page.switch_to.window(first)
+
+
+def editor_text(browser) -> str:
+    return browser.execute_script("return document.getElementById('code').value")
+
+
+def type_in_editor(browser, keys: str) -> None:
+    """Keys typed at the end of the program, as a user types them."""
+    from selenium.webdriver.common.keys import Keys
+
+    editor = element(browser, "#code")
+    editor.click()
+    editor.send_keys(Keys.CONTROL, Keys.END)
+    editor.send_keys(keys)
+
+
+def shown(browser, selector: str) -> bool:
+    return browser.execute_script(
+        "const e = document.querySelector(arguments[0]); return !!e && e.getClientRects().length > 0", selector)
+
+
+def test_on_a_phone_the_page_fits_the_screen_and_the_picker_with_it(tab, server):
+    from selenium.webdriver.support.ui import Select
+
+    tab.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
+    open_page(tab, server.url)
+    # The layout viewport is the phone's: nothing wider makes the browser zoom out or the
+    # page scroll sideways.
+    width = tab.execute_script("return innerWidth")
+    assert width == 390
+    assert tab.execute_script("return document.documentElement.scrollWidth") <= width
+    for selector in ("#examples", "#run", "#stop", "#share", "#code", "#output"):
+        left, right = tab.execute_script(
+            "const r = document.querySelector(arguments[0]).getBoundingClientRect(); return [r.left, r.right]", selector)
+        assert 0 <= left and right <= width, (selector, left, right)
+    # The picker still picks (its labels are all there, only the closed picker is narrower).
+    Select(element(tab, "#examples")).select_by_value("examples/xor.sad")
+    assert editor_text(tab) == (ROOT / "examples" / "xor.sad").read_text(encoding="utf-8")
+    assert tab.execute_script("return document.documentElement.scrollWidth") <= width
+
+
+def test_editing_after_share_takes_the_old_link_away(page, server):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    set_program(page, REUSED_SQUARE)
+    element(page, "#share").click()
+    link = element(page, "#share-link").get_attribute("value")
+    assert page.current_url == link and shown(page, "#share-box")
+    type_in_editor(page, 'print "edited"\n')
+    # The box no longer offers (or says it copied) a link to another program, and the address
+    # bar no longer holds it: a reload shows what was typed, not what was shared.
+    assert not shown(page, "#share-box")
+    assert "program=" not in page.current_url and page.current_url.startswith(server.url)
+    edited = REUSED_SQUARE + 'print "edited"\n'
+    assert editor_text(page) == edited
+    page.refresh()
+    WebDriverWait(page, 120).until(lambda _: page.execute_script("return document.body.dataset.ready") == "true")
+    assert editor_text(page) == edited
+    # Share again: a link to the edited program, which opens it.
+    element(page, "#share").click()
+    assert shown(page, "#share-box") and element(page, "#share-link").get_attribute("value") == page.current_url != link
+    page.refresh()
+    WebDriverWait(page, 120).until(lambda _: page.execute_script("return document.body.dataset.ready") == "true")
+    assert editor_text(page) == edited
+
+
+def test_a_program_typed_over_a_picked_example_is_no_longer_named_after_it(page):
+    from selenium.webdriver.support.ui import Select
+
+    Select(element(page, "#examples")).select_by_value("examples/xor.sad")
+    assert element(page, "#file-name").text == "examples/xor.sad"
+    set_program(page, "let x = var 2\nlet y = x $ 3\n")
+    assert element(page, "#file-name").text == "playground.sad"
+    assert Select(element(page, "#examples")).first_selected_option.get_attribute("value") == ""
+    run = run_and_wait(page)
+    assert run["error"]["kind"] == "syntax-error"
+    assert "--> playground.sad:2:11" in run["text"] and "xor" not in run["text"]
+    assert "xor" not in element(page, "#output").text
+    element(page, "#share").click()
+    link = element(page, "#share-link").get_attribute("value")
+    assert "program=" in link and "file=" not in link
+    # An example picked as it is keeps its name.
+    Select(element(page, "#examples")).select_by_value("examples/errors.sad")
+    assert element(page, "#file-name").text == "examples/errors.sad"
+    element(page, "#share").click()
+    assert "file=examples%2Ferrors.sad" in element(page, "#share-link").get_attribute("value")
+
+
+def test_a_training_loop_prints_one_block_of_text_however_its_output_was_batched(page):
+    # Long enough that its lines reach the page in several batches (one per 0.1 s).
+    set_program(page, 'let x = var 0.5\nfor i in 0..30000 {\n  let x = tanh(x * 0.9) + 0.01\n'
+                      '  if i % 1000 == 0 { print "step {i}" }\n}\nprint "end"\n')
+    run = run_and_wait(page)
+    assert run["status"] == 0
+    lines = run["text"].splitlines()
+    assert lines == [f"step {i}" for i in range(0, 30000, 1000)] + ["end"]
+    # One text part, one <pre> holding every line in order: no divider between batches.
+    assert page.execute_script("return document.querySelectorAll('#output .part').length") == 1
+    blocks = page.execute_script("return [...document.querySelectorAll('#output pre')].map(p => p.textContent)")
+    assert blocks == [run["text"]]
+    assert run["batches"] >= 2  # (else this test would show nothing)
+    # A picture still stands apart from the text around it.
+    set_program(page, REUSED_SQUARE + 'print "after"\n')
+    run_and_wait(page)
+    kinds = page.execute_script("return [...document.querySelectorAll('#output .part')].map(p => p.className)")
+    assert kinds == ["part text", "part picture", "part text"]
+
+
+def test_a_reload_keeps_the_program_and_start_over_brings_the_default_back(page):
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    def reload() -> None:
+        page.refresh()
+        WebDriverWait(page, 120).until(lambda _: page.execute_script("return document.body.dataset.ready") == "true")
+
+    default = editor_text(page)
+    assert default.startswith("#") and "let" in default and element(page, "#file-name").text == "playground.sad"
+    assert not shown(page, "#start-over")  # nothing to go back to
+    mine = "let mine = var 7\nprint \"{mine}\"\n"
+    set_program(page, mine)
+    type_in_editor(page, "# typed\n")
+    mine += "# typed\n"
+    reload()
+    assert editor_text(page) == mine and element(page, "#file-name").text == "playground.sad"
+    # Back to the default program, visibly offered; what was typed is one choice away.
+    element(page, "#start-over").click()
+    assert editor_text(page) == default
+    assert not shown(page, "#start-over")
+    reload()
+    assert editor_text(page) == default
+    picker = Select(element(page, "#examples"))
+    picker.select_by_value("")
+    assert editor_text(page) == mine
+    # A picked example is what a reload shows, by its name.
+    picker.select_by_value("examples/neuron.sad")
+    reload()
+    assert editor_text(page) == (ROOT / "examples" / "neuron.sad").read_text(encoding="utf-8")
+    assert element(page, "#file-name").text == "examples/neuron.sad"
+    assert Select(element(page, "#examples")).first_selected_option.get_attribute("value") == "examples/neuron.sad"
+
+
+def test_the_run_hint_names_cmd_enter_on_a_mac(tab, server):
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    # Elsewhere (Linux here): Ctrl-Enter, and no Cmd.
+    open_page(tab, server.url)
+    hint = element(tab, ".hint").text
+    assert "Ctrl-Enter" in hint and "Cmd" not in hint
+    tab.execute_cdp_cmd("Emulation.setUserAgentOverride", {"userAgent": MAC, "platform": "MacIntel"})
+    open_page(tab, server.url)
+    assert "Cmd-Enter" in element(tab, ".hint").text
+    assert "Cmd-Enter" in element(tab, "#run").get_attribute("title")
+    assert "Cmd-Enter" in element(tab, "#status").text
+    # And it does run the program.
+    set_program(tab, 'print "by Cmd-Enter"\n')
+    element(tab, "#code").send_keys(Keys.COMMAND, Keys.ENTER)
+    WebDriverWait(tab, 60).until(lambda _: element(tab, "#output").get_attribute("data-state") == "done")
+    assert "by Cmd-Enter" in tab.execute_script("return window.playground.lastRun.text")
+
+
+def test_an_error_far_down_the_program_is_scrolled_into_view(page):
+    lines = [f"let a{i} = var {i}" for i in range(1, 150)]
+    lines[139] = "let bad = log(a1 - 1)"
+    set_program(page, "\n".join(lines) + "\n")
+    page.execute_script("document.getElementById('code').scrollTop = 0; document.getElementById('code').dispatchEvent(new Event('scroll'))")
+    run = run_and_wait(page)
+    assert run["error"]["kind"] == "non-finite-result" and run["error"]["line"] == 140
+    # The mark is where the editor shows it, without a click on "show in the program".
+    mark, box = page.execute_script(
+        "const m = document.querySelector('#highlight mark.sad-error').getBoundingClientRect();"
+        "const e = document.getElementById('code').getBoundingClientRect();"
+        "return [[m.top, m.bottom, m.left, m.right], [e.top, e.bottom, e.left, e.right]]")
+    assert box[0] <= mark[0] and mark[1] <= box[1] and box[2] <= mark[2] and mark[3] <= box[3], (mark, box)
+    assert 0 <= mark[0] and mark[1] <= page.execute_script("return innerHeight")
+    # The editor and its highlighted copy scrolled together (the mark is over its own text).
+    scrolls = page.execute_script("const e = document.getElementById('code');"
+                                  "return [e.scrollTop, document.querySelector('pre.highlight').scrollTop]")
+    assert scrolls[0] > 0 and scrolls[0] == scrolls[1]
+
+
+def first_sentence_of_comment(path: Path) -> str:
+    """The example's opening comment, its lines joined, up to the end of its first sentence."""
+    comment = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#") or not line.strip("# "):
+            break
+        comment.append(line.strip("# "))
+    text = " ".join(comment)
+    ends = [m.end() for m in re.finditer(r"[.!?](?=\s|$)", text)]
+    return text[:ends[0]] if ends else text
+
+
+def test_the_pickers_labels_are_whole_sentences(page):
+    labels = page.execute_script(
+        "return Object.fromEntries([...document.querySelectorAll('#examples option')].map(o => [o.value, o.textContent]))")
+    for path in EXAMPLES:
+        label = labels[f"examples/{path.name}"]
+        assert label == f"{path.stem}: {first_sentence_of_comment(path)}"
+        assert re.search(r"[.!?]$", label), label
+    assert labels["examples/chain_rule.sad"] == ("chain_rule: Seeing the chain rule on the chapter's reused square: "
+                                                 "x is used twice by a product, the product twice by a sum.")
+
+
+def test_the_default_program_fits_the_editor_at_desktop_width(page):
+    assert page.execute_script("return innerWidth") == 1400
+    default = editor_text(page)
+    assert default.startswith("#")
+    # No line runs past the editor's right edge: nothing to scroll sideways for.
+    width, visible = page.execute_script("const e = document.getElementById('code'); return [e.scrollWidth, e.clientWidth]")
+    assert width <= visible
+
+
+# An unrolled loop: x ends 10,000 nodes deep, each node holding the one before.
+UNROLLED = "let x = var 0.5\nfor i in 0..5000 {\n  let x = tanh(x) + 1\n}\n"
+
+
+def severe_logs(browser) -> list[str]:
+    return [entry["message"] for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def test_a_deep_graph_left_at_the_end_of_a_run_does_not_end_python(page):
+    # Freed from its output down, one node inside the free of the next, such a graph ran the
+    # browser's stack out (a fatal error of Pyodide) once the run's session was let go.
+    set_program(page, UNROLLED + 'print "deep"\n')
+    run = run_and_wait(page)
+    assert run["status"] == 0 and run["text"] == "deep\n"
+    set_program(page, REUSED_SQUARE)
+    run = run_and_wait(page)
+    assert run["status"] == 0 and "x grad" in run["text"]
+    assert page.execute_script("return window.playground.restarts") == 0
+    assert severe_logs(page) == []
+
+
+def test_when_python_ends_mid_run_the_page_says_so_and_starts_a_fresh_one(page):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    # Binding x again lets go of its 10,000-node graph in the middle of the run: in the browser
+    # that runs the stack out inside Python (the command has no such limit), which ends it.
+    set_program(page, UNROLLED + 'let x = var 0\nprint "after"\n')
+    run = run_and_wait(page)
+    assert run["crashed"] is True and run["status"] == 1 and run["error"]["kind"] == "internal-error"
+    assert "after" not in run["text"]
+    assert "Python ended" in element(page, "#status").text
+    assert "Python ended" in element(page, "#output .notice").text
+    WebDriverWait(page, 120).until(lambda _: page.execute_script("return document.body.dataset.ready") == "true")
+    assert page.execute_script("return window.playground.restarts") == 1
+    set_program(page, REUSED_SQUARE)
+    run = run_and_wait(page)
+    assert run["status"] == 0 and "x grad" in run["text"]
+    # What the browser logged: Pyodide's fatal error, and nothing else.
+    assert all("fatal error" in line or "call stack" in line for line in severe_logs(page))
