@@ -77,8 +77,13 @@ def where_different(a, b, path: str = "") -> str | None:
     elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         places = (where_different(x, y, f"{path}[{i}]") for i, (x, y) in enumerate(zip(a, b)))
     else:
-        return None if same(a, b) else f"{path or 'the event'}: the model says {a!r}, the command printed {b!r}"
+        return None if same(a, b) else f"{path or 'the event'}: the model says {short(a)}, the command printed {short(b)}"
     return next((place for place in places if place is not None), None)
+
+
+def short(value) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 300 else shown[:299] + "…"
 
 
 def first_difference(expected: list[dict], actual: list[dict]) -> str | None:
@@ -88,7 +93,7 @@ def first_difference(expected: list[dict], actual: list[dict]) -> str | None:
             return f"event {index} ({want['event']}), {place}"
     if len(expected) != len(actual):
         rest = (expected + actual)[min(len(expected), len(actual)) :][:3]
-        return f"{len(expected)} events expected, {len(actual)} printed; the first of the rest: {rest}"
+        return f"{len(expected)} events expected, {len(actual)} printed; the first of the rest: {short(rest)}"
     return None
 
 
