@@ -4,6 +4,7 @@ output (prompt_toolkit's testing guide), completion, highlighting and the histor
 from __future__ import annotations
 
 import io
+import signal
 import os
 import subprocess
 import sys
@@ -293,6 +294,31 @@ def run_session(keys: str, *, core=None, stream=None, history=None, **options):
     return status, stream.getvalue(), history
 
 
+def test_a_ctrl_c_typed_right_after_enter_interrupts_the_input():
+    # Issue 36: Enter, then Ctrl-C before the terminal makes Ctrl-C a signal again; the key
+    # was kept for the next prompt, the input ran to its end, and the Ctrl-C dropped nothing.
+    keys = 'quiet let t = const 7\rrepeat 3 { let t = t + 1 }\r\x03print "{t:.1f}"\r:quit\r'
+    status, out, _ = run_session(keys)
+    assert status == 0
+    assert out.splitlines() == [
+        "interrupted: nothing of this input was kept",
+        "7.0",  # the line undone; the keys after the Ctrl-C still typed
+    ]
+    # Keys typed between the Enter and the Ctrl-C are dropped with the input, as a terminal
+    # drops its input on Ctrl-C; a Ctrl-C after an empty line or a command interrupts it too.
+    # A Ctrl-C after a further Enter is the next input's.
+    keys = 'print "ran"\rlet\x03print "yes"\r\r\x03:vars\r\x03:quit\r'
+    status, out, _ = run_session(keys)
+    assert status == 0
+    assert out.splitlines() == [
+        "interrupted: nothing of this input was kept",
+        "yes",
+        "interrupted: nothing of this input was kept",  # (the empty line's says nothing)
+    ]
+    # (the SIGINT the Enter held back is let through again)
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())
+
+
 def test_typed_lines_are_run_and_echoed():
     status, out, history = run_session("let x = var 2\rlet y = x * 3\ry + 1\r:quit\r")
     assert status == 0
@@ -330,7 +356,9 @@ def test_a_syntax_error_is_held_at_the_prompt_until_enter_is_pressed_again():
 
 
 def test_ctrl_c_drops_the_line_and_ctrl_d_leaves():
-    status, out, history = run_session("let a = var 1\rlet b = \x03a\r\x04")
+    # (At the first prompt: keys typed after an Enter, before its input ran, are typed while
+    # it runs, and a Ctrl-C among them interrupts it; see the test above.)
+    status, out, history = run_session("let b = \x03let a = var 1\ra\r\x04")
     assert status == 0
     assert out.splitlines() == [
         "a = 1 (variable, gradient 0)",

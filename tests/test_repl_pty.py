@@ -6,6 +6,7 @@ display but not the committed pass), Ctrl-D leaving with status 0."""
 
 from __future__ import annotations
 
+import random
 import re
 import sys
 import time
@@ -124,6 +125,40 @@ def test_ctrl_c_in_a_long_loop_undoes_the_line(tmp_path):
         assert terminal.leave() == 0
     finally:
         terminal.child.close(force=True)
+
+
+def _ctrl_c_soon_after_enter(tmp_path, delays: list[float]) -> None:
+    """Issue 36: a Ctrl-C typed soon after Enter, before the terminal was out of the prompt's
+    raw mode, was a key kept for the next prompt; the loop ran to its end (seconds) and the
+    key then dropped an empty line. Each must interrupt the loop and undo its line."""
+    terminal = Terminal(tmp_path)
+    try:
+        terminal.line("let x = var 0.5")
+        terminal.line("let t = const 7")
+        terminal.expect(r"^t = 7\S* \(constant, untracked\)")
+        for delay in delays:
+            terminal.line("repeat 1000000 { let t = tanh(x) }")
+            time.sleep(delay)
+            terminal.child.sendintr()
+            try:
+                terminal.expect(r"interrupted: nothing of this input was kept", within=30)
+            except AssertionError as error:
+                raise AssertionError(f"a Ctrl-C {delay * 1000:.0f} ms after Enter was lost: {error}") from None
+            terminal.line("t")
+            terminal.expect(r"^t = 7\S* \(constant, untracked\)")  # the line undone
+        assert terminal.leave() == 0
+    finally:
+        terminal.child.close(force=True)
+
+
+def test_a_ctrl_c_however_soon_after_enter_interrupts_the_input(tmp_path):
+    _ctrl_c_soon_after_enter(tmp_path, [0.0, 0.001, 0.003, 0.01, 0.02, 0.04, 0.08] * 2)
+
+
+@pytest.mark.slow
+def test_many_ctrl_cs_soon_after_enter_interrupt_the_input(tmp_path):
+    rng = random.Random(36)
+    _ctrl_c_soon_after_enter(tmp_path, [rng.uniform(0, 0.12) for _ in range(300)])
 
 
 def test_walk_one_edge_per_enter_q_for_the_rest_and_ctrl_c_stops(tmp_path):

@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import example, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from scalarlang.interpreter import tables
@@ -96,7 +96,7 @@ def test_no_rows_is_the_empty_table(data):
     [
         ("0", 0.0), ("-0", -0.0), ("+1", 1.0), ("007", 7.0), ("0.5", 0.5), (".5", 0.5), ("5.", 5.0),
         ("-1.5e3", -1500.0), ("1E-3", 0.001), ("2e+2", 200.0), ("1_000", 1000.0), ("1_0.2_5e1_0", 10.25e10),
-        ("1e-400", 0.0), ("1.7976931348623157e308", 1.7976931348623157e308), (" 7 ", 7.0), ("\t7\t", 7.0),
+        ("1e-310", 1e-310), ("0e-400", 0.0), ("-0.000e-999", -0.0), ("1.7976931348623157e308", 1.7976931348623157e308), (" 7 ", 7.0), ("\t7\t", 7.0),
         ("  -.25  ", -0.25), ("0.1", 0.1),
     ],
 )
@@ -108,7 +108,7 @@ def test_a_cell_is_a_finite_decimal_number_in_python_float_syntax(cell, value):
 
 @pytest.mark.parametrize(
     "cell",
-    ["abc", "1 2", '"1"', "0x10", "1e", "e1", "--1", "1__0", "_1", "1_", "1._5", ".", "+", "1.2.3",
+    ["abc", "1 2", "1\"", "0x10", "1e", "e1", "--1", "1__0", "_1", "1_", "1._5", ".", "+", "1.2.3",
      "\u0661", "\uff11", "(1)", "1e5x", "1;2", "True", "1.2.3e4"],
 )
 def test_anything_else_is_not_a_number(cell):
@@ -162,6 +162,80 @@ def test_cells_are_shown_short_and_printable():
     assert failure("1\n1\x0b\n").message == "cell `1\\x0b` is not a number"
 
 
+# --- quotes (issue 36) ----------------------------------------------------------------------
+
+
+def test_quoted_numbers_are_numbers():
+    assert read('"1","2"\n"3","4"\n') == [(1.0, 2.0), (3.0, 4.0)]
+    assert read('"x","y"\r\n"1.5",-2\r\n') == [(1.5, -2.0)]
+    assert read('1, "2" ,\t"3"\n') == [(1.0, 2.0, 3.0)]  # blanks around the quotes
+    assert read('" 1 ",2\n') == [(1.0, 2.0)]  # and inside, as around any number
+
+
+def test_a_quoted_name_may_hold_commas_quotes_and_line_ends():
+    assert read('"x, first","say ""y"""\n1,2\n') == [(1.0, 2.0)]
+    assert read('"x\ny",z\n1,2\n') == [(1.0, 2.0)]
+    # Lines are counted in the file, the name's line end included.
+    assert where(failure('"x\r\ny",z\n1,2\n3,q\n')) == ("bad-table", 4, 3, "cell `q` is not a number")
+
+
+def test_a_quoted_cell_that_is_not_a_number_is_an_error_at_its_first_character():
+    assert where(failure('1,2\n3, "a"\n')) == ("bad-table", 2, 3, "cell `a` is not a number")
+    assert where(failure('1,2\n3,""\n')) == ("bad-table", 2, 3, "cell 2 is empty")
+    assert where(failure('1,2\n"4\n5",6\n7,8\n')) == ("bad-table", 2, 1, "cell `4\\n5` is not a number")
+    assert where(failure('1,2\n"1e400",6\n')) == (
+        "bad-table", 2, 1, "cell `1e400` is beyond the range of a float (about 1.8e308)"
+    )
+
+
+def test_a_quote_that_is_not_closed_is_an_error_not_an_empty_table():
+    error = failure('x,y\n1,"2\n3,4\n')
+    assert where(error) == ("bad-table", 2, 3, "the quote that opens cell 2 is not closed")
+    assert error.fields == {"file": NAME, "cell_index": 2}
+    assert where(failure('"x,y\n1,2\n')) == ("bad-table", 1, 1, "the quote that opens cell 1 is not closed")
+    assert where(failure('1,"2""\n')) == ("bad-table", 1, 3, "the quote that opens cell 2 is not closed")
+
+
+def test_text_after_a_closing_quote_is_an_error():
+    error = failure('1,"2"3\n')
+    assert where(error) == ("bad-table", 1, 6, "cell 2 has `3` after its closing quote")
+    assert error.fields == {"file": NAME, "cell": "3", "cell_index": 2}
+    assert where(failure('"x" y,z\n1,2\n')) == ("bad-table", 1, 5, "cell 1 has `y` after its closing quote")
+
+
+def test_quoted_rows_are_checked_as_any_other():
+    assert where(failure('1,2\n"3","4","5"\n')) == ("bad-table", 2, 9, "row 2 has 3 cells, the first row has 2")
+    assert where(failure('1,2,3\n"3\n","4"\n')) == ("bad-table", 2, 1, "cell `3\\n` is not a number")
+    assert where(failure('1,2\n"3"\n')) == ("bad-table", 2, 4, "row 2 has 1 cell, the first row has 2")
+
+
+def test_a_quote_inside_an_unquoted_cell_is_part_of_it():
+    assert read('x"1,y\n1,2\n') == [(1.0, 2.0)]
+    assert where(failure('1,2\n1,2"\n')) == ("bad-table", 2, 3, 'cell `2"` is not a number')
+
+
+# --- numbers a float cannot hold (issue 36) ----------------------------------------------------
+
+
+@pytest.mark.parametrize("cell", ["1e-400", "-2.5e-999", "0.0001e-321", "0." + "0" * 400 + "1", "1_0e-4_00"])
+def test_a_number_a_float_would_round_to_zero_is_an_error(cell):
+    # The same literal in a program is an error; read quietly as 0 it would change the data.
+    shown = cell if len(cell) <= 30 else cell[:29] + "…"
+    error = failure(f"0,0\n0,{cell}\n")
+    assert where(error) == (
+        "bad-table", 2, 3,
+        f"cell `{shown}` is too small for a float: it would be 0 (the smallest positive float is about 4.9e-324)",
+    )
+    assert error.fields == {"file": NAME, "cell": cell, "cell_index": 2}
+    assert failure(f"{cell},1\n").line == 1  # not a line of names
+
+
+def test_zeros_written_as_zeros_are_numbers():
+    assert read("0,-0,0e-999,0.000,00,+0.0e400\n") == [(0.0,) * 6]
+    assert read("x\n0\n0\n1e-323\n") == [(0.0,), (0.0,), (1e-323,)]
+    assert read('"0e5"," -0.0E-400 ",1e-5\n') == [(0.0, -0.0, 1e-5)]
+
+
 # --- rows ----------------------------------------------------------------------------------
 
 
@@ -183,8 +257,14 @@ def test_crlf_lf_and_a_missing_last_newline_all_read():
     assert read("1,2\r\n3,4\r\n5,6\r") == expected
 
 
-def test_a_lone_cr_inside_a_line_is_part_of_a_cell():
-    assert where(failure("1,2\n3,4\r5\n")) == ("bad-table", 2, 3, "cell `4\\r5` is not a number")
+def test_a_lone_cr_ends_a_line():
+    # Files from old Mac programs and some spreadsheet exports end lines in CR alone (issue 36).
+    assert read("x,y\r1,2\r3,4\r") == [(1.0, 2.0), (3.0, 4.0)]
+    assert read("1,2\r3,4") == [(1.0, 2.0), (3.0, 4.0)]
+    assert read("1,2\r\n3,4\r5,6\n7,8\r\r\n") == [(1.0, 2.0), (3.0, 4.0), (5.0, 6.0), (7.0, 8.0)]
+    assert where(failure("1,2\n3,4\r5\n")) == ("bad-table", 3, 2, "row 3 has 1 cell, the first row has 2")
+    assert where(failure("x,y\r1,2\r3,x\r")) == ("bad-table", 3, 3, "cell `x` is not a number")
+    assert where(failure("1,2\r\r3,4\r")) == ("bad-table", 2, 1, "line 2 is blank, and rows follow it")
 
 
 def test_a_byte_order_mark_is_skipped_and_not_counted_in_columns():
@@ -350,9 +430,9 @@ def test_the_module_imports_only_the_standard_library():
 
 _FRAGMENTS = [
     b"1", b"-2.5", b"1e3", b".5", b"5.", b"1_0", b"0", b"nan", b"inf", b"-Infinity", b"1e400", b"-1e999",
-    b"1e-400", b"x1", b"abc", b"", b" ", b"\t", b",", b",", b",", b",", b"\n", b"\n", b"\n", b"\r\n", b"\r",
+    b"1e-400", b"-0.0e-999", b"x1", b"abc", b"", b" ", b"\t", b",", b",", b",", b",", b"\n", b"\n", b"\n", b"\r\n", b"\r",
     b"\xef\xbb\xbf", b"\x00", b"\xff", b"\xc3", b"\xc3\xa9", "\u0661".encode(), "\u00a0".encode(), b"\x0b",
-    b"\x1c", b'"1"', b"1 2", b"\x1b[31m", b"1_", b"e", b".", b"+", b"-",
+    b"\x1c", b'"1"', b'"', b'"', b'""', b'"1,2"', b'"x\n"', b' "2" ', b'"3"x', b"1 2", b"\x1b[31m", b"1_", b"e", b".", b"+", b"-",
 ]
 _fragment = st.one_of(
     st.sampled_from(_FRAGMENTS),
@@ -362,10 +442,10 @@ _fragment = st.one_of(
     st.text(max_size=8).map(lambda s: s.encode("utf-8", "surrogatepass")),
 )
 _rows_of_numbers = st.lists(
-    st.lists(st.sampled_from([b"1", b"-2.5", b" 3 ", b"4e2", b".5", b"nan", b"", b"x"]), min_size=1, max_size=4)
+    st.lists(st.sampled_from([b"1", b"-2.5", b" 3 ", b"4e2", b".5", b"nan", b"", b"x", b'"5"', b"1e-999"]), min_size=1, max_size=4)
     .map(b",".join),
     max_size=8,
-).map(b"\n".join)
+).flatmap(lambda lines: st.sampled_from([b"\n", b"\r\n", b"\r"]).map(lambda end: end.join(lines)))
 malformed = st.one_of(
     st.lists(_fragment, max_size=60).map(b"".join),
     st.tuples(_rows_of_numbers, st.lists(_fragment, max_size=4).map(b"".join), _rows_of_numbers).map(b"".join),
@@ -415,10 +495,82 @@ def _model_cell(cell: str) -> str:
     if not text:
         return "empty"
     if _MODEL_NUMBER.fullmatch(text):
-        return "huge" if math.isinf(float(text)) else "number"
+        value = float(text)
+        if math.isinf(value):
+            return "huge"
+        mantissa = re.split("[eE]", text)[0]
+        return "tiny" if value == 0 and any(digit in mantissa for digit in "123456789") else "number"
     if _MODEL_NON_FINITE.fullmatch(text):
         return "non-finite"
     return "text"
+
+
+def _model_shown(text: str) -> str:
+    shown = text if len(text) <= 30 else text[:29] + "…"
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in shown)
+
+
+class _ModelError(Exception):
+    pass
+
+
+def _model_record(text: str, at: int, line: int):
+    """The record that starts at ``at`` (on ``line``), read a character at a time: its cells as
+    (line, column, text), the line and column just after its last character, and where the
+    next record starts; or _ModelError of (kind, line, column, message)."""
+    cells = []
+    column = 1
+    index = 0
+    while True:
+        index += 1
+        cell_line, cell_column = line, column
+        scan = at
+        while scan < len(text) and text[scan] in " \t":
+            scan += 1
+        if scan < len(text) and text[scan] == '"':
+            scan += 1
+            column += scan - at
+            content = ""
+            while True:
+                if scan == len(text):
+                    raise _ModelError(("bad-table", cell_line, cell_column, f"the quote that opens cell {index} is not closed"))
+                char = text[scan]
+                if char == '"' and text[scan + 1 : scan + 2] == '"':
+                    content += '"'
+                    scan += 2
+                    column += 2
+                elif char == '"':
+                    scan += 1
+                    column += 1
+                    break
+                else:
+                    content += char
+                    scan += 1
+                    line, column = (line + 1, 1) if char == "\n" else (line, column + 1)
+            while scan < len(text) and text[scan] in " \t":
+                scan += 1
+                column += 1
+            if scan < len(text) and text[scan] not in ",\n":
+                rest = ""
+                while scan + len(rest) < len(text) and text[scan + len(rest)] not in ",\n":
+                    rest += text[scan + len(rest)]
+                rest = rest.rstrip(" \t")
+                message = f"cell {index} has `{_model_shown(rest)}` after its closing quote"
+                raise _ModelError(("bad-table", line, column, message))
+            cells.append((cell_line, cell_column, content))
+        else:
+            content = ""
+            scan = at
+            while scan < len(text) and text[scan] not in ",\n":
+                content += text[scan]
+                scan += 1
+            column += len(content)
+            cells.append((cell_line, cell_column, content))
+        if scan < len(text) and text[scan] == ",":
+            at = scan + 1
+            column += 1
+            continue
+        return cells, (line, column), scan + 1
 
 
 def model(data: bytes):
@@ -430,46 +582,48 @@ def model(data: bytes):
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         return ("io-error", data[: error.start].count(b"\n") + 1)
-    lines = [line.removesuffix("\r") for line in text.removeprefix("\ufeff").split("\n")]
-    if lines[-1] == "":
-        lines.pop()
-    while lines and not lines[-1].strip(" \t"):
-        lines.pop()
+    # A line ends in LF, CRLF or CR.
+    text = re.sub("\r\n?", "\n", text.removeprefix("\ufeff"))
     rows: list[tuple[float, ...]] = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip(" \t"):
-            return ("bad-table", number, 1, f"line {number} is blank, and rows follow it")
-        cells = line.split(",")
-        kinds = [_model_cell(cell) for cell in cells]
-        if number == 1 and "text" in kinds:
+    at, line = 0, 1
+    while at < len(text):
+        physical = text[at:].split("\n")[0]
+        if not physical.strip(" \t"):
+            if not text[at:].strip(" \t\n"):
+                break
+            return ("bad-table", line, 1, f"line {line} is blank, and rows follow it")
+        try:
+            cells, (end_line, end_column), at = _model_record(text, at, line)
+        except _ModelError as error:
+            return error.args[0]
+        first, line = line == 1, end_line + 1
+        kinds = [_model_cell(cell) for _, _, cell in cells]
+        if first and "text" in kinds:
             continue
-        columns = [1]
-        for cell in cells:
-            columns.append(columns[-1] + len(cell) + 1)
-        for index, (cell, kind) in enumerate(zip(cells, kinds)):
-            shown = cell.strip(" \t")
-            shown = shown if len(shown) <= 30 else shown[:29] + "…"
-            shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in shown)
+        for index, ((cell_line, column, cell), kind) in enumerate(zip(cells, kinds)):
+            shown = _model_shown(cell.strip(" \t"))
             message = {
                 "empty": f"cell {index + 1} is empty",
                 "huge": f"cell `{shown}` is beyond the range of a float (about 1.8e308)",
+                "tiny": f"cell `{shown}` is too small for a float: it would be 0 (the smallest positive float is about 4.9e-324)",
                 "non-finite": f"cell `{shown}` is not a finite number",
                 "text": f"cell `{shown}` is not a number",
             }.get(kind)
             if message:
-                return ("bad-table", number, columns[index], message)
+                return ("bad-table", cell_line, column, message)
         if rows and len(cells) != len(rows[0]):
             width = len(rows[0])
-            column = columns[width] if len(cells) > width else len(line) + 1
+            place = cells[width][:2] if len(cells) > width else (end_line, end_column)
             s = "" if len(cells) == 1 else "s"
-            return ("bad-table", number, column, f"row {len(rows) + 1} has {len(cells)} cell{s}, the first row has {width}")
-        rows.append(tuple(float(cell) for cell in cells))
+            return ("bad-table", *place, f"row {len(rows) + 1} has {len(cells)} cell{s}, the first row has {width}")
+        rows.append(tuple(float(cell) for _, _, cell in cells))
     return rows
 
 
 @given(malformed)
 @example(b"x,\xc3\xa9\n1,2\n")
 @example(b"1,2\r\r\n")
+@example(b'"0e5",1e-400\n')
 @example(b"1\n\r\n\r\r\n")
 @example(b"1,\x0b2\n")
 @example("1,2\n3,\u0661\n".encode())
@@ -511,25 +665,91 @@ def test_a_cell_reads_as_python_float_reads_it_or_is_an_error(cell):
 
 
 _names = st.from_regex(r"[a-z][a-z0-9_]{0,6}", fullmatch=True).filter(lambda s: not _MODEL_NON_FINITE.fullmatch(s))
+# Names a spreadsheet may write: with commas, quotes, blanks and line ends (the csv module
+# quotes them), at least one letter so that the line is a line of names.
+_odd_names = st.builds(
+    lambda before, name, after: before + name + after,
+    st.text(alphabet=' ,"\n\r\t;', max_size=3), _names, st.text(alphabet=' ,"\n\r', max_size=3),
+)
 
 
 @given(
     st.integers(1, 6).flatmap(
         lambda width: st.tuples(
             st.lists(st.tuples(*[st.floats(allow_nan=False, allow_infinity=False)] * width), min_size=1, max_size=20),
-            st.none() | st.lists(_names, min_size=width, max_size=width),
+            st.none() | st.lists(_names | _odd_names, min_size=width, max_size=width),
         )
     ),
-    st.sampled_from(["\r\n", "\n"]),
+    st.sampled_from(["\r\n", "\n", "\r"]),
+    st.sampled_from([csv.QUOTE_MINIMAL, csv.QUOTE_ALL, csv.QUOTE_NONNUMERIC]),
     st.booleans(),
 )
-def test_what_pythons_csv_module_writes_reads_back_exactly(table, line_end, bom):
+@example(table=([(1.0, 2.0)], ["x, first", 'say "y"']), line_end="\r", quoting=csv.QUOTE_ALL, bom=False)
+def test_what_pythons_csv_module_writes_reads_back_exactly(table, line_end, quoting, bom):
+    """Every row, whatever the line ends and the quoting (issue 36: a file of bare CRs, or of
+    quoted cells, read as an empty table)."""
     rows, header = table
+    # Quoting only where it must, the csv module quotes a name for the characters of its own
+    # line end only: a CR in a name of a file of LFs (or an LF in one of CRs) is written bare,
+    # and ends a line for any reader of CSV, the csv module's own included.
+    bare = {"\r", "\n"} - set(line_end)
+    assume(quoting != csv.QUOTE_MINIMAL or header is None or not any(set(name) & bare for name in header))
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator=line_end)
+    writer = csv.writer(buffer, lineterminator=line_end, quoting=quoting)
     if header is not None:
         writer.writerow(header)
     writer.writerows([[repr(value) for value in row] for row in rows])
     data = ("\ufeff" if bom else "") + buffer.getvalue()
     got = read(data.encode("utf-8"))
     assert [[repr(v) for v in row] for row in got] == [[repr(v) for v in row] for row in rows]
+
+
+@given(
+    st.lists(st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=2, max_size=2), max_size=10),
+    st.sampled_from(["excel", "excel-tab", "unix"]),
+)
+def test_a_spreadsheets_csv_reads_back_or_fails_never_shorter(rows, dialect):
+    """The csv module's own dialects; a tab-separated file is not a table of commas, but an
+    error, never a table with fewer rows."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, dialect=dialect)
+    writer.writerow(["x", "y"])
+    writer.writerows([[repr(value) for value in row] for row in rows])
+    try:
+        got = read(buffer.getvalue())
+    except TableError as error:
+        assert dialect == "excel-tab" and rows and error.kind == "bad-table", error
+        return
+    assert got == [tuple(row) for row in rows]
+
+
+# --- through the language (issue 36's reproducers) ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "rows"),
+    [
+        (b"x,y\r1,2\r3,4\r", [[1.0, 2.0], [3.0, 4.0]]),
+        (b'"1","2"\r\n"3","4"\r\n', [[1.0, 2.0], [3.0, 4.0]]),
+        (b'"x, first",y\n"0.5",-1\n', [[0.5, -1.0]]),
+    ],
+)
+def test_a_program_reads_every_row(tmp_path, data, rows):
+    import scalarlang
+
+    (tmp_path / "t.csv").write_bytes(data)
+    session = scalarlang.Session()
+    result = session.run(f'let t = read_table("{(tmp_path / "t.csv").as_posix()}")')
+    assert result.ok, result.text
+    assert [[node.value for node in row] for row in session["t"]] == rows
+
+
+def test_a_program_gets_a_bad_table_for_a_number_rounded_to_zero(tmp_path):
+    import scalarlang
+
+    (tmp_path / "t.csv").write_bytes(b"x,y\n1,2\n1e-400,2\n")
+    session = scalarlang.Session()
+    result = session.run(f'let t = read_table("{(tmp_path / "t.csv").as_posix()}")')
+    assert result.error is not None and result.error.kind == "bad-table", result.text
+    assert (result.error.fields["line_in_file"], result.error.fields["column_in_file"]) == (3, 1)
+    assert "t" not in session

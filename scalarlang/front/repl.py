@@ -3,8 +3,8 @@
 `run_repl` makes the session (file history, completion, highlighting, the parser deciding
 whether Enter runs the input or continues it on a new line) and loops: read, run, print.
 Ctrl-C drops the input being edited, Ctrl-D leaves, and a fault while reading never ends
-the session. The core that runs an input is `ReplCore` (repl_core.py), which has no
-terminal; this module, editing.py and history.py are the only ones that import
+the session; a Ctrl-C however soon after Enter interrupts the input (`EnterInterrupts`). The
+core that runs an input is `ReplCore` (repl_core.py), which has no terminal; this module, editing.py and history.py are the only ones that import
 prompt_toolkit, and ``cli`` imports them only when standard input is a terminal. Between the
 edges of a `walk(...)` the core asks `terminal_key_reader`'s reader for a key.
 """
@@ -12,6 +12,7 @@ edges of a `walk(...)` the core asks `terminal_key_reader`'s reader for a key.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from typing import TYPE_CHECKING, Callable
 
@@ -22,7 +23,10 @@ from prompt_toolkit.completion import Completer
 from prompt_toolkit.enums import DEFAULT_BUFFER
 from prompt_toolkit.filters import has_focus, is_searching
 from prompt_toolkit.history import History
-from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.input import Input
+from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
+from prompt_toolkit.key_binding import KeyBindings, KeyPress
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.lexers import Lexer
 from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.styles import Style
@@ -55,11 +59,16 @@ def _style(color: bool) -> Style:
     return Style.from_dict(rules)
 
 
-def key_bindings(check: InputCheck) -> KeyBindings:
+def key_bindings(check: InputCheck, interrupts: EnterInterrupts | None = None) -> KeyBindings:
     """Enter runs the input when it is complete and continues it while a parenthesis, bracket
-    or brace is open."""
+    or brace is open; when it runs one, ``interrupts`` holds SIGINT back until it runs."""
     bindings = KeyBindings()
     editing = has_focus(DEFAULT_BUFFER) & ~is_searching
+
+    def accept(event) -> None:
+        event.current_buffer.validate_and_handle()
+        if interrupts is not None and event.app.is_done:  # accepted: the prompt returns it
+            interrupts.hold(event.app.input)
 
     @bindings.add("enter", filter=editing)
     def _enter(event) -> None:
@@ -74,14 +83,14 @@ def key_bindings(check: InputCheck) -> KeyBindings:
             # Enter again on the text the validator rejected: run it and print the diagnostic.
             buffer.validation_state = ValidationState.VALID
             buffer.validation_error = None
-            buffer.validate_and_handle()
+            accept(event)
             return
         status, _ = check(text)
         at_end = buffer.cursor_position == len(text)
         if status == InputCheck.INCOMPLETE and not (at_end and _ends_in_empty_lines(text)):
             buffer.insert_text("\n" + INDENT * open_blocks(buffer.document.text_before_cursor))
             return
-        buffer.validate_and_handle()
+        accept(event)
 
     @bindings.add("escape", "enter", filter=editing)
     def _newline(event) -> None:
@@ -121,8 +130,10 @@ def build_prompt_session(
     input=None,
     output=None,
 ) -> PromptSession:
-    """The one PromptSession of a REPL (``input``/``output`` for tests: pipe and dummy)."""
+    """The one PromptSession of a REPL (``input``/``output`` for tests: pipe and dummy). It
+    gives ``core`` its `EnterInterrupts`."""
     check = InputCheck()
+    core.after_enter = interrupts = EnterInterrupts()
     return PromptSession(
         message=[("class:prompt", PROMPT)],
         prompt_continuation=_continuation,
@@ -134,7 +145,7 @@ def build_prompt_session(
         lexer=ReplLexer(core.background_fault, lexer) if color or lexer is not None else None,
         validator=SadValidator(check),
         validate_while_typing=False,
-        key_bindings=key_bindings(check),
+        key_bindings=key_bindings(check, interrupts),
         style=_style(color),
         include_default_pygments_style=False,
         color_depth=None if color else ColorDepth.MONOCHROME,
@@ -148,22 +159,109 @@ def repl_loop(core: ReplCore, prompt: PromptSession) -> int:
     """Read, run and print until Ctrl-D or `:quit`; the exit status."""
     failures = 0
     while True:
-        core.report_background_faults()
         try:
-            text = prompt.prompt()
+            core.report_background_faults()
+            try:
+                text = prompt.prompt()
+            except EOFError:
+                return 0
+            except Exception as error:  # the prompt itself failed: report it, try again
+                core.internal_error("reading the input", error)
+                failures += 1
+                if failures >= 3:
+                    return 1
+                continue
+            failures = 0
+            if not core.handle(text):
+                return 0
         except KeyboardInterrupt:
-            continue  # Ctrl-C drops the input being edited
-        except EOFError:
-            return 0
-        except Exception as error:  # the prompt itself failed: report it, try again
-            core.internal_error("reading the input", error)
-            failures += 1
-            if failures >= 3:
-                return 1
-            continue
-        failures = 0
-        if not core.handle(text):
-            return 0
+            continue  # Ctrl-C drops the input being edited (or a second one the message of a first)
+        finally:
+            if core.after_enter is not None:
+                core.after_enter.release()
+
+
+class EnterInterrupts:
+    """A Ctrl-C typed however soon after the Enter that ran an input interrupts that input.
+
+    While prompt_toolkit reads, the terminal is in raw mode: Ctrl-C is a key, not a signal.
+    After the Enter it takes tens of milliseconds before the terminal makes Ctrl-C a signal
+    again; a Ctrl-C typed meanwhile was a key no one asked for, kept for the next prompt
+    (prompt_toolkit's typeahead, or the terminal's unread input), where it dropped an empty
+    line once the input had run to its end (issue 36). So an Enter that accepts an input holds
+    SIGINT back (`hold`: blocked, a signal waits and is never lost), and before the input runs
+    `settle` looks for a Ctrl-C among the keys typed since, then lets SIGINT through: either
+    way the input is interrupted (KeyboardInterrupt). The keys typed after the Ctrl-C are kept
+    for the next prompt; those before it are dropped, as a terminal drops its input on Ctrl-C.
+    A Ctrl-C after a further Enter is the next input's: it stays typed ahead with the rest.
+    """
+
+    def __init__(self) -> None:
+        self.input: Input | None = None  # the prompt's, once an Enter held SIGINT
+        self.held = False
+
+    def hold(self, input: Input) -> None:
+        self.input = input
+        if hasattr(signal, "pthread_sigmask") and not self.held:  # (not on Windows)
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            self.held = True
+
+    def settle(self) -> None:
+        """Before the input runs: KeyboardInterrupt if a Ctrl-C was typed after its Enter."""
+        typed = False
+        try:
+            if self.input is not None:
+                keys = get_typeahead(self.input) + _unread_keys(self.input)
+                at = _ctrl_c_before_enter(keys)
+                typed = at is not None
+                store_typeahead(self.input, keys if at is None else keys[at + 1 :])
+        finally:
+            self.release()  # a SIGINT held back meanwhile is raised here
+        if typed:
+            raise KeyboardInterrupt
+
+    def release(self) -> None:
+        if self.held:
+            self.held = False
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _ctrl_c_before_enter(keys: list[KeyPress]) -> int | None:
+    """Where the first Ctrl-C is among keys typed after an Enter, unless another Enter comes
+    before it (then it is the next input's, typed ahead)."""
+    for index, key in enumerate(keys):
+        if key.key == Keys.ControlC:
+            return index
+        if key.key in (Keys.ControlM, Keys.ControlJ):
+            return None
+    return None
+
+
+def _unread_keys(input: Input) -> list[KeyPress]:
+    """The keys the terminal holds, typed while it was in raw mode, read in a mode where a
+    Ctrl-C typed now is a signal (held back, while an Enter holds it)."""
+    try:
+        import termios
+    except ImportError:  # pragma: no cover - Windows: no terminal modes to pass between
+        return []
+    try:
+        fd = input.fileno()
+        saved = termios.tcgetattr(fd)
+    except (termios.error, OSError, ValueError, NotImplementedError):  # not a terminal: a test's pipe
+        return input.read_keys()
+    mode = list(saved)
+    mode[3] &= ~(termios.ICANON | termios.ECHO | termios.IEXTEN)  # ISIG kept
+    mode[0] &= ~(termios.IXON | termios.ICRNL | termios.INLCR | termios.IGNCR)
+    mode[6] = list(saved[6])
+    mode[6][termios.VMIN], mode[6][termios.VTIME] = 1, 0
+    termios.tcsetattr(fd, termios.TCSANOW, mode)
+    keys: list[KeyPress] = []
+    try:
+        while more := input.read_keys():
+            keys += more
+    finally:
+        termios.tcsetattr(fd, termios.TCSANOW, saved)
+    return keys
 
 
 WALK_PROMPT = "-- Enter: next edge · q: the rest · Ctrl-C: stop --"

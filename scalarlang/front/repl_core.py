@@ -15,7 +15,7 @@ import os
 import re
 import sys
 import traceback
-from typing import TYPE_CHECKING, Iterable, TextIO, cast
+from typing import TYPE_CHECKING, Iterable, Protocol, TextIO, cast
 
 from rich.text import Text
 
@@ -44,6 +44,14 @@ META_COMMANDS = {
     "reset": ("", "forget every binding"),
     "quit": ("", "leave (also Ctrl-D)"),
 }
+class AfterEnter(Protocol):
+    """What the prompt settles before an input runs (repl.py's `EnterInterrupts`)."""
+
+    def settle(self) -> None: ...
+
+    def release(self) -> None: ...
+
+
 _META = re.compile(r"\s*:(\S*)\s*(.*?)\s*\Z", re.DOTALL)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -54,7 +62,9 @@ class ReplCore:
     ``out`` prints results; ``errors`` (default: ``out``) prints diagnostics and messages about
     our own faults. Each input is atomic: when it fails, every name and stored gradient is as
     it was before it. ``read_key`` (None: every step at once) is asked between the edges of a
-    typed `walk(...)`: walking.py says what it returns.
+    typed `walk(...)`: walking.py says what it returns. ``after_enter`` (set by the prompt on
+    top, repl.py's `EnterInterrupts`) is settled before an input runs: it raises
+    KeyboardInterrupt for a Ctrl-C typed just after the input's Enter.
     """
 
     def __init__(
@@ -77,22 +87,28 @@ class ReplCore:
         self._reported: set[tuple[str, str]] = set()
         self._pending: list[tuple[str, BaseException]] = []
         self._pending_messages: list[str] = []
+        self.after_enter: AfterEnter | None = None
 
     # ---- one input ------------------------------------------------------------------------
 
     def handle(self, text: str) -> bool:
         """Run one input (statements or a meta-command); False when the user asked to leave."""
         self.report_background_faults()
-        if not text.strip():
-            return True
-        self.count += 1
+        blank = not text.strip()
+        if not blank:
+            self.count += 1
         try:
+            if self.after_enter is not None:
+                self.after_enter.settle()
+            if blank:
+                return True
             with digits(self.digits):
                 if text.lstrip().startswith(":"):
                     return self._meta(text)
                 self.run(Source(self.source_name(), text))
         except KeyboardInterrupt:
-            self.message("interrupted: nothing of this input was kept")
+            if not blank:
+                self.message("interrupted: nothing of this input was kept")
         except Exception as error:  # a bug of ours: report it, keep the session
             self.internal_error("running the input", error)
         return True
