@@ -15,7 +15,7 @@ from ..engine.errors import ScalarAutodiffError
 from ..engine.scalar import Scalar
 from ..language import tree
 from .failures import not_a_node
-from .tables import TableError, read_table
+from .csv_reader import TableError, read_table
 from .values import ListValue, nodes_of
 
 
