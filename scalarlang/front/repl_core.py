@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Iterable, TextIO, cast
 
 from rich.text import Text
 
-from ..interpreter.core import VALUE_FUNCTIONS, Interpreter
+from ..interpreter.core import Interpreter
+from ..interpreter.registry import help_rows
 from ..interpreter.kinds import RUNTIME_KINDS
 from ..interpreter.outcomes import Drawn, Failed, Outcome, WalkShown, Warned
 from ..interpreter.values import ListValue, shape_text
@@ -44,6 +45,10 @@ META_COMMANDS = {
 }
 _META = re.compile(r"\s*:(\S*)\s*(.*?)\s*\Z", re.DOTALL)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+# The width of the forms of a built-in in `:help`, before what it does.
+_USAGE_WIDTH = 26
 
 
 class ReplCore:
@@ -177,21 +182,20 @@ class ReplCore:
 
     def help(self) -> None:
         label = STYLES["label"]
-        functions = " ".join(VALUE_FUNCTIONS)
         rows = [
             ("statements", "let NAME = EXPR · EXPR · print ITEM, ITEM … · zero_grad · zero_grad(EXPR)"),
-            ("", "backward(EXPR) · backward(EXPR, SEED) · graph(EXPR)"),
-            ("", "gradcheck(OUT, X, Y, …[, step: S][, tolerance: T]) · gradcheck(OUT, X, STEP, TOLERANCE)"),
-            ("", "  (with 4 arguments Y, Z are variables if both are tracked, else STEP and TOLERANCE)"),
             ("", "assert A == B [within TOL] (also != < <= > >=) · expect KIND: STATEMENT · quiet STATEMENT"),
-            ("", 'draw(EXPR) · draw(EXPR, "FILE") (FILE: .svg, .png or .dot)'),
-            ("chain rule", "explain(X) · paths(OUT, X) · walk(OUT) · walk(OUT, SEED) (backward, one edge per Enter)"),
             ("training", "fn NAME(P, …) = EXPR · descend NAME, … by LR · let NAME = [(1, 3), (2, 5), …]"),
             ("", "repeat N { … } · for i in A..B { … } · for x, y in TABLE { … } · if A OP B { … } else { … }"),
             ("expressions", "var EXPR · const EXPR · + - * / % ** · -a · ( … ) · 2.5 · 1e-3 · inf · nan · \"text {EXPR}\""),
-            ("functions", functions),
-            ("commands", "  ".join(f":{name}" + (f" {arg}" if arg else "") for name, (arg, _) in META_COMMANDS.items())),
         ]
+        # Every built-in callable, from the registry: its forms and what it does.
+        shown = ""
+        for category, usage, (summary, *notes) in help_rows():
+            rows.append(("" if category == shown else category, f"{usage:<{_USAGE_WIDTH}}  {summary}"))
+            rows.extend(("", f"  {note}") for note in notes)
+            shown = category
+        rows.append(("commands", "  ".join(f":{name}" + (f" {arg}" if arg else "") for name, (arg, _) in META_COMMANDS.items())))
         widest = max(len(arg) for arg, _ in META_COMMANDS.values())
         rows += [("", f":{name:<6} {arg:<{widest}} {about}") for name, (arg, about) in META_COMMANDS.items()]
         rows += [

@@ -4,13 +4,16 @@ the hints that help: the built-ins, the functions defined so far, Python's `rang
 
 from __future__ import annotations
 
+from typing import cast
+
 from ..engine.scalar import Scalar
 from ..language import tree
 from ..language.diagnostics import LanguageError
 from ..language.hints import range_hint
 from ..language.source import Span
-from .builtins import BUILTINS, STATEMENT_FUNCTIONS, TEXT_FUNCTIONS, VALUE_FUNCTIONS
-from .functions import Function, arity_problem, invocation
+from .registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, arity, options_problem
+from .registry import call_problem as builtin_problem
+from .functions import Function, invocation
 from .labels import LABEL_LIMIT, shorten, suggestion
 from .values import ListValue
 
@@ -22,9 +25,9 @@ def compile_call(compiler, call: tree.Call):
         if compiler.early:
             raise problem
         return _raiser(problem), (), None
-    builtin = BUILTINS.get(name)
+    builtin = VALUE_FUNCTIONS.get(name)
     if builtin is not None:
-        built = builtin.build(compiler, call)
+        built = builtin.compile(compiler, call)
         return built[0], built[1], built[2] if len(built) == 3 else None
     if compiler.early:
         function = compiler.names[name]
@@ -42,36 +45,20 @@ def call_problem(compiler, call: tree.Call) -> LanguageError | None:
             call.function_span,
             {"function": name},
         )
-    if call.keywords:
-        return named_argument_problem(compiler, call)
-    builtin = BUILTINS.get(name)
+    builtin = VALUE_FUNCTIONS.get(name)
     if builtin is not None:
-        text = next((arg for arg in call.args if isinstance(arg, tree.StringLiteral)), None)
-        if text is not None and name not in TEXT_FUNCTIONS:
-            return compiler.fail(
-                "wrong-arguments", f"`{name}` takes no text arguments", text.span, {"function": name}
-            )
-        return arity_problem(compiler, call, builtin.arity, name)
-    if any(isinstance(arg, tree.StringLiteral) for arg in call.args):
-        text = next(arg for arg in call.args if isinstance(arg, tree.StringLiteral))
+        return builtin_problem(builtin, call, compiler.fail)
+    if call.keywords:
+        return options_problem(None, call, compiler.fail)
+    text = next((arg for arg in call.args if isinstance(arg, tree.StringLiteral)), None)
+    if text is not None:
         return compiler.fail("wrong-arguments", f"`{name}` takes no text arguments", text.span, {"function": name})
     if not compiler.early:
         return None  # a function of the session: looked up when the call runs
     value = compiler.names.get(name)
     if isinstance(value, Function):
-        return arity_problem(compiler, call, (len(value.params),), name)
+        return arity_problem(compiler, call, len(value.params))
     return unknown_function(compiler, name, value, call.function_span)
-
-def named_argument_problem(compiler, call: tree.Call) -> LanguageError:
-    """A named argument (`NAME: VALUE`) given to a function that takes none."""
-    keyword = call.keywords[0]
-    return compiler.fail(
-        "wrong-arguments",
-        f"`{call.function}` takes no named arguments (`{shorten(keyword.name)}:`);"
-        " only `gradcheck` does (`step:`, `tolerance:`)",
-        keyword.span,
-        {"function": call.function, "name": keyword.name},
-    )
 
 def unknown_function(compiler, name: str, value: object, span: Span, first: tuple[str, ...] = ()) -> LanguageError:
     if value.__class__ is Scalar or value.__class__ is ListValue:
@@ -94,7 +81,7 @@ def resolve_failure(compiler, call: tree.Call, function: object) -> LanguageErro
         # Python's `for i in range(n)`: the `.sad` range, before the list of built-ins.
         first = (range_hint(call),) if call.function == "range" and function is None else ()
         return unknown_function(compiler, call.function, function, call.function_span, first)
-    return arity_problem(compiler, call, (len(function.params),), call.function)
+    return cast(LanguageError, arity_problem(compiler, call, len(function.params)))  # (a count that differs)
 
 
 def _raiser(error: LanguageError):
@@ -104,3 +91,17 @@ def _raiser(error: LanguageError):
         raise LanguageError(diagnostic)
 
     return fail
+
+
+def arity_problem(compiler, call: tree.Call, count: int) -> LanguageError | None:
+    """A call of a function defined with `fn` with another number of arguments than it has
+    parameters."""
+    if len(call.args) == count:
+        return None
+    expected = arity(count)
+    return compiler.fail(
+        "wrong-arguments",
+        f"`{call.function}` takes {expected.text()}, got {len(call.args)}",
+        call.span,
+        {"function": call.function, "expected": expected.expected(), "got": len(call.args)},
+    )

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+from typing import cast
 
 from ..language import tree
 from ..language.diagnostics import Diagnostic, LanguageError
 from ..engine.scalar import ScalarOperation
 from ..engine.errors import ScalarAutodiffError
-from .expressions import literal_value
+from .operators import literal_value
 from .operators import COMPARISONS
 from ..engine.gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE, scalar_gradient_check
 from .kinds import RUNTIME_KINDS
@@ -21,18 +22,15 @@ from .graphs import pass_failure
 # An inner error's message quoted by `expectation-failed` is cut to this many characters.
 MESSAGE_LIMIT = 300
 
-# The named arguments of `gradcheck` (`gradcheck(loss, x, tolerance: 1e-6)`).
-GRADCHECK_NAMES = ("step", "tolerance")
-
 
 def compile_gradcheck(run, statement: tree.ExprStatement, call: tree.Call):
     """``gradcheck(OUT, X, ...)``: each variable checked against one reverse pass of OUT, all
     before any line is shown, so a failing check shows nothing (and changes nothing)."""
     compiler = run.compiler
-    named = _gradcheck_keywords(compiler, call)
+    # `step:`, `tolerance:` (the registry has checked the names and that each is given once)
+    named = {keyword.name: keyword.value for keyword in call.keywords}
     output_of = compiler.node_expression(call.args[0], "`gradcheck`")
-    # (Text arguments were refused before: `compile_expression_statement`.)
-    rest = [arg for arg in call.args[1:] if not isinstance(arg, tree.StringLiteral)]
+    rest = cast(list[tree.Expr], list(call.args[1:]))  # (no text: the registry refused it)
     variables_of = [compiler.node_expression(arg, "`gradcheck`") for arg in rest]
     # `gradcheck(OUT, X, STEP, TOLERANCE)` unless all three are tracked variables (known when
     # it runs); a number literal among the last two settles it now.
@@ -81,33 +79,6 @@ def compile_gradcheck(run, statement: tree.ExprStatement, call: tree.Call):
             run.emit(outcome)
 
     return gradcheck
-
-
-def _gradcheck_keywords(compiler, call: tree.Call) -> dict[str, tree.Expr]:
-    """The named step and tolerance of a gradcheck call; any other name, or one given twice,
-    is `wrong-arguments` (raised now: the call can never run)."""
-    named: dict[str, tree.Expr] = {}
-    for keyword in call.keywords:
-        if keyword.name not in GRADCHECK_NAMES:
-            # A prefix (`tol:`) is the likeliest slip; difflib finds it too short to match.
-            prefixed = [name for name in GRADCHECK_NAMES if name.startswith(keyword.name)]
-            raise compiler.fail(
-                "wrong-arguments",
-                f"`gradcheck` has no argument named `{shorten(keyword.name, LABEL_LIMIT)}`",
-                keyword.name_span,
-                {"function": "gradcheck", "name": keyword.name},
-                ((f"help: did you mean `{prefixed[0]}`?",) if prefixed else suggestion(keyword.name, list(GRADCHECK_NAMES)))
-                + ("note: gradcheck's named arguments are `step:` and `tolerance:`",),
-            )
-        if keyword.name in named:
-            raise compiler.fail(
-                "wrong-arguments",
-                f"`{keyword.name}:` is given twice",
-                keyword.span,
-                {"function": "gradcheck", "name": keyword.name},
-            )
-        named[keyword.name] = keyword.value
-    return named
 
 
 def _no_numbers_among_variables(compiler, variables: list[tree.Expr]) -> None:

@@ -22,7 +22,7 @@ import traceback
 from typing import Callable, Generator
 
 from ..language import tree
-from .builtins import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
+from .registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
 from .control import MAX_ITERATIONS, MAX_STATEMENTS, Run
 from ..language.diagnostics import Diagnostic, LanguageError
 from ..engine.scalar import Scalar

@@ -27,7 +27,8 @@ from typing import Any, Callable
 
 from ..language import tree
 from . import calls, lists, operators
-from .builtins import VALUE_FUNCTIONS
+from .operators import literal_value
+from .registry import VALUE_FUNCTIONS
 from .closures import arithmetic, closures_of, fused, stack_runner
 from .failures import engine_failure, failure, not_a_list, not_a_node
 from .functions import Function
@@ -50,16 +51,6 @@ SUGGESTION_CANDIDATES = 5_000
 _ADD, _SUB, _MUL, _DIV = Scalar.__add__, Scalar.__sub__, Scalar.__mul__, Scalar.__truediv__
 ARITHMETIC = {"+": _ADD, "-": _SUB, "*": _MUL, "/": _DIV}
 
-
-
-def literal_value(expr: tree.Expr) -> float | None:
-    """A number literal, possibly negated, read directly (``backward(loss, inf)`` reports the
-    non-finite seed rather than a non-finite constant)."""
-    if isinstance(expr, tree.Number):
-        return expr.value
-    if isinstance(expr, tree.Unary) and isinstance(expr.operand, tree.Number):
-        return -expr.operand.value
-    return None
 
 
 class Compiler:

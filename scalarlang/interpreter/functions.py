@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from ..engine.scalar import Scalar
 from ..language import tree
-from .builtins import arity_text
 from ..language.diagnostics import LanguageError
 from .failures import with_note
 from ..language.source import Span
@@ -69,18 +68,3 @@ def invocation(compiler, call: tree.Call, fixed: Function | None):
         return lambda args: call_with(tuple([operand(args) for operand in operand_closures]))
 
     return combine, call.args, fuse
-
-
-def arity_problem(compiler, call: tree.Call, accepted: tuple[int, ...] | None, name: str):
-    count = len(call.args)
-    if accepted is None:
-        if count >= 1:
-            return None
-    elif count in accepted:
-        return None
-    return compiler.fail(
-        "wrong-arguments",
-        f"`{name}` takes {arity_text(accepted)}, got {count}",
-        call.span,
-        {"function": name, "expected": list(accepted) if accepted else "1 or more", "got": count},
-    )

@@ -1,5 +1,6 @@
-"""Statements that walk a graph: ``backward(...)`` (a pass, committed only when it is all
-finite), ``draw(...)`` (a picture), and the notes that name the nodes a pass error is about."""
+"""Statements that walk a graph: ``backward(...)`` and ``walk(...)`` (a pass, committed only
+when it is all finite; `walk` shows it edge by edge), ``graph(...)`` (its nodes), ``draw(...)``
+(a picture), and the notes that name the nodes a pass error is about."""
 
 from __future__ import annotations
 
@@ -7,10 +8,9 @@ from ..language import tree
 from ..language.diagnostics import Diagnostic, LanguageError
 from ..engine.scalar import Scalar, ScalarOperation
 from ..engine.errors import ScalarAutodiffError
-from .failures import raising
 from .labels import formatted, label_of, made_at, name_of, operation_text, source_label
 from ..engine.numbers import format_parameter
-from .outcomes import BackwardShown, Drawn
+from .outcomes import BackwardShown, Drawn, WalkShown, WalkStep
 
 
 def compile_backward(run, statement: tree.ExprStatement, call: tree.Call, walk: bool = False):
@@ -62,13 +62,21 @@ def compile_backward(run, statement: tree.ExprStatement, call: tree.Call, walk: 
         if history is not None:
             history.committed(backward_pass, label_of(output))
         if walk:
-            from .chain_rule import walk_outcome
-
             run.emit(walk_outcome(span, label_of(output), backward_pass))
         elif show:
             run.emit(backward_outcome(span, label_of(output), backward_pass))
 
     return backward
+
+
+def compile_walk(run, statement: tree.ExprStatement, call: tree.Call):
+    return compile_backward(run, statement, call, walk=True)
+
+
+def compile_graph(run, statement: tree.ExprStatement, call: tree.Call):
+    """``graph(EXPR)``: the nodes of EXPR's graph; changes nothing."""
+    target = run.compiler.node_expression(call.args[0], "`graph`")
+    return lambda show: run.emit(run.session.graph_of(target(None), statement.span))
 
 
 # `walk` shows at most this many edges (one per Enter in the REPL): a larger pass is `too-long`.
@@ -94,19 +102,7 @@ def compile_draw(run, statement: tree.ExprStatement, call: tree.Call):
     It shows in loop bodies and under ``quiet`` too: a picture is asked for, never an echo."""
     from ..pictures import DrawingError, graph_picture, picture_format, write_picture  # on first use
 
-    compiler, args = run.compiler, call.args
-    if (
-        len(args) not in (1, 2)
-        or isinstance(args[0], tree.StringLiteral)
-        or (len(args) == 2 and not isinstance(args[1], tree.StringLiteral))
-    ):
-        return raising(compiler.fail(
-            "wrong-arguments",
-            '`draw` takes an expression and, optionally, a file name in quotes: draw(loss) or '
-            'draw(loss, "loss.svg")',
-            call.span,
-            {"function": "draw", "expected": [1, 2], "got": len(args)},
-        ))
+    compiler, args = run.compiler, call.args  # an expression, maybe a text (its entry says so)
     target = compiler.node_expression(args[0], "`draw`")
     path_of = compiler.text(args[1]) if len(args) == 2 else None
     target_span, file_span, span = args[0].span, args[-1].span, statement.span
@@ -193,3 +189,36 @@ def _untracked_hint(output: Scalar) -> str:
         f"help: `{label_of(output)}` depends on no variable; "
         "make one with `var`, e.g. `let x = var 2`"
     )
+
+
+# ---- walk -------------------------------------------------------------------------------------
+
+
+def walk_outcome(span, label: str, backward_pass) -> WalkShown:
+    """The edges of a committed pass one by one, each with every tracked node's adjoint after it."""
+    topology = backward_pass.topology
+    labels = _unique_labels(topology)
+    tracked = [index for index, node in enumerate(topology) if node._gradient is not None]
+    current = {index: 0.0 for index in tracked}
+    if topology and topology[-1]._gradient is not None:
+        current[len(topology) - 1] = backward_pass.seed
+    start = tuple((labels[index], current[index]) for index in tracked)
+    steps = []
+    for edge in backward_pass.edges:
+        if edge.parent_tracked:
+            current[edge.parent] = edge.parent_adjoint_after
+        steps.append(WalkStep(
+            edge.reverse_index, labels[edge.child], edge.operand, labels[edge.parent], edge.upstream,
+            edge.local_derivative, edge.contribution, edge.parent_tracked, edge.parent_adjoint_before,
+            edge.parent_adjoint_after, tuple((labels[index], current[index]) for index in tracked),
+        ))
+    return WalkShown(span, backward_outcome(span, label, backward_pass), start, tuple(steps))
+
+
+def _unique_labels(topology: list[Scalar]) -> list[str]:
+    """Each node's label; a label two nodes share gets the topology index (`x #3`)."""
+    labels = [label_of(node) for node in topology]
+    seen: dict[str, int] = {}
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+    return [label if seen[label] == 1 else f"{label} #{index}" for index, label in enumerate(labels)]

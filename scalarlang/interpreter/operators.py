@@ -13,6 +13,16 @@ from ..language import tree
 from .failures import engine_failure, failure
 from .labels import label_of
 
+def literal_value(expr: tree.Expr) -> float | None:
+    """A number literal, possibly negated, read directly (``backward(loss, inf)`` reports the
+    non-finite seed rather than a non-finite constant)."""
+    if isinstance(expr, tree.Number):
+        return expr.value
+    if isinstance(expr, tree.Unary) and isinstance(expr.operand, tree.Number):
+        return -expr.operand.value
+    return None
+
+
 COMPARISONS = {
     "==": operator.eq, "!=": operator.ne, "<": operator.lt,
     "<=": operator.le, ">": operator.gt, ">=": operator.ge,

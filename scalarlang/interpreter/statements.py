@@ -13,16 +13,12 @@ from __future__ import annotations
 from typing import cast
 
 from ..language import tree
-from .builtins import RESERVED_NAMES, STATEMENT_FUNCTIONS, arity_text
 from ..language.diagnostics import LanguageError
 from ..engine.passes import zero_gradients
 from ..engine.scalar import Scalar, ScalarOperation
-from .calls import named_argument_problem
-from .chain_rule import compile_explain, compile_paths
-from .checks import compile_gradcheck
 from .expressions import MAX_CALL_DEPTH, Compiler, Function
 from .failures import raising
-from .graphs import compile_backward, compile_draw
+from .registry import STATEMENT_FUNCTIONS, call_problem, is_reserved
 from .labels import Named, is_count, label_of, named, operation_text
 from ..engine.numbers import format_number
 from .outcomes import Bound, Defined, ListShown, NodeState, Printed, ValueShown, Warned
@@ -41,7 +37,7 @@ def node_state(node: Scalar, label: str | None = None) -> NodeState:
 
 
 def reserved(compiler: Compiler, name: str, span, what: str) -> LanguageError | None:
-    if name not in RESERVED_NAMES:
+    if not is_reserved(name):
         return None
     return compiler.fail(
         "reserved-name",
@@ -267,36 +263,12 @@ def _not_a_variable(compiler, name, node, span):
 
 def compile_expression_statement(run, statement: tree.ExprStatement):
     expr = statement.expr
-    if isinstance(expr, tree.Call) and expr.keywords and expr.function in STATEMENT_FUNCTIONS:
-        if expr.function != "gradcheck":
-            return raising(named_argument_problem(run.compiler, expr))
-    if isinstance(expr, tree.Call) and expr.function == "draw":
-        return compile_draw(run, statement, expr)
-    if isinstance(expr, tree.Call) and expr.function in STATEMENT_FUNCTIONS:
-        accepted = STATEMENT_FUNCTIONS[expr.function]
-        # `gradcheck(OUT, X, ...)` checks any number of variables: 2 arguments or more.
-        count_ok = len(expr.args) >= 2 if expr.function == "gradcheck" else len(expr.args) in accepted
-        if not count_ok or any(isinstance(arg, tree.StringLiteral) for arg in expr.args):
-            return raising(run.compiler.fail(
-                "wrong-arguments",
-                f"`{expr.function}` takes "
-                + ("2 or more arguments" if expr.function == "gradcheck" else arity_text(accepted))
-                + f", got {len(expr.args)}",
-                expr.span,
-                {"function": expr.function, "expected": list(accepted), "got": len(expr.args)},
-            ))
-        if expr.function in ("backward", "walk"):
-            return compile_backward(run, statement, expr, walk=expr.function == "walk")
-        if expr.function == "explain":
-            return compile_explain(run, statement, expr)
-        if expr.function == "paths":
-            return compile_paths(run, statement, expr)
-        if expr.function == "random_seed":
-            return compile_random_seed(run, statement, expr)
-        if expr.function == "graph":
-            target = run.compiler.node_expression(expr.args[0], "`graph`")
-            return lambda show: run.emit(run.session.graph_of(target(None), statement.span))
-        return compile_gradcheck(run, statement, expr)
+    call = STATEMENT_FUNCTIONS.get(expr.function) if isinstance(expr, tree.Call) else None
+    if call is not None:  # a statement-like call: checked against its entry, then compiled by it
+        problem = call_problem(call, cast(tree.Call, expr), run.compiler.fail)
+        if problem is not None:
+            return raising(problem)
+        return call.compile(run, statement, cast(tree.Call, expr))
     evaluate, span = run.compiler.expression(expr), statement.span
 
     def value_line(show):
@@ -308,23 +280,6 @@ def compile_expression_statement(run, statement: tree.ExprStatement):
                 run.emit(ValueShown(span, node_state(value)))
 
     return value_line
-
-
-def compile_random_seed(run, statement: tree.ExprStatement, call: tree.Call):
-    """``random_seed(N)``: the session's generator starts again from N; shows nothing."""
-    seed_of, random = run.compiler.number(call.args[0]), run.session.random
-    argument = call.args[0]
-
-    def random_seed(show):
-        seed = seed_of(None)
-        if not (seed - seed == 0.0 and seed.is_integer()):
-            raise run.compiler.fail(
-                "wrong-arguments", f"`random_seed` takes a whole number, not {format_number(seed)}",
-                argument.span, {"function": "random_seed", "value": seed},
-            )
-        random.seed(int(seed))
-
-    return random_seed
 
 
 def compile_print(run, statement: tree.Print):

@@ -234,7 +234,7 @@ class Builder(Transformer):
         name, part = children
         node, outer = value_of(part)
         keyword = Keyword(join(tok_span(name), outer), intern(str(name)), tok_span(name), node)
-        return NamedArgument(keyword, part.depth)
+        return NamedArgument(keyword, part.depth if isinstance(part, Part) else 0)
 
     def args(self, parts: list) -> list:
         return parts

@@ -1,5 +1,6 @@
-"""The built-in functions of lists: `len`, `sum`, `mean`, `dot`, `flatten`, `zip`, the random
-draws `uniform` and `gauss`, and `read_table` (see ``builtins`` for the table of built-ins).
+"""The built-in functions of lists and data: `len`, `sum`, `mean`, `dot`, `flatten`, `zip`, the
+random draws `uniform` and `gauss` (and the statement `random_seed`), and `read_table`. Their
+entries are in ``registry``; each is compiled as ``node_functions`` says.
 
 `sum`, `mean` and `dot` are left folds of ordinary engine operations, so their graphs are what
 `a + b + c` and `a*x + b*y` make; the nodes they make are labelled by the call. `uniform` and
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.errors import ScalarAutodiffError
+from ..engine.numbers import format_number
 from ..engine.scalar import Scalar
 from ..language import tree
 from .failures import not_a_node
@@ -41,7 +43,7 @@ def _nodes(compiler, call: tree.Call, values: tuple, from_list: bool, list_expr:
     return values
 
 
-def build_sum(compiler, call: tree.Call, mean: bool = False):
+def compile_sum(compiler, call: tree.Call, mean: bool = False):
     """``sum(a, b, …)`` or ``sum(L)``: the left fold ``a + b + …``; `mean` divides it once by
     the count."""
     span, origin = call.span, compiler.origin(call.span)
@@ -68,11 +70,11 @@ def build_sum(compiler, call: tree.Call, mean: bool = False):
     return combine, call.args
 
 
-def build_mean(compiler, call: tree.Call):
-    return build_sum(compiler, call, mean=True)
+def compile_mean(compiler, call: tree.Call):
+    return compile_sum(compiler, call, mean=True)
 
 
-def build_len(compiler, call: tree.Call):
+def compile_len(compiler, call: tree.Call):
     origin = compiler.origin(call.span, True)
     not_a_list = compiler.list_check(call.args[0], "`len`")
 
@@ -86,7 +88,7 @@ def build_len(compiler, call: tree.Call):
     return length, call.args
 
 
-def build_dot(compiler, call: tree.Call):
+def compile_dot(compiler, call: tree.Call):
     """``dot(A, B)``: ``A[0]*B[0] + A[1]*B[1] + …``, a left fold of products."""
     span, origin, engine_error = call.span, compiler.origin(call.span), compiler.engine_error
     checks = [compiler.list_check(arg, "`dot`") for arg in call.args]
@@ -120,7 +122,7 @@ def build_dot(compiler, call: tree.Call):
     return dot, call.args
 
 
-def build_flatten(compiler, call: tree.Call):
+def compile_flatten(compiler, call: tree.Call):
     """``flatten(L, …)``: every node held in the arguments, depth first, in order."""
 
     def flatten(args, *values):
@@ -129,7 +131,7 @@ def build_flatten(compiler, call: tree.Call):
     return flatten, call.args
 
 
-def build_zip(compiler, call: tree.Call):
+def compile_zip(compiler, call: tree.Call):
     """``zip(A, B, …)``: the rows ``[A[i], B[i], …]``, as many as the shortest has items."""
     checks = [compiler.list_check(arg, "`zip`") for arg in call.args]
 
@@ -166,24 +168,14 @@ def _draw(name: str, draw_with):
     return build
 
 
-build_uniform = _draw("uniform", lambda random, low, high: random.uniform(low, high))
-build_gauss = _draw("gauss", lambda random, mu, sigma: random.gauss(mu, sigma))
+compile_uniform = _draw("uniform", lambda random, low, high: random.uniform(low, high))
+compile_gauss = _draw("gauss", lambda random, mu, sigma: random.gauss(mu, sigma))
 
 
-def build_read_table(compiler, call: tree.Call):
+def compile_read_table(compiler, call: tree.Call):
     """``read_table("FILE.csv")``: a list of rows of constants; the path is relative to the
     program's folder (the working folder for text that came from no file)."""
-    (argument,) = call.args
-    if not isinstance(argument, tree.StringLiteral):
-        error = compiler.fail(
-            "wrong-arguments", '`read_table` takes a file name in quotes: read_table("data.csv")',
-            argument.span, {"function": "read_table"},
-        )
-
-        def not_a_name(args):
-            raise error
-
-        return not_a_name, ()
+    (argument,) = call.args  # a text in quotes (its entry says so)
     name_of, origin, folder = compiler.text(argument), compiler.origin(call.span), compiler.source.folder
 
     def table(args) -> Any:
@@ -208,3 +200,21 @@ def build_read_table(compiler, call: tree.Call):
         return ListValue(made)
 
     return table, ()
+
+
+def compile_random_seed(run, statement: tree.ExprStatement, call: tree.Call):
+    """``random_seed(N)``: the session's generator starts again from N; shows nothing."""
+    compiler = run.compiler
+    seed_of, random = compiler.number(call.args[0]), run.session.random
+    argument = call.args[0]
+
+    def random_seed(show):
+        seed = seed_of(None)
+        if not (seed - seed == 0.0 and seed.is_integer()):
+            raise compiler.fail(
+                "wrong-arguments", f"`random_seed` takes a whole number, not {format_number(seed)}",
+                argument.span, {"function": "random_seed", "value": seed},
+            )
+        random.seed(int(seed))
+
+    return random_seed
