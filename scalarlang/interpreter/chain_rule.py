@@ -16,7 +16,7 @@ from ..engine.errors import ScalarAutodiffError
 from ..engine.scalar import Scalar
 from ..language import tree
 from .graphs import pass_failure
-from .history import History, KeptPass, Zeroed
+from .state import History, KeptPass, Zeroed
 from .labels import label_of
 from .outcomes import EdgeShare, Explained, PathShown, PathsShown
 
@@ -29,7 +29,7 @@ def compile_explain(run, statement: tree.ExprStatement, call: tree.Call):
     span = statement.span
 
     def explain(show):
-        run.emit(explained(target(None), run.session.history, span))
+        run.emit(explained(target(None), run.state.history, span))
 
     return explain
 

@@ -22,7 +22,7 @@ from ..engine.scalar import Scalar
 from .expressions import Compiler
 from .operators import COMPARISONS
 from .failures import with_note
-from .journal import Journal
+from .state import Journal
 from .labels import Named, cut
 from .lists import MAX_ITEMS
 from .values import ListValue, formatted_value
@@ -91,12 +91,12 @@ def actions_for(statements: Sequence) -> list:
 class Run:
     """One run of a source against a session."""
 
-    def __init__(self, session, source, journal: Journal | None, echo: bool = True):
+    def __init__(self, session, source, echo: bool = True):
         self.session = session
-        self.names = session._names
-        self.compiler = Compiler(self.names, source, random=session.random, budget=session.budget)
+        self.state = state = session.state
+        self.names = state.names
+        self.compiler = Compiler(self.names, source, random=state.random, budget=session.budget)
         self.budget = session.budget
-        self.journal = journal
         self.echo = echo  # False: bindings (`let`, `fn`, `descend`) make no outcome at all
         self.pending: list[Outcome] = []
         self.muted = 0  # inside `expect`: the statement's outcomes are not shown
@@ -104,12 +104,6 @@ class Run:
         self.current: tree.Statement | None = None
 
     # ---- what actions call ----------------------------------------------------------------
-
-    def bind(self, name: str, value: object) -> None:
-        journal = self.journal
-        if journal is not None and name not in journal.names:
-            journal.remember_name(name)
-        self.names[name] = value
 
     def emit(self, outcome: Outcome) -> None:
         if not self.muted:
@@ -121,16 +115,17 @@ class Run:
         Interrupt-safe: whatever the moment, the outer journal and muting are back as they
         were, and what the statement did is undone (an interrupted undo is finished first),
         so the outer journal needs to know nothing of it."""
-        outer, muted, inner = self.journal, self.muted, Journal(self.names, self.session.random, self.session.reached)
+        state = self.state
+        outer, muted, inner = state.journal, self.muted, Journal(state)
         try:
-            self.journal = inner
+            state.journal = inner
             self.muted = muted + 1
             for _ in self.steps((statement,), False, actions):
                 pass
         except LanguageError as error:
             return error.diagnostic
         finally:
-            self.journal = outer
+            state.journal = outer
             self.muted = muted
             inner.undo()
         return None
@@ -218,7 +213,7 @@ class Run:
         problem = reserved(compiler, statement.name, statement.name_span, "a loop's name")
         start_of, stop_of = compiler.number(statement.start), compiler.number(statement.stop)
         body, name = statement.body.statements, statement.name
-        actions, bind, names = actions_for(body), self.bind, self.names
+        actions, state = actions_for(body), self.state
         tag = Named(name, True)  # each fresh index's label: a count named `name`
 
         def for_range(show):
@@ -231,10 +226,7 @@ class Run:
             def begin(iteration):
                 node = Scalar.constant(start + iteration)
                 node.tag = tag
-                if self.journal is None:
-                    names[name] = node
-                else:
-                    bind(name, node)
+                state.bind(name, node)
 
             return self._loop(statement, body, actions, count, begin, lambda i: f"{name} = {start + i}")
 
@@ -248,7 +240,7 @@ class Run:
             if problem is None and name in statement.names[:index]:
                 problem = compiler.fail("wrong-arguments", f"`{name}` is named twice in `for`", span, {"name": name})
         names, body = statement.names, statement.body.statements
-        actions, bind, bound = actions_for(body), self.bind, self.names
+        actions, state = actions_for(body), self.state
         source_of = compiler.expression(statement.source)
         not_a_list = compiler.list_check(statement.source, "`for … in`")
         source_span, width = statement.source.span, len(names)
@@ -267,12 +259,8 @@ class Run:
                 return (items[iteration],) if width == 1 else items[iteration]
 
             def begin(iteration):
-                journal = self.journal
                 for name, value in zip(names, values(iteration)):
-                    if journal is None:
-                        bound[name] = value
-                    else:
-                        bind(name, value)
+                    state.bind(name, value)
 
             def describe(iteration):
                 return ", ".join(

@@ -27,12 +27,10 @@ def compile_backward(run, statement: tree.ExprStatement, call: tree.Call, walk: 
     def backward(show):
         output = output_of(None)
         seed = seed_of(None)
-        journal, history = run.journal, run.session.history
-        observer = run.session.pass_observer
+        state, observer = run.state, run.session.pass_observer
         try:
-            if journal is None and not show and observer is None and history is None and not walk:
-                committed = output.backward_with_seed(seed)  # checks everything, then commits: atomic
-                run.session.reached.committed(committed.topology)
+            if not show and not walk and observer is None and not state.watches_passes:
+                state.commit_unseen(output, seed)  # checks everything, then commits: atomic
                 return
             backward_pass = output.reverse_pass(seed)
         except ScalarAutodiffError as error:
@@ -55,12 +53,7 @@ def compile_backward(run, statement: tree.ExprStatement, call: tree.Call, walk: 
                 observer(backward_pass, label_of(output), lambda index: label_of(topology[index]))
             except DrawingError as error:
                 raise compiler.fail(error.kind, error.message, span, error.fields) from None
-        if journal is not None:
-            journal.remember_gradients(backward_pass.topology)
-        backward_pass._commit()
-        run.session.reached.committed(backward_pass.topology)
-        if history is not None:
-            history.committed(backward_pass, label_of(output))
+        state.commit(backward_pass, lambda: label_of(output))
         if walk:
             run.emit(walk_outcome(span, label_of(output), backward_pass))
         elif show:

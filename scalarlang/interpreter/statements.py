@@ -14,7 +14,6 @@ from typing import cast
 
 from ..language import tree
 from ..language.diagnostics import LanguageError
-from ..engine.passes import zero_gradients
 from ..engine.scalar import Scalar, ScalarOperation
 from .expressions import MAX_CALL_DEPTH, Compiler, Function
 from .failures import raising
@@ -55,9 +54,8 @@ def compile_let(run, statement: tree.Let):
     problem = reserved(run.compiler, statement.name, statement.name_span, "bound with `let`")
     if problem is not None:
         return raising(problem)
-    name, span, bind, echo = statement.name, statement.span, run.bind, run.echo
+    name, span, state, echo = statement.name, statement.span, run.state, run.echo
     evaluate = run.compiler.expression(statement.value)
-    names = run.names
     # The tag the last new node came with and the `Named` it got, in one cell (an interrupt
     # cannot split them): in a loop, the same expression makes every node, so one `Named`.
     seen: tuple = (None, None)
@@ -67,7 +65,7 @@ def compile_let(run, statement: tree.Let):
         node = evaluate(None)
         if node.__class__ is ListValue:
             name_items(node, name)
-            bind(name, node)
+            state.bind(name, node)
             if show and echo:
                 run.emit(Defined(span, name, f"= {shape_text(node)}"))
             return
@@ -78,10 +76,7 @@ def compile_let(run, statement: tree.Let):
                 label = named(node, name)
                 seen = (tag, label)
             node.tag = label
-        if run.journal is None:
-            names[name] = node
-        else:
-            bind(name, node)
+        state.bind(name, node)
         if show and echo:
             run.emit(Bound(span, name, node_state(node, name)))
 
@@ -136,7 +131,7 @@ def compile_function(run, statement: tree.FunctionDef):
                 {"depth": depth, "limit": MAX_CALL_DEPTH},
             )
         function = Function(name, params, body, body_compiler.origin(statement.body.span), depth, span)
-        run.bind(name, function)
+        run.state.bind(name, function)
         if show and run.echo:
             run.emit(Defined(span, name, f"is the function {function.signature()}"))
 
@@ -163,7 +158,7 @@ def compile_descend(run, statement: tree.Descend):
                 "wrong-arguments", f"`{name}` is named twice in `descend`", spans[index], {"name": name}
             ))
     targets = tuple(zip(names, spans))
-    get, echo, reached = run.names.get, run.echo, run.session.reached
+    get, echo, state = run.names.get, run.echo, run.state
     warned = False  # the `no-backward` warning shows once per statement, not per iteration
 
     def stepped(
@@ -199,14 +194,10 @@ def compile_descend(run, statement: tree.Descend):
             else:
                 new.append((name, _fresh(stepped(name, name_span, step, value, (), olds), name)))
         # Every new value is known and finite: only now is any name bound again.
-        unreached = None if warned else _unreached(olds, reached)
-        reached.forget([node for node, _, _ in olds])  # the old variables are stepped
-        journal = run.journal
+        unreached = None if warned else _unreached(olds, state.reached)
+        state.stepped([node for node, _, _ in olds])
         for name, fresh in new:
-            if journal is None:
-                run.names[name] = fresh
-            else:
-                run.bind(name, fresh)
+            state.bind(name, fresh)
             if show and echo:
                 if fresh.__class__ is ListValue:
                     run.emit(Defined(span, name, f"= {shape_text(fresh)}"))  # type: ignore[arg-type]
@@ -304,23 +295,7 @@ def compile_zero_grad(run, statement: tree.ZeroGrad):
             if output.__class__ is not Scalar:
                 raise not_a_node(output)
             outputs = [output]
-        journal, history, passed = run.journal, run.session.history, run.session.reached
-        walked = None  # the topologies of the outputs, when something needs them
-        if journal is not None or history is not None or (target is not None and passed.ids):
-            walked = [node for output in outputs for node in output.topology()]
-            if journal is not None:
-                journal.remember_gradients(walked)
-            if history is not None:
-                history.zeroed(walked)
-            zero_gradients(walked)  # (the graphs are walked once)
-        else:
-            for output in outputs:
-                output.zero_grad()
-        # No pass has reached the zeroed variables since (`descend`'s warning).
-        if target is None:
-            passed.clear()  # every node a name reaches
-        elif walked is not None:
-            passed.forget(walked)
+        run.state.zero(outputs, target is None)
 
     return zero_grad
 
