@@ -14,7 +14,7 @@ import pytest
 from scalarlang import Scalar, ScalarOperation
 from scalarlang.engine.gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE
 from scalarlang.interpreter.core import LABEL_LIMIT, Interpreter
-from scalarlang.interpreter.kinds import RUNTIME_KINDS
+from scalarlang.interpreter.failures import RUNTIME_KINDS
 from scalarlang.interpreter.outcomes import (
     BackwardShown,
     Bound,

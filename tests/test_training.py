@@ -13,8 +13,8 @@ from scalarlang import Scalar, ScalarOperation
 from scalarlang.interpreter import control
 from scalarlang.render.events import event_of
 from scalarlang.interpreter.core import Interpreter
-from scalarlang.interpreter.kinds import RUNTIME_KINDS
-from scalarlang.interpreter.labels import Made, Named
+from scalarlang.interpreter.failures import RUNTIME_KINDS
+from scalarlang.interpreter.values import Made, Named
 from scalarlang.interpreter.outcomes import (
     BackwardShown,
     Bound,

@@ -18,7 +18,7 @@ from prompt_toolkit.utils import get_cwidth
 from prompt_toolkit.validation import ValidationError, Validator
 
 from ..interpreter.registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
-from ..interpreter.kinds import RUNTIME_KINDS
+from ..interpreter.failures import RUNTIME_KINDS
 from ..language.diagnostics import Diagnostic, LanguageError
 from ..language.lexicon import KEYWORDS
 from ..language.parser import is_incomplete, parse_program

@@ -21,7 +21,7 @@ from rich.text import Text
 
 from ..interpreter.core import Interpreter
 from ..interpreter.registry import help_rows
-from ..interpreter.kinds import RUNTIME_KINDS
+from ..interpreter.failures import RUNTIME_KINDS
 from ..interpreter.outcomes import Drawn, Failed, Outcome, WalkShown, Warned
 from ..interpreter.values import ListValue, shape_text
 from ..language.diagnostics import Diagnostic

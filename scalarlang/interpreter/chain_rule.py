@@ -16,9 +16,9 @@ from ..engine.errors import ScalarAutodiffError
 from ..engine.scalar import Scalar
 from ..language import tree
 from .graphs import pass_failure
-from .state import History, KeptPass, Zeroed
-from .labels import label_of
 from .outcomes import EdgeShare, Explained, PathShown, PathsShown
+from .state import History, KeptPass, Zeroed
+from .values import label_of
 
 # `paths` lists at most this many paths; more is the error `too-many-paths` with the count.
 MAX_PATHS = 1_000

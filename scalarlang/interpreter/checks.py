@@ -5,19 +5,18 @@ from __future__ import annotations
 import math
 from typing import cast
 
+from ..engine.errors import ScalarAutodiffError
+from ..engine.gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE, scalar_gradient_check
+from ..engine.numbers import format_exponent, format_number
+from ..engine.replay import Replay
+from ..engine.scalar import ScalarOperation
 from ..language import tree
 from ..language.diagnostics import Diagnostic, LanguageError
-from ..engine.scalar import ScalarOperation
-from ..engine.errors import ScalarAutodiffError
-from .operators import literal_value
-from .operators import COMPARISONS
-from ..engine.gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE, scalar_gradient_check
-from .kinds import RUNTIME_KINDS
-from .labels import LABEL_LIMIT, cut, label_of, shorten, suggestion
-from ..engine.numbers import format_exponent, format_number
-from .outcomes import Expected, GradcheckShown
-from ..engine.replay import Replay
+from .failures import RUNTIME_KINDS
 from .graphs import pass_failure
+from .operations import COMPARISONS, literal_value
+from .outcomes import Expected, GradcheckShown
+from .values import LABEL_LIMIT, cut, label_of, shorten, suggestion
 
 # An inner error's message quoted by `expectation-failed` is cut to this many characters.
 MESSAGE_LIMIT = 300

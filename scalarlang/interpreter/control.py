@@ -16,19 +16,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Callable, Generator
 
+from ..engine.numbers import format_count, format_number
+from ..engine.scalar import Scalar
 from ..language import tree
 from ..language.diagnostics import Diagnostic, LanguageError
-from ..engine.scalar import Scalar
-from .expressions import Compiler
-from .operators import COMPARISONS
-from .failures import with_note
-from .state import Journal
-from .labels import Named, cut
-from .lists import MAX_ITEMS
-from .values import ListValue, formatted_value
-from ..engine.numbers import format_count, format_number
-from .outcomes import Outcome
 from .checks import compile_assert, compile_expect
+from .expressions import Compiler
+from .failures import with_note
+from .operations import COMPARISONS, MAX_ITEMS
+from .outcomes import Outcome
+from .state import Journal
 from .statements import (
     compile_descend,
     compile_expression_statement,
@@ -38,6 +35,7 @@ from .statements import (
     compile_zero_grad,
     reserved,
 )
+from .values import ListValue, Named, cut, formatted_value
 
 # Limits, each a typed error (`too-long`), checked before a loop starts where its count is known.
 MAX_ITERATIONS = 1_000_000

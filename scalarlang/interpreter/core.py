@@ -21,22 +21,20 @@ from random import Random
 import traceback
 from typing import Callable, Generator
 
-from ..language import tree
-from .registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
-from .control import MAX_ITERATIONS, MAX_STATEMENTS, Run
-from ..language.diagnostics import Diagnostic, LanguageError
 from ..engine.scalar import Scalar
-from .expressions import Function
-from .state import History, Journal, SessionState
-from .labels import LABEL_LIMIT, formatted, label_of, operation_text
-from .outcomes import Failed, GraphNode, GraphShown, NodeState, Outcome
-from ..language.source import Source, Span
-from .statements import node_state
-from .lists import Budget
-from .values import ListValue
-from ..language.parser import parse_program
-
+from ..language import tree
+from ..language.diagnostics import Diagnostic, LanguageError
 from ..language.lexicon import KEYWORDS  # the lexical rules live in the grammar
+from ..language.parser import parse_program
+from ..language.source import Source, Span
+from .control import MAX_ITERATIONS, MAX_STATEMENTS, Run
+from .expressions import Function
+from .operations import Budget
+from .outcomes import Failed, GraphNode, GraphShown, NodeState, Outcome
+from .registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
+from .state import History, Journal, SessionState
+from .statements import node_state
+from .values import LABEL_LIMIT, ListValue, formatted, label_of, operation_text
 
 __all__ = [
     "KEYWORDS",

@@ -25,19 +25,17 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Any, Callable
 
-from ..language import tree
-from . import calls, lists, operators
-from .operators import literal_value
-from .registry import VALUE_FUNCTIONS
-from .closures import arithmetic, closures_of, fused, stack_runner
-from .failures import engine_failure, failure, not_a_list, not_a_node
-from .functions import Function
-from ..language.diagnostics import LanguageError
-from ..engine.scalar import Scalar
 from ..engine.errors import ScalarAutodiffError
-from .labels import LABEL_LIMIT, Made, shorten, suggestion
-from .values import ListValue, formatted_value
+from ..engine.scalar import Scalar
+from ..language import tree
+from ..language.diagnostics import LanguageError
 from ..language.source import Source, Span
+from . import calls, operations
+from .calls import Function
+from .failures import engine_failure, failure, not_a_list, not_a_node
+from .operations import arithmetic, fused, literal_value
+from .registry import VALUE_FUNCTIONS
+from .values import LABEL_LIMIT, ListValue, Made, formatted_value, shorten, suggestion
 
 Evaluate = Callable[[tuple | None], Any]  # a Scalar or a ListValue
 # Deeper expressions run on an explicit stack (Python's recursion limit is 1,000 frames).
@@ -63,7 +61,7 @@ class Compiler:
         params: tuple[str, ...] | None = None,
         function: str | None = None,
         random: Any = None,
-        budget: lists.Budget | None = None,
+        budget: operations.Budget | None = None,
     ):
         self.names = names
         self.source = source
@@ -73,7 +71,7 @@ class Compiler:
         self.early = params is not None  # a function body: calls are resolved now
         self.function = function  # the function whose body this is: its nodes' labels say so
         self.random = random  # the session's generator (`random.Random`), for `uniform`, `gauss`
-        self.budget = budget if budget is not None else lists.Budget()  # the session's, for comprehensions
+        self.budget = budget if budget is not None else operations.Budget()  # the session's, for comprehensions
         self.call_depth = 0  # the deepest function a function body calls
         # In a function body, (start, end, count) -> the tag of the nodes made there, so that
         # the body's own result is known by its tag (`Function.origin`); keyed by offsets,
@@ -300,9 +298,9 @@ class Compiler:
                 if literal is not None and literal - literal == 0.0:
                     # A number exponent is read as written: the constant it would make is
                     # never part of the graph.
-                    return operators.literal_power(self, node, literal), (node.left,), None
-                return operators.power(self, node), (node.left, node.right), None
-            return operators.remainder(self, node), (node.left, node.right), None
+                    return operations.literal_power(self, node, literal), (node.left,), None
+                return operations.power(self, node), (node.left, node.right), None
+            return operations.remainder(self, node), (node.left, node.right), None
         if isinstance(node, tree.Unary):
             not_a_node_error = self.node_check(node.operand, "`-`")
 
@@ -329,13 +327,13 @@ class Compiler:
         if isinstance(node, tree.Call):
             return calls.compile_call(self, node)
         if isinstance(node, tree.Compare):
-            return operators.compare(self, node), (node.left, node.right), None
+            return operations.compare(self, node), (node.left, node.right), None
         if isinstance(node, tree.Index):
-            return lists.index(self, node), (node.target, node.index), None
+            return operations.index(self, node), (node.target, node.index), None
         if isinstance(node, tree.ListLiteral):
-            return lists.literal, lists.literal_items(node), None
+            return operations.literal, operations.literal_items(node), None
         if isinstance(node, tree.Comprehension):
-            return lists.comprehension(self, node), (), None
+            return operations.comprehension(self, node), (), None
         raise TypeError(f"unknown expression {type(node).__name__}")
 
     def resolve_failure(self, call: tree.Call, function: object) -> LanguageError:
@@ -346,3 +344,57 @@ class Compiler:
         """The error for ``left OP right`` when one of them is a list (the left one first)."""
         left_error, right_error = self.node_check(left, needed_by), self.node_check(right, needed_by)
         return lambda a, b: left_error(a) if a.__class__ is not Scalar else right_error(b)
+
+
+# ---- postfix items into something to run ----------------------------------------------------
+
+
+def closures_of(items: list):
+    closures: list = []
+    for combine, count, fuse in items:
+        if count == 0:
+            closures.append(combine)
+            continue
+        operands = closures[len(closures) - count :]
+        del closures[len(closures) - count :]
+        if fuse is not None:
+            closures.append(fuse(*operands))
+        elif count == 1:
+            closures.append(_one(combine, operands[0]))
+        elif count == 2:
+            closures.append(_two(combine, operands[0], operands[1]))
+        else:
+            closures.append(_many(combine, tuple(operands)))
+    return closures[0]
+
+
+def _one(combine, operand):
+    return lambda args: combine(args, operand(args))
+
+
+def _two(combine, left, right):
+    return lambda args: combine(args, left(args), right(args))
+
+
+def _many(combine, operands):
+    return lambda args: combine(args, *[operand(args) for operand in operands])
+
+
+def stack_runner(items: list) -> Evaluate:
+    plan = tuple((combine, count) for combine, count, _ in items)
+
+    def run(args: tuple | None) -> Scalar:
+        values: list = []
+        push = values.append
+        for combine, count in plan:
+            if count == 0:
+                push(combine(args))
+            elif count == 1:
+                push(combine(args, values.pop()))
+            else:
+                operands = values[len(values) - count :]
+                del values[len(values) - count :]
+                push(combine(args, *operands))
+        return values[0]
+
+    return run

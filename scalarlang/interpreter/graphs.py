@@ -4,13 +4,13 @@ when it is all finite; `walk` shows it edge by edge), ``graph(...)`` (its nodes)
 
 from __future__ import annotations
 
+from ..engine.errors import ScalarAutodiffError
+from ..engine.numbers import format_parameter
+from ..engine.scalar import Scalar, ScalarOperation
 from ..language import tree
 from ..language.diagnostics import Diagnostic, LanguageError
-from ..engine.scalar import Scalar, ScalarOperation
-from ..engine.errors import ScalarAutodiffError
-from .labels import formatted, label_of, made_at, name_of, operation_text, source_label
-from ..engine.numbers import format_parameter
 from .outcomes import BackwardShown, Drawn, WalkShown, WalkStep
+from .values import formatted, label_of, made_at, name_of, operation_text, source_label
 
 
 def compile_backward(run, statement: tree.ExprStatement, call: tree.Call, walk: bool = False):

@@ -16,8 +16,8 @@ from ..engine.errors import ScalarAutodiffError
 from ..engine.numbers import format_number
 from ..engine.scalar import Scalar
 from ..language import tree
-from .failures import not_a_node
 from .csv_reader import TableError, read_table
+from .failures import not_a_node
 from .values import ListValue, nodes_of
 
 

@@ -14,7 +14,7 @@ from typing import Callable
 from ..engine.errors import ScalarAutodiffError
 from ..engine.scalar import Scalar
 from ..language import tree
-from .labels import label_of
+from .values import label_of
 
 
 def engine_unary(method: Callable[[Scalar], Scalar]):

@@ -8,11 +8,11 @@ so a pass over a million nodes does not build a million label strings nobody pri
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import Callable, TYPE_CHECKING
 
-from ..language.diagnostics import Diagnostic
 from ..engine.gradcheck import ScalarGradientCheck
 from ..engine.records import BackwardPass
+from ..language.diagnostics import Diagnostic
 from ..language.source import Span
 from .values import ListValue
 

@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any, TYPE_CHECKING
 
 from ..engine.scalar import Scalar
 from ..language import tree
 from ..language.diagnostics import LanguageError
 from . import chain_rule, checks, graphs, list_functions, node_functions
-from .labels import LABEL_LIMIT, shorten, suggestion
+from .values import LABEL_LIMIT, shorten, suggestion
 
 if TYPE_CHECKING:
     from .control import Run

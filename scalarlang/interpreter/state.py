@@ -48,9 +48,9 @@ otherwise a training loop's passes are freed as soon as they are committed.
 
 from __future__ import annotations
 
-import random as random_module
 from collections import deque
 from dataclasses import dataclass
+import random as random_module
 from typing import Callable, Iterable
 
 from ..engine.gradients import restore_gradients

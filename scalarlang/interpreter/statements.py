@@ -12,16 +12,27 @@ from __future__ import annotations
 
 from typing import cast
 
+from ..engine.numbers import format_number
+from ..engine.scalar import Scalar, ScalarOperation
 from ..language import tree
 from ..language.diagnostics import LanguageError
-from ..engine.scalar import Scalar, ScalarOperation
-from .expressions import MAX_CALL_DEPTH, Compiler, Function
+from .expressions import Compiler, Function, MAX_CALL_DEPTH
 from .failures import raising
-from .registry import STATEMENT_FUNCTIONS, call_problem, is_reserved
-from .labels import Named, is_count, label_of, named, operation_text
-from ..engine.numbers import format_number
 from .outcomes import Bound, Defined, ListShown, NodeState, Printed, ValueShown, Warned
-from .values import ListValue, describe, nodes_of, path_text, rebuilt, shape_text
+from .registry import STATEMENT_FUNCTIONS, call_problem, is_reserved
+from .values import (
+    ListValue,
+    Named,
+    describe,
+    is_count,
+    label_of,
+    named,
+    nodes_of,
+    operation_text,
+    path_text,
+    rebuilt,
+    shape_text,
+)
 
 
 def node_state(node: Scalar, label: str | None = None) -> NodeState:
