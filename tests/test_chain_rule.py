@@ -180,7 +180,7 @@ def test_a_walk_is_the_pass_and_commit_of_backward(graph, seed, width):
     records = walk.backward.backward_pass.edges
     assert [step.index for step in walk.steps] == [edge.reverse_index for edge in records]
     table = {
-        walk.backward.labels(record.topology_index): record.pass_adjoint
+        walk.backward.labels[record.topology_index]: record.pass_adjoint
         for record in walk.backward.backward_pass.nodes
         if record.tracked
     }

@@ -107,8 +107,10 @@ class Interpreter:
         nodes = tuple(
             GraphNode(
                 index,
+                label_of(member),
                 operation_text(member),
                 member.value,
+                formatted(member),
                 member.tracks_gradient,
                 member.gradient,
                 tuple(positions[id(edge.parent)] for edge in member.parents),
@@ -116,14 +118,7 @@ class Interpreter:
             for index, member in enumerate(topology)
         )
         edge_count = sum(len(graph_node.operands) for graph_node in nodes)
-        return GraphShown(
-            span,
-            label_of(node),
-            nodes,
-            edge_count,
-            lambda index: label_of(topology[index]),
-            lambda index: formatted(topology[index]),
-        )
+        return GraphShown(span, label_of(node), nodes, edge_count)
 
     @property
     def random(self) -> Random:
@@ -148,8 +143,7 @@ class Interpreter:
     ) -> Generator[Outcome, None, None]:
         """Parse ``source`` whole, then run its statements until the first failure.
 
-        Outcomes are yielded as each statement finishes; render each before asking for the
-        next (labels are looked up when shown). With ``atomic``, a failure (or an interrupt,
+        Outcomes (plain data) are yielded as each statement finishes. With ``atomic``, a failure (or an interrupt,
         or the consumer stopping early) also undoes what the statements before it in
         ``source`` changed. With ``quiet``, the whole program runs as a loop body does:
         statements that only echo show nothing. Without ``echo``, a front end that shows no

@@ -83,9 +83,9 @@ def backward_outcome(span, label: str, backward_pass) -> BackwardShown:
         span,
         label,
         backward_pass,
-        lambda index: label_of(topology[index]),
-        lambda index: operation_text(topology[index]),
-        lambda index: formatted(topology[index]),
+        tuple([label_of(node) for node in topology]),
+        tuple([operation_text(node) for node in topology]),
+        tuple([formatted(node) for node in topology]),
     )
 
 
