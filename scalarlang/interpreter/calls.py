@@ -5,7 +5,7 @@ help: the built-ins, the functions defined so far, Python's `range(n)`)."""
 
 from __future__ import annotations
 
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from ..engine.scalar import Scalar
 from ..language import tree
@@ -21,6 +21,9 @@ from .registry import (
     options_problem,
 )
 from .values import LABEL_LIMIT, ListValue, shorten, suggestion
+
+if TYPE_CHECKING:
+    from .expressions import Compiler
 
 
 class Function:
@@ -41,7 +44,7 @@ class Function:
         return f"{self.name}({', '.join(self.params)})"
 
 
-def invocation(compiler, call: tree.Call, fixed: Function | None):
+def invocation(compiler: Compiler, call: tree.Call, fixed: Function | None):
     """``(combine, operands, fuse)`` of a call of a function defined with ``fn``: ``fixed``
     when the compiler resolved it (in a function body), else looked up when the call runs."""
     call_origin, get = compiler.origin(call.span), compiler.names.get
@@ -84,7 +87,7 @@ def invocation(compiler, call: tree.Call, fixed: Function | None):
     return combine, call.args, fuse
 
 
-def compile_call(compiler, call: tree.Call):
+def compile_call(compiler: Compiler, call: tree.Call):
     name = call.function
     problem = call_problem(compiler, call)
     if problem is not None:
@@ -101,7 +104,7 @@ def compile_call(compiler, call: tree.Call):
         return invocation(compiler, call, function)
     return invocation(compiler, call, None)
 
-def call_problem(compiler, call: tree.Call) -> LanguageError | None:
+def call_problem(compiler: Compiler, call: tree.Call) -> LanguageError | None:
     """What is wrong with a call the compiler can see, if anything."""
     name = call.function
     if name in STATEMENT_FUNCTIONS:
@@ -126,7 +129,7 @@ def call_problem(compiler, call: tree.Call) -> LanguageError | None:
         return arity_problem(compiler, call, len(value.params))
     return unknown_function(compiler, name, value, call.function_span)
 
-def unknown_function(compiler, name: str, value: object, span: Span, first: tuple[str, ...] = ()) -> LanguageError:
+def unknown_function(compiler: Compiler, name: str, value: object, span: Span, first: tuple[str, ...] = ()) -> LanguageError:
     if value.__class__ is Scalar or value.__class__ is ListValue:
         what = "a value" if value.__class__ is Scalar else "a list"
         return compiler.fail("unknown-function", f"`{name}` is {what}, not a function", span, {"function": name})
@@ -141,7 +144,7 @@ def unknown_function(compiler, name: str, value: object, span: Span, first: tupl
         "unknown-function", f"there is no function `{shorten(name, LABEL_LIMIT)}`", span, {"function": name}, notes
     )
 
-def resolve_failure(compiler, call: tree.Call, function: object) -> LanguageError:
+def resolve_failure(compiler: Compiler, call: tree.Call, function: object) -> LanguageError:
     """Why the function a call names when it runs cannot be called."""
     if not isinstance(function, Function):
         # Python's `for i in range(n)`: the `.sad` range, before the list of built-ins.
@@ -159,7 +162,7 @@ def _raiser(error: LanguageError):
     return fail
 
 
-def arity_problem(compiler, call: tree.Call, count: int) -> LanguageError | None:
+def arity_problem(compiler: Compiler, call: tree.Call, count: int) -> LanguageError | None:
     """A call of a function defined with `fn` with another number of arguments than it has
     parameters."""
     if len(call.args) == count:

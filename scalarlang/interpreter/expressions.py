@@ -23,7 +23,7 @@ once: `fn` reports them where the function is defined.
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from ..engine.errors import ScalarAutodiffError
 from ..engine.scalar import Scalar
@@ -108,6 +108,12 @@ class Compiler:
     def list_check(self, expr: tree.Expr, needed_by: str) -> Callable[[], LanguageError]:
         """The error for a node where ``expr`` should give a list (made when it happens)."""
         return lambda: not_a_list(self.source, self.text_of(expr), expr.span, needed_by)
+
+    @staticmethod
+    def values(call: tree.Call) -> tuple[tree.Expr, ...]:
+        """A checked call's arguments, where its registry entry takes values: the registry has
+        refused a text in quotes there (a text's place is read with `text`)."""
+        return cast(tuple[tree.Expr, ...], call.args)
 
     # ---- the public entry points ----------------------------------------------------------
 

@@ -4,6 +4,8 @@ when it is all finite; `walk` shows it edge by edge), ``graph(...)`` (its nodes)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..engine.errors import ScalarAutodiffError
 from ..engine.numbers import format_parameter
 from ..engine.scalar import Scalar, ScalarOperation
@@ -12,14 +14,18 @@ from ..language.diagnostics import Diagnostic, LanguageError
 from .outcomes import BackwardShown, Drawn, WalkShown, WalkStep
 from .values import formatted, label_of, made_at, name_of, operation_text, source_label
 
+if TYPE_CHECKING:
+    from .control import Run
+    from .expressions import Compiler
 
-def compile_backward(run, statement: tree.ExprStatement, call: tree.Call, walk: bool = False):
+
+def compile_backward(run: Run, statement: tree.ExprStatement, call: tree.Call, walk: bool = False):
     """``backward(OUT[, SEED])``, or ``walk(OUT[, SEED])``: the same pass and commit, shown
     edge by edge (always: a walk is asked for, never an echo)."""
     compiler = run.compiler
-    output_of = compiler.node_expression(call.args[0], "`walk`" if walk else "`backward`")
+    output_of = compiler.node_expression(compiler.values(call)[0], "`walk`" if walk else "`backward`")
     if len(call.args) == 2:
-        seed_of, seed_span = compiler.number(call.args[1]), call.args[1].span
+        seed_of, seed_span = compiler.number(compiler.values(call)[1]), call.args[1].span
     else:
         seed_of, seed_span = (lambda args: 1.0), call.span
     output_span, span = call.args[0].span, statement.span
@@ -62,13 +68,13 @@ def compile_backward(run, statement: tree.ExprStatement, call: tree.Call, walk: 
     return backward
 
 
-def compile_walk(run, statement: tree.ExprStatement, call: tree.Call):
+def compile_walk(run: Run, statement: tree.ExprStatement, call: tree.Call):
     return compile_backward(run, statement, call, walk=True)
 
 
-def compile_graph(run, statement: tree.ExprStatement, call: tree.Call):
+def compile_graph(run: Run, statement: tree.ExprStatement, call: tree.Call):
     """``graph(EXPR)``: the nodes of EXPR's graph; changes nothing."""
-    target = run.compiler.node_expression(call.args[0], "`graph`")
+    target = run.compiler.node_expression(run.compiler.values(call)[0], "`graph`")
     return lambda show: run.emit(run.session.graph_of(target(None), statement.span))
 
 
@@ -89,14 +95,14 @@ def backward_outcome(span, label: str, backward_pass) -> BackwardShown:
     )
 
 
-def compile_draw(run, statement: tree.ExprStatement, call: tree.Call):
+def compile_draw(run: Run, statement: tree.ExprStatement, call: tree.Call):
     """``draw(EXPR)``, ``draw(EXPR, "FILE")``: the picture of EXPR's graph as it is now.
 
     It shows in loop bodies and under ``quiet`` too: a picture is asked for, never an echo."""
     from ..pictures import DrawingError, graph_picture, picture_format, write_picture  # on first use
 
     compiler, args = run.compiler, call.args  # an expression, maybe a text (its entry says so)
-    target = compiler.node_expression(args[0], "`draw`")
+    target = compiler.node_expression(compiler.values(call)[0], "`draw`")
     path_of = compiler.text(args[1]) if len(args) == 2 else None
     target_span, file_span, span = args[0].span, args[-1].span, statement.span
 
@@ -120,7 +126,7 @@ def compile_draw(run, statement: tree.ExprStatement, call: tree.Call):
     return draw
 
 
-def pass_failure(compiler, error, output, seed_span, output_span) -> LanguageError:
+def pass_failure(compiler: Compiler, error, output, seed_span, output_span) -> LanguageError:
     if error.kind == "non-finite-seed":
         return compiler.engine_error(error, seed_span)
     failure = compiler.engine_error(error, output_span)
@@ -143,7 +149,7 @@ def pass_failure(compiler, error, output, seed_span, output_span) -> LanguageErr
 _INDEX_FIELDS = ("child", "parent", "node")
 
 
-def _node_notes(compiler, error, output: Scalar) -> tuple[str, ...]:
+def _node_notes(compiler: Compiler, error, output: Scalar) -> tuple[str, ...]:
     """``node 5 is s, made at 4:9 by x * h``: the nodes a pass error names by topology index."""
     indices = []
     for field in _INDEX_FIELDS:

@@ -9,21 +9,24 @@ compiler evaluates the operands and calls ``combine(args, *operand values)`` (se
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, TYPE_CHECKING
 
 from ..engine.errors import ScalarAutodiffError
 from ..engine.scalar import Scalar
 from ..language import tree
 from .values import label_of
 
+if TYPE_CHECKING:
+    from .expressions import Compiler
+
 
 def engine_unary(method: Callable[[Scalar], Scalar]):
     """A built-in that is the engine's operation of one node."""
 
-    def build(compiler, call: tree.Call):
+    def build(compiler: Compiler, call: tree.Call):
         span, origin = call.span, compiler.origin(call.span)
         engine_error = compiler.engine_error
-        not_a_node = compiler.node_check(call.args[0], f"`{call.function}`")
+        not_a_node = compiler.node_check(compiler.values(call)[0], f"`{call.function}`")
 
         def combine(args, operand):
             if operand.__class__ is not Scalar:
@@ -49,7 +52,7 @@ def engine_unary(method: Callable[[Scalar], Scalar]):
 
             return run
 
-        return combine, call.args, fuse
+        return combine, compiler.values(call), fuse
 
     return build
 
@@ -57,11 +60,11 @@ def engine_unary(method: Callable[[Scalar], Scalar]):
 def engine_binary(method: Callable[[Scalar, Scalar], Scalar]):
     """A built-in that is the engine's operation of two nodes."""
 
-    def build(compiler, call: tree.Call):
+    def build(compiler: Compiler, call: tree.Call):
         span, origin = call.span, compiler.origin(call.span)
         engine_error = compiler.engine_error
-        left_error = compiler.node_check(call.args[0], f"`{call.function}`")
-        right_error = compiler.node_check(call.args[1], f"`{call.function}`")
+        left_error = compiler.node_check(compiler.values(call)[0], f"`{call.function}`")
+        right_error = compiler.node_check(compiler.values(call)[1], f"`{call.function}`")
 
         def combine(args, left, right):
             if left.__class__ is not Scalar:
@@ -75,7 +78,7 @@ def engine_binary(method: Callable[[Scalar, Scalar], Scalar]):
             node.tag = origin
             return node
 
-        return combine, call.args
+        return combine, compiler.values(call)
 
     return build
 
@@ -83,9 +86,9 @@ def engine_binary(method: Callable[[Scalar, Scalar], Scalar]):
 def _constant_of(read, count: bool = False):
     """A built-in whose result is a new constant holding ``read(operand)``."""
 
-    def build(compiler, call: tree.Call):
+    def build(compiler: Compiler, call: tree.Call):
         origin = compiler.origin(call.span, count)
-        not_a_node = compiler.node_check(call.args[0], f"`{call.function}`")
+        not_a_node = compiler.node_check(compiler.values(call)[0], f"`{call.function}`")
 
         def combine(args, operand):
             if operand.__class__ is not Scalar:
@@ -94,15 +97,15 @@ def _constant_of(read, count: bool = False):
             node.tag = origin
             return node
 
-        return combine, call.args
+        return combine, compiler.values(call)
 
     return build
 
 
-def compile_grad(compiler, call: tree.Call):
+def compile_grad(compiler: Compiler, call: tree.Call):
     origin = compiler.origin(call.span)
-    argument_span = call.args[0].span
-    not_a_node = compiler.node_check(call.args[0], "`grad`")
+    argument_span = compiler.values(call)[0].span
+    not_a_node = compiler.node_check(compiler.values(call)[0], "`grad`")
 
     def combine(args, operand):
         if operand.__class__ is not Scalar:
@@ -119,7 +122,7 @@ def compile_grad(compiler, call: tree.Call):
         node.tag = origin
         return node
 
-    return combine, call.args
+    return combine, compiler.values(call)
 
 
 def _topology_size(node: Scalar) -> int:

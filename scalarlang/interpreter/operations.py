@@ -13,7 +13,7 @@ only inside it.
 from __future__ import annotations
 
 import operator
-from typing import Any, Callable, Iterator, cast
+from typing import Any, Callable, Iterator, TYPE_CHECKING, cast
 
 from ..engine.errors import ScalarAutodiffError
 from ..engine.numbers import format_count, format_number
@@ -21,6 +21,9 @@ from ..engine.scalar import Scalar
 from ..language import tree
 from .failures import engine_failure, failure
 from .values import ListValue, Named, label_of
+
+if TYPE_CHECKING:
+    from .expressions import Compiler
 
 def literal_value(expr: tree.Expr) -> float | None:
     """A number literal, possibly negated, read directly (``backward(loss, inf)`` reports the
@@ -75,7 +78,7 @@ COMPARISONS = {
 }
 
 
-def compare(compiler, node: tree.Compare):
+def compare(compiler: Compiler, node: tree.Compare):
     """``a < b`` inside an expression: the constant 1 or 0 (a count), no gradient."""
     holds, origin = COMPARISONS[node.op], compiler.origin(node.span, True)
     not_nodes = compiler.not_nodes(node.left, node.right, f"`{node.op}`")
@@ -89,7 +92,7 @@ def compare(compiler, node: tree.Compare):
 
     return comparison
 
-def power(compiler, node: tree.Binary):
+def power(compiler: Compiler, node: tree.Binary):
     span, origin, source = node.span, compiler.origin(node.span), compiler.source
     hint = f"help: for a tracked exponent write `exp({compiler.text_of(node.right)} * log({compiler.text_of(node.left)}))`"
     exponent_span = node.right.span
@@ -116,7 +119,7 @@ def power(compiler, node: tree.Binary):
 
     return power
 
-def literal_power(compiler, node: tree.Binary, exponent: float):
+def literal_power(compiler: Compiler, node: tree.Binary, exponent: float):
     span, origin, source = node.span, compiler.origin(node.span), compiler.source
     not_a_node_error = compiler.node_check(node.left, "`**`")
 
@@ -132,7 +135,7 @@ def literal_power(compiler, node: tree.Binary, exponent: float):
 
     return power
 
-def remainder(compiler, node: tree.Binary):
+def remainder(compiler: Compiler, node: tree.Binary):
     span, origin, source = node.span, compiler.origin(node.span), compiler.source
     not_nodes = compiler.not_nodes(node.left, node.right, "`%`")
 
@@ -188,7 +191,7 @@ def literal_items(node: tree.ListLiteral) -> tuple[tree.Expr, ...]:
     )
 
 
-def index(compiler, node: tree.Index) -> Callable:
+def index(compiler: Compiler, node: tree.Index) -> Callable:
     """``target[index]``: counting from 0, a negative index from the end; no node is made."""
     target_text = compiler.text_of(node.target)
     not_a_list = compiler.list_check(node.target, "indexing")
@@ -226,7 +229,7 @@ def index(compiler, node: tree.Index) -> Callable:
     return item
 
 
-def comprehension(compiler, node: tree.Comprehension) -> Callable:
+def comprehension(compiler: Compiler, node: tree.Comprehension) -> Callable:
     """``[ITEM for ... in ... for ... in ...]`` as one operation with no operands: it
     evaluates its sources and its item itself, once per combination of its names."""
     saved = compiler.params, compiler.slots
@@ -279,7 +282,7 @@ def comprehension(compiler, node: tree.Comprehension) -> Callable:
     return run
 
 
-def _clause(compiler, clause: tree.ForClause) -> tuple[Callable[[tuple], Iterator[tuple]], int]:
+def _clause(compiler: Compiler, clause: tree.ForClause) -> tuple[Callable[[tuple], Iterator[tuple]], int]:
     """``for NAMES in SOURCE``: given the slots so far, an iterator of the values of its names;
     and the Python frames its source takes to evaluate."""
     names = clause.names
@@ -300,7 +303,7 @@ def _clause(compiler, clause: tree.ForClause) -> tuple[Callable[[tuple], Iterato
     return values, frames
 
 
-def _rows(compiler, clause: tree.ForClause, items: ListValue, width: int) -> Iterator[tuple]:
+def _rows(compiler: Compiler, clause: tree.ForClause, items: ListValue, width: int) -> Iterator[tuple]:
     for row in items:
         if row.__class__ is not ListValue or len(row) != width:
             found = f"a row of {len(row)}" if row.__class__ is ListValue else "a node"
@@ -313,7 +316,7 @@ def _rows(compiler, clause: tree.ForClause, items: ListValue, width: int) -> Ite
         yield tuple(row)
 
 
-def _range_clause(compiler, clause: tree.ForClause) -> tuple[Callable[[tuple], Iterator[tuple]], int]:
+def _range_clause(compiler: Compiler, clause: tree.ForClause) -> tuple[Callable[[tuple], Iterator[tuple]], int]:
     stop = cast(tree.Expr, clause.stop)  # a range clause has its end
     (start_of, start_frames), (stop_of, stop_frames) = compiler.number_and_frames(clause.source), compiler.number_and_frames(stop)
     frames = max(start_frames, stop_frames) + 1
@@ -342,7 +345,7 @@ def _counts(start: int, stop: int, tag: Named) -> Iterator[tuple]:
         yield (node,)
 
 
-def _whole(compiler, value: float, expr: tree.Expr, what: str) -> int:
+def _whole(compiler: Compiler, value: float, expr: tree.Expr, what: str) -> int:
     if not (value - value == 0.0 and value.is_integer()):
         raise compiler.fail(
             "not-a-count", f"{what} must be a whole number, not {format_number(value)}", expr.span, {"value": value}

@@ -10,12 +10,13 @@ shows none (``run.echo`` False: scripts).
 
 from __future__ import annotations
 
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from ..engine.numbers import format_number
 from ..engine.scalar import Scalar, ScalarOperation
 from ..language import tree
 from ..language.diagnostics import LanguageError
+from ..language.source import Span
 from .expressions import Compiler, Function, MAX_CALL_DEPTH
 from .failures import raising
 from .outcomes import Bound, Defined, ListShown, NodeState, Printed, ValueShown, Warned
@@ -33,6 +34,9 @@ from .values import (
     rebuilt,
     shape_text,
 )
+
+if TYPE_CHECKING:
+    from .control import Run
 
 
 def node_state(node: Scalar, label: str | None = None) -> NodeState:
@@ -61,7 +65,7 @@ def reserved(compiler: Compiler, name: str, span, what: str) -> LanguageError | 
 # ---- bindings -----------------------------------------------------------------------------
 
 
-def compile_let(run, statement: tree.Let):
+def compile_let(run: Run, statement: tree.Let):
     problem = reserved(run.compiler, statement.name, statement.name_span, "bound with `let`")
     if problem is not None:
         return raising(problem)
@@ -103,7 +107,7 @@ def name_items(value: ListValue, name: str) -> None:
             node.tag = label
 
 
-def compile_function(run, statement: tree.FunctionDef):
+def compile_function(run: Run, statement: tree.FunctionDef):
     compiler = run.compiler
     problem = reserved(compiler, statement.name, statement.name_span, "defined with `fn`")
     for param, param_span in zip(statement.params, statement.param_spans):
@@ -159,7 +163,7 @@ def _calls_itself(statement: tree.FunctionDef):
     return None
 
 
-def compile_descend(run, statement: tree.Descend):
+def compile_descend(run: Run, statement: tree.Descend):
     compiler = run.compiler
     rate = compiler.number(statement.rate)
     names, spans, span = statement.names, statement.name_spans, statement.span
@@ -240,16 +244,16 @@ def _fresh(value: float, label: str) -> Scalar:
     return fresh
 
 
-def _not_a_variable(compiler, name, node, span):
-    if node is None or (node.__class__ is not Scalar and node.__class__ is not ListValue):
-        return compiler.name_failure(name, node, span)
-    if node.__class__ is ListValue:
+def _not_a_variable(compiler: Compiler, name: str, node: object, span: Span) -> LanguageError:
+    if isinstance(node, ListValue):
         return compiler.fail(
             "not-a-variable",
             f"`descend` needs tracked variables; `{name}` is {describe(node)}",
             span,
             {"name": name, "operation": "list"},
         )
+    if not isinstance(node, Scalar):
+        return compiler.name_failure(name, node, span)
     return compiler.fail(
         "not-a-variable",
         f"`descend` needs tracked variables; `{name}` is {operation_text(node)}"
@@ -263,7 +267,7 @@ def _not_a_variable(compiler, name, node, span):
 # ---- expressions and commands ---------------------------------------------------------------
 
 
-def compile_expression_statement(run, statement: tree.ExprStatement):
+def compile_expression_statement(run: Run, statement: tree.ExprStatement):
     expr = statement.expr
     call = STATEMENT_FUNCTIONS.get(expr.function) if isinstance(expr, tree.Call) else None
     if call is not None:  # a statement-like call: checked against its entry, then compiled by it
@@ -284,7 +288,7 @@ def compile_expression_statement(run, statement: tree.ExprStatement):
     return value_line
 
 
-def compile_print(run, statement: tree.Print):
+def compile_print(run: Run, statement: tree.Print):
     pieces = tuple(run.compiler.text(item) for item in statement.items)
     span = statement.span
 
@@ -294,7 +298,7 @@ def compile_print(run, statement: tree.Print):
     return print_line
 
 
-def compile_zero_grad(run, statement: tree.ZeroGrad):
+def compile_zero_grad(run: Run, statement: tree.ZeroGrad):
     target = None if statement.target is None else run.compiler.expression(statement.target)
     not_a_node = None if statement.target is None else run.compiler.node_check(statement.target, "`zero_grad`")
 
