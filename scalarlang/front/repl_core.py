@@ -23,7 +23,7 @@ from ..interpreter.core import Interpreter
 from ..interpreter.registry import help_rows
 from ..interpreter.failures import RUNTIME_KINDS
 from ..interpreter.outcomes import Drawn, Failed, Outcome, WalkShown, Warned
-from ..interpreter.values import ListValue, shape_text
+from ..interpreter.values import ListValue, shape_text, shorten
 from ..language.diagnostics import Diagnostic
 from ..language.source import Source, Span
 from ..render.styles import STYLES
@@ -154,7 +154,7 @@ class ReplCore:
             known = ", ".join(f":{name} {parameter}".rstrip() for name, (parameter, _) in META_COMMANDS.items())
             close = difflib.get_close_matches(word, list(META_COMMANDS), n=1)
             notes = (f"the commands are {known}",) + ((f"did you mean `:{close[0]}`?",) if close else ())
-            self.complain(f"unknown command `:{_shorten(word)}`", notes)
+            self.complain(f"unknown command `:{shorten(word, 30)}`", notes)
             return True
         parameter = META_COMMANDS[command][0]
         if not parameter and argument:
@@ -260,7 +260,7 @@ class ReplCore:
         span = _span(text, start, start + len(name))
         if not _NAME.match(name):
             self.complain(
-                f"`:{command}` takes the name of a binding, not `{_shorten(name)}`",
+                f"`:{command}` takes the name of a binding, not `{shorten(name, 30)}`",
                 (f"for an expression, run `{command}(EXPR)`",),
             )
             return None
@@ -368,7 +368,3 @@ def _unquote(text: str) -> str:
         return text[1:-1]
     return text
 
-
-def _shorten(text: str, limit: int = 30) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

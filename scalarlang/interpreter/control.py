@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Callable, Generator
 
-from ..engine.numbers import format_count, format_number
+from ..engine.numbers import format_count
 from ..engine.scalar import Scalar
 from ..language import tree
 from ..language.diagnostics import Diagnostic, LanguageError
@@ -217,8 +217,8 @@ class Run:
         def for_range(show):
             if problem is not None:
                 raise problem
-            start = self._whole(start_of(None), statement.start.span, "the start of a range")
-            stop = self._whole(stop_of(None), statement.stop.span, "the end of a range")
+            start = self.compiler.whole(start_of(None), statement.start.span, "the start of a range")
+            stop = self.compiler.whole(stop_of(None), statement.stop.span, "the end of a range")
             count = self._count(float(max(0, stop - start)), statement.span, "the range")
 
             def begin(iteration):
@@ -232,11 +232,9 @@ class Run:
 
     def _compile_each(self, statement: tree.ForEach):
         compiler = self.compiler
-        problem = None
-        for index, (name, span) in enumerate(zip(statement.names, statement.name_spans)):
+        problem = None  # (a name given twice is the parser's syntax error)
+        for name, span in zip(statement.names, statement.name_spans):
             problem = problem or reserved(compiler, name, span, "a loop's name")
-            if problem is None and name in statement.names[:index]:
-                problem = compiler.fail("wrong-arguments", f"`{name}` is named twice in `for`", span, {"name": name})
         names, body = statement.names, statement.body.statements
         actions, state = actions_for(body), self.state
         source_of = compiler.expression(statement.source)
@@ -320,15 +318,8 @@ class Run:
         begin(0)
         return Frame(body, actions, False, loop)
 
-    def _whole(self, value: float, span, what: str) -> int:
-        if not (value - value == 0.0 and value.is_integer()):
-            raise self.compiler.fail(
-                "not-a-count", f"{what} must be a whole number, not {format_number(value)}", span, {"value": value}
-            )
-        return int(value)
-
     def _count(self, value: float, span, what: str) -> int:
-        count = self._whole(value, span, what)
+        count = self.compiler.whole(value, span, what)
         if count < 0:
             raise self.compiler.fail(
                 "not-a-count", f"{what} must not be negative, not {format_count(value)}", span, {"value": value}

@@ -26,6 +26,7 @@ from operator import itemgetter
 from typing import Any, Callable, cast
 
 from ..engine.errors import ScalarAutodiffError
+from ..engine.numbers import format_number
 from ..engine.scalar import Scalar
 from ..language import tree
 from ..language.diagnostics import LanguageError
@@ -35,7 +36,7 @@ from .calls import Function
 from .failures import engine_failure, failure, not_a_list, not_a_node
 from .operations import arithmetic, fused, literal_value
 from .registry import VALUE_FUNCTIONS
-from .values import LABEL_LIMIT, ListValue, Made, formatted_value, shorten, suggestion
+from .values import LABEL_LIMIT, ListValue, Made, formatted_value, shorten, suggestion, whole_number
 
 Evaluate = Callable[[tuple | None], Any]  # a Scalar or a ListValue
 # Deeper expressions run on an explicit stack (Python's recursion limit is 1,000 frames).
@@ -96,6 +97,13 @@ class Compiler:
 
     def engine_error(self, error: ScalarAutodiffError, span: Span) -> LanguageError:
         return engine_failure(self.source, error, span)
+
+    def whole(self, value: float, span: Span, what: str) -> int:
+        """``value`` as a count or a range's end: a whole number, else `not-a-count`."""
+        number = whole_number(value)
+        if number is None:
+            raise self.fail("not-a-count", f"{what} must be a whole number, not {format_number(value)}", span, {"value": value})
+        return number
 
     def text_of(self, expr) -> str:
         return shorten(self.source.slice(expr.span))

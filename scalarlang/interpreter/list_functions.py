@@ -18,7 +18,7 @@ from ..engine.scalar import Scalar
 from ..language import tree
 from .csv_reader import TableError, read_table
 from .failures import not_a_node
-from .values import ListValue, nodes_of
+from .values import ListValue, nodes_of, whole_number
 
 if TYPE_CHECKING:
     from .control import Run
@@ -214,11 +214,12 @@ def compile_random_seed(run: Run, statement: tree.ExprStatement, call: tree.Call
 
     def random_seed(show):
         seed = seed_of(None)
-        if not (seed - seed == 0.0 and seed.is_integer()):
+        whole = whole_number(seed)
+        if whole is None:
             raise compiler.fail(
                 "wrong-arguments", f"`random_seed` takes a whole number, not {format_number(seed)}",
                 argument.span, {"function": "random_seed", "value": seed},
             )
-        random.seed(int(seed))
+        random.seed(whole)
 
     return random_seed

@@ -20,7 +20,7 @@ from ..engine.numbers import format_count, format_number
 from ..engine.scalar import Scalar
 from ..language import tree
 from .failures import engine_failure, failure
-from .values import ListValue, Named, label_of
+from .values import ListValue, Named, label_of, whole_number
 
 if TYPE_CHECKING:
     from .expressions import Compiler
@@ -203,7 +203,8 @@ def index(compiler: Compiler, node: tree.Index) -> Callable:
         if position.__class__ is not Scalar:
             raise index_not_a_node(position)
         value = position._value
-        if not (value - value == 0.0 and value.is_integer()):
+        at = whole_number(value)
+        if at is None:
             raise compiler.fail(
                 "not-an-index",
                 f"an index must be a whole number, not {format_number(value)}",
@@ -211,7 +212,6 @@ def index(compiler: Compiler, node: tree.Index) -> Callable:
                 {"value": value},
             )
         length = len(target)
-        at = int(value)
         if at < 0:
             at += length
         if not 0 <= at < length:
@@ -324,8 +324,8 @@ def _range_clause(compiler: Compiler, clause: tree.ForClause) -> tuple[Callable[
     tag = Named(name, True)  # each index is a count named by the comprehension's name
 
     def values(slots: tuple) -> Iterator[tuple]:
-        start = _whole(compiler, start_of(slots), clause.source, "the start of a range")
-        end = _whole(compiler, stop_of(slots), stop, "the end of a range")
+        start = compiler.whole(start_of(slots), clause.source.span, "the start of a range")
+        end = compiler.whole(stop_of(slots), stop.span, "the end of a range")
         if end - start > MAX_RANGE:
             raise compiler.fail(
                 "too-long",
@@ -344,10 +344,3 @@ def _counts(start: int, stop: int, tag: Named) -> Iterator[tuple]:
         node.tag = tag
         yield (node,)
 
-
-def _whole(compiler: Compiler, value: float, expr: tree.Expr, what: str) -> int:
-    if not (value - value == 0.0 and value.is_integer()):
-        raise compiler.fail(
-            "not-a-count", f"{what} must be a whole number, not {format_number(value)}", expr.span, {"value": value}
-        )
-    return int(value)

@@ -12,7 +12,7 @@ renderer is a type error.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 from ..engine.gradcheck import ScalarGradientCheck
 from ..engine.records import BackwardPass

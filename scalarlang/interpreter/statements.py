@@ -110,15 +110,8 @@ def name_items(value: ListValue, name: str) -> None:
 def compile_function(run: Run, statement: tree.FunctionDef):
     compiler = run.compiler
     problem = reserved(compiler, statement.name, statement.name_span, "defined with `fn`")
-    for param, param_span in zip(statement.params, statement.param_spans):
+    for param, param_span in zip(statement.params, statement.param_spans):  # (each once: the parser says so)
         problem = problem or reserved(compiler, param, param_span, "a parameter")
-    seen: set[str] = set()
-    for param, param_span in zip(statement.params, statement.param_spans):
-        if param in seen and problem is None:
-            problem = compiler.fail(
-                "wrong-arguments", f"`{param}` is a parameter of `{statement.name}` twice", param_span, {"name": param}
-            )
-        seen.add(param)
     if problem is not None:
         return raising(problem)
     name, span, params = statement.name, statement.span, statement.params
@@ -166,12 +159,7 @@ def _calls_itself(statement: tree.FunctionDef):
 def compile_descend(run: Run, statement: tree.Descend):
     compiler = run.compiler
     rate = compiler.number(statement.rate)
-    names, spans, span = statement.names, statement.name_spans, statement.span
-    for index, name in enumerate(names):
-        if name in names[:index]:
-            return raising(compiler.fail(
-                "wrong-arguments", f"`{name}` is named twice in `descend`", spans[index], {"name": name}
-            ))
+    names, spans, span = statement.names, statement.name_spans, statement.span  # (each once: the parser says so)
     targets = tuple(zip(names, spans))
     get, echo, state = run.names.get, run.echo, run.state
     warned = False  # the `no-backward` warning shows once per statement, not per iteration

@@ -153,6 +153,11 @@ def suggestion(word: str, candidates: list[str]) -> tuple[str, ...]:
     return (f"help: did you mean `{close[0]}`?",) if close else ()
 
 
+def whole_number(value: float) -> int | None:
+    """``value`` as an int when it is a whole number (a count, an index, a seed), else None."""
+    return int(value) if value - value == 0.0 and value.is_integer() else None
+
+
 def cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

@@ -55,12 +55,11 @@ from .parts import (
     check_underflow,
     decode_text,
     formatted,
-    join,
     names_of,
     nested,
-    tok_span,
     value_of,
 )
+from .source import join, tok_span
 from .syntax_errors import MAX_NESTING, syntax_error, too_deep
 
 

@@ -36,7 +36,7 @@ from ..interpreter.outcomes import (
     WalkShown,
     Warned,
 )
-from ..interpreter.values import formatted_value
+from ..interpreter.values import formatted_value, shorten
 from ..language.diagnostics import Diagnostic
 from ..language.source import Source, Span
 from .chain_rule import explain_lines, paths_lines, walk_parts
@@ -221,7 +221,7 @@ def value_line(node: NodeState) -> Text:
     """``square = 4.000000000000 (mul, gradient 0.000000000000)``."""
     detail = f"gradient {format_number(cast(float, node.gradient))}" if node.tracked else "untracked"
     return Text.assemble(
-        (_shorten(node.label, 60), STYLES["label"]),
+        (shorten(node.label), STYLES["label"]),
         " = ",
         format_count(node.value) if node.count else format_number(node.value),
         (f" ({node.operation}, {detail})", STYLES["dim"]),
@@ -303,7 +303,3 @@ def _printable(text: str) -> str:
     # Control characters (a NUL in a file) would garble the terminal; show them as escapes.
     return "".join(ch if ch.isprintable() or ch == " " else "\ufffd" for ch in text)
 
-
-def _shorten(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
