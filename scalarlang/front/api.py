@@ -22,7 +22,6 @@ import io
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
-from ..engine.numbers import format_number
 from ..engine.scalar import Scalar
 from ..language.diagnostics import Diagnostic
 from ..pictures import DrawingError, Picture, graph_picture, svg_text, write_picture
@@ -278,10 +277,7 @@ def backward_pass_html(backward_pass: BackwardPass, width: int = DEFAULT_WIDTH) 
     # Outside a session nodes have no names: they are known by their topology index.
     nodes = backward_pass.nodes
     labels = tuple(f"#{index}" for index in range(len(nodes)))
-    shown = BackwardShown(
-        _NO_SPAN, labels[-1], backward_pass, labels,
-        tuple(str(record.operation) for record in nodes), tuple(format_number(record.value) for record in nodes),
-    )
+    shown = BackwardShown(_NO_SPAN, labels[-1], backward_pass, labels, tuple(str(record.operation) for record in nodes))
     html = render_outcomes([shown], width)._repr_html_()
     try:
         svg = svg_text(pass_picture(backward_pass, shown.label, labels.__getitem__))

@@ -5,13 +5,8 @@ changes a stored gradient. Front ends that want a whole input undone on failure 
 line, ``:load``) run it ``atomic``: a journal keeps what the input changed (each name's first
 old value, each node's first saved gradient) and puts it back on failure or interrupt.
 
-The session knows nothing of terminals: it yields `outcomes` for a front end to render. The
-work is split: `builtins` (the table of built-in functions), `expressions` (expressions
-compiled into postfix items) and `closures` (items into closures or a stack runner),
-`functions` (`fn` and calls), `statements` (simple statements), `checks` (`assert`,
-`expect`, `gradcheck`), `control` (the driver: blocks, loops, `if`, `quiet`, limits),
-`journal` (undo), `labels` (how nodes are named and counts shown, on the nodes themselves),
-`failures` (errors as data).
+The session knows nothing of terminals: it yields `outcomes` (plain data) for a front end
+to render. Its state is `state.SessionState`; ARCHITECTURE.md maps the other modules.
 """
 
 from __future__ import annotations
@@ -34,7 +29,7 @@ from .outcomes import Failed, GraphNode, GraphShown, NodeState, Outcome
 from .registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
 from .state import History, Journal, SessionState
 from .statements import node_state
-from .values import LABEL_LIMIT, ListValue, formatted, label_of, operation_text
+from .values import LABEL_LIMIT, ListValue, is_count, label_of, operation_text
 
 __all__ = [
     "KEYWORDS",
@@ -110,7 +105,7 @@ class Interpreter:
                 label_of(member),
                 operation_text(member),
                 member.value,
-                formatted(member),
+                is_count(member),
                 member.tracks_gradient,
                 member.gradient,
                 tuple(positions[id(edge.parent)] for edge in member.parents),

@@ -12,7 +12,7 @@ from ..engine.scalar import Scalar, ScalarOperation
 from ..language import tree
 from ..language.diagnostics import Diagnostic, LanguageError
 from .outcomes import BackwardShown, Drawn, WalkShown, WalkStep
-from .values import formatted, label_of, made_at, name_of, operation_text, source_label
+from .values import is_count, label_of, made_at, name_of, operation_text, source_label
 
 if TYPE_CHECKING:
     from .control import Run
@@ -91,7 +91,7 @@ def backward_outcome(span, label: str, backward_pass) -> BackwardShown:
         backward_pass,
         tuple([label_of(node) for node in topology]),
         tuple([operation_text(node) for node in topology]),
-        tuple([formatted(node) for node in topology]),
+        frozenset([index for index, node in enumerate(topology) if is_count(node)]),
     )
 
 

@@ -84,7 +84,7 @@ class GraphNode:
     label: str
     operation: str  # as tables show it: `pow 2`
     value: float
-    value_text: str  # as a person reads it: counts as whole numbers
+    count: bool  # its value is shown as a whole number
     tracked: bool
     gradient: float | None
     operands: tuple[int, ...]
@@ -93,14 +93,15 @@ class GraphNode:
 @dataclass(frozen=True, slots=True)
 class BackwardShown:
     """A pass's records (the engine's, which never change) and, by topology index, how each
-    node reads: its label, its operation (`pow 2`) and its value (counts as whole numbers)."""
+    node reads: its label and its operation (`pow 2`); ``counts``: the topology indices of the
+    nodes whose values are shown as whole numbers."""
 
     span: Span
     label: str
     backward_pass: BackwardPass
     labels: tuple[str, ...]
     operations: tuple[str, ...]
-    values: tuple[str, ...]
+    counts: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)

@@ -110,11 +110,6 @@ def is_count(node: Scalar) -> bool:
     return (tag.__class__ is Made or tag.__class__ is Named) and cast(Made, tag).count
 
 
-def formatted(node: Scalar) -> str:
-    """The node's value as a person reads it: counts as whole numbers."""
-    return format_count(node.value) if is_count(node) else format_number(node.value)
-
-
 def operation_text(node: Scalar) -> str:
     """The operation as tables show it: ``pow 2`` carries its exponent."""
     operation = node.operation
@@ -130,9 +125,12 @@ _LABEL_PIECE = re.compile(r"\S{1,%d}" % (LABEL_LIMIT + 1))
 def source_label(text: str, span: Span) -> str:
     """The span's text, whitespace collapsed, cut to ``LABEL_LIMIT``. Reads no more than a label
     can show (after collapsing): chains of 100,000 terms have huge spans."""
+    start, end = span.start, span.end
+    if end - start <= 2 * LABEL_LIMIT:  # most spans: split and join is the cheapest way
+        return shorten(text[start:end], LABEL_LIMIT)
     pieces: list[str] = []
-    length, previous_end = 0, span.start
-    for piece in _LABEL_PIECE.finditer(text, span.start, span.end):
+    length, previous_end = 0, start
+    for piece in _LABEL_PIECE.finditer(text, start, end):
         if pieces and piece.start() != previous_end:
             pieces.append(" ")
             length += 1

@@ -13,7 +13,7 @@ from typing import Iterator
 
 from rich.text import Text
 
-from ..engine.numbers import format_number
+from ..engine.numbers import format_count, format_number
 from ..interpreter.outcomes import BackwardShown, GraphShown
 from .styles import STYLES
 
@@ -25,7 +25,7 @@ def pass_tables(shown: BackwardShown, width: int, row_limit: int) -> Iterator[li
     the counts, each made as the one before it is printed."""
     backward_pass = shown.backward_pass
     nodes, edges, labels = backward_pass.nodes, backward_pass.edges, shown.labels
-    operations, values = shown.operations, shown.values
+    operations, counts = shown.operations, shown.counts
     yield [
         Text.assemble(
             "backward from ", (shown.label, STYLES["label"]), f" with seed {format_number(backward_pass.seed)}"
@@ -36,7 +36,7 @@ def pass_tables(shown: BackwardShown, width: int, row_limit: int) -> Iterator[li
             str(record.topology_index),
             labels[record.topology_index],
             operations[record.topology_index],
-            values[record.topology_index],
+            format_count(record.value) if record.topology_index in counts else format_number(record.value),
             _optional(record.pass_adjoint),
             _optional(record.accumulated_gradient),
         ]
@@ -82,7 +82,7 @@ def graph_tables(shown: GraphShown, width: int, row_limit: int) -> Iterator[list
             str(node.index),
             node.label,
             node.operation,
-            node.value_text,
+            format_count(node.value) if node.count else format_number(node.value),
             ", ".join(map(str, node.operands)) or "-",
             _optional(node.gradient),
         ]
