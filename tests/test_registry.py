@@ -87,12 +87,12 @@ def new_builtins(monkeypatch):
         return note
 
     twice = registry.ValueFunction(
-        "twice", arity(1), (VALUE,), {}, ("twice(X)",), "X + X, one node", "functions", (), None,
-        node_functions.engine_unary(lambda node: node + node),
+        "twice", arity(1), node_functions.engine_unary(lambda node: node + node), "twice(X)", "X + X, one node",
+        "functions",
     )
     note = registry.StatementCall(
-        "note", arity(1), (VALUE,), {"title": TEXT, "times": VALUE}, ('note(X[, title: "T"][, times: N])',),
-        "prints X times N under a title", "notes", (), None, compile_note,
+        "note", arity(1), compile_note, 'note(X[, title: "T"][, times: N])', "prints X times N under a title",
+        "notes", options={"title": TEXT, "times": VALUE},
     )
     monkeypatch.setitem(VALUE_FUNCTIONS, "twice", twice)
     monkeypatch.setitem(STATEMENT_FUNCTIONS, "note", note)

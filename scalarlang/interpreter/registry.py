@@ -14,7 +14,6 @@ compile function sees it, so a compile function may take its arguments as its en
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -47,12 +46,18 @@ class Kind(StrEnum):
 VALUE, LIST, TEXT, FUNCTION = Kind.VALUE, Kind.LIST, Kind.TEXT, Kind.FUNCTION
 
 
-@dataclass(frozen=True, slots=True)
+# (Plain classes with slots, not dataclasses: a dataclass costs its class a code generation at
+# import, and every run of the command imports this module.)
+
+
 class Arity:
     """How many arguments a callable takes: ``least`` to ``most`` (None: no upper bound)."""
 
-    least: int
-    most: int | None
+    __slots__ = ("least", "most")
+
+    def __init__(self, least: int, most: int | None):
+        self.least = least
+        self.most = most
 
     def accepts(self, count: int) -> bool:
         return self.least <= count and (self.most is None or count <= self.most)
@@ -77,58 +82,57 @@ def arity(least: int, most: int | None | str = "same") -> Arity:
     return Arity(least, least if most == "same" else most)  # type: ignore[arg-type]
 
 
-@dataclass(frozen=True, slots=True)
 class Entry:
-    """What the two kinds of entry share: the shape of a call and its help."""
+    """What the two kinds of entry share: the shape of a call and its help. Read-only."""
 
-    name: str
-    arity: Arity
-    # The kind of each argument in order; the last one repeats for any further argument.
-    kinds: tuple[Kind, ...]
-    # Named options (`step: 1e-4`) and the kind of each one's value.
-    options: Mapping[str, Kind]
-    # How `:help` shows it: its forms (`backward(EXPR)`, `backward(EXPR, SEED)`), what it does
-    # in one line, and the heading it is listed under; notes are lines of their own below it.
-    usage: tuple[str, ...]
-    summary: str
-    category: str
-    notes: tuple[str, ...]
-    # When given, a call of the wrong shape is told `NAME takes {takes}` (how `draw` and
-    # `read_table` say what their text argument is).
-    takes: str | None
+    __slots__ = ("name", "arity", "compile", "usage", "summary", "category", "kinds", "options", "notes", "takes")
+
+    def __init__(
+        self,
+        name: str,
+        arity: Arity,
+        compile: Callable,
+        usage: str | tuple[str, ...],
+        summary: str,
+        category: str,
+        kinds: tuple[Kind, ...] = (Kind.VALUE,),
+        options: Mapping[str, Kind] | None = None,
+        notes: tuple[str, ...] = (),
+        takes: str | None = None,
+    ):
+        self.name = name
+        self.arity = arity
+        self.compile = compile
+        # How `:help` shows it: its forms (`backward(EXPR)`, `backward(EXPR, SEED)`), what it
+        # does in one line, and the heading it is listed under; notes are lines of their own.
+        self.usage: tuple[str, ...] = (usage,) if isinstance(usage, str) else usage
+        self.summary = summary
+        self.category = category
+        # The kind of each argument in order; the last one repeats for any further argument.
+        self.kinds = kinds
+        # Named options (`step: 1e-4`) and the kind of each one's value.
+        self.options: Mapping[str, Kind] = options or {}
+        self.notes = notes
+        # When given, a call of the wrong shape is told `NAME takes {takes}` (how `draw` and
+        # `read_table` say what their text argument is).
+        self.takes = takes
 
     def kind_of(self, index: int) -> Kind:
         return self.kinds[min(index, len(self.kinds) - 1)]
 
 
-@dataclass(frozen=True, slots=True)
 class ValueFunction(Entry):
     """A function whose call is a value: ``compile(compiler, call)``."""
 
-    compile: CompileValue = field(default=None)  # type: ignore[assignment]
+    __slots__ = ()
+    compile: CompileValue
 
 
-@dataclass(frozen=True, slots=True)
 class StatementCall(Entry):
     """A call that is a statement of its own: ``compile(run, statement, call)``."""
 
-    compile: CompileStatement = field(default=None)  # type: ignore[assignment]
-
-
-def _value(name: str, counts: Arity, compile: CompileValue, usage: str | tuple[str, ...], summary: str,
-           category: str, kinds: tuple[Kind, ...] = (VALUE,), options: Mapping[str, Kind] | None = None,
-           notes: tuple[str, ...] = (), takes: str | None = None) -> ValueFunction:
-    return ValueFunction(name, counts, kinds, options or {}, _forms(usage), summary, category, notes, takes, compile)
-
-
-def _statement(name: str, counts: Arity, compile: CompileStatement, usage: str | tuple[str, ...], summary: str,
-               category: str, kinds: tuple[Kind, ...] = (VALUE,), options: Mapping[str, Kind] | None = None,
-               notes: tuple[str, ...] = (), takes: str | None = None) -> StatementCall:
-    return StatementCall(name, counts, kinds, options or {}, _forms(usage), summary, category, notes, takes, compile)
-
-
-def _forms(usage: str | tuple[str, ...]) -> tuple[str, ...]:
-    return (usage,) if isinstance(usage, str) else usage
+    __slots__ = ()
+    compile: CompileStatement
 
 
 def _table(*entries: Any) -> dict:
@@ -141,64 +145,64 @@ _PASSES, _CHAIN_RULE, _ENGINE, _GRADIENTS, _LISTS, _DATA = CATEGORIES = (
 )
 
 VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
-    _value("exp", arity(1), node_functions.engine_unary(Scalar.exp), "exp(X)", "e to the power X", _ENGINE),
-    _value("tanh", arity(1), node_functions.engine_unary(Scalar.tanh), "tanh(X)", "the hyperbolic tangent", _ENGINE),
-    _value("log", arity(1), node_functions.engine_unary(Scalar.log), "log(X)", "the natural logarithm", _ENGINE),
-    _value("detach", arity(1), node_functions.engine_unary(Scalar.detach), "detach(X)",
-           "an untracked copy of X's value: no gradient flows back", _GRADIENTS),
-    _value("grad", arity(1), node_functions.compile_grad, "grad(X)", "a constant holding X's stored gradient", _GRADIENTS),
-    _value("value", arity(1), node_functions.compile_value, "value(X)", "a constant holding X's value", _GRADIENTS),
-    _value("sqrt", arity(1), node_functions.engine_unary(Scalar.sqrt), "sqrt(X)", "the square root", _ENGINE),
-    _value("relu", arity(1), node_functions.engine_unary(Scalar.relu), "relu(X)", "max(0, X); derivative 0 at 0", _ENGINE),
-    _value("sigmoid", arity(1), node_functions.engine_unary(Scalar.sigmoid), "sigmoid(X)", "1 / (1 + e^-X)", _ENGINE),
-    _value("abs", arity(1), node_functions.engine_unary(Scalar.abs), "abs(X)", "|X|; derivative 0 at 0", _ENGINE),
-    _value("max", arity(2), node_functions.engine_binary(Scalar.max), "max(A, B)",
-           "the larger; a tie shares the gradient", _ENGINE),
-    _value("min", arity(2), node_functions.engine_binary(Scalar.min), "min(A, B)",
-           "the smaller; a tie shares the gradient", _ENGINE),
-    _value("sum", arity(1, None), list_functions.compile_sum, ("sum(L)", "sum(A, B, …)"),
-           "the left fold L[0] + L[1] + …", _LISTS),
-    _value("mean", arity(1, None), list_functions.compile_mean, ("mean(L)", "mean(A, B, …)"),
-           "the sum divided by the count", _LISTS),
-    _value("node_count", arity(1), node_functions.compile_node_count, "node_count(X)",
-           "the unique nodes of X's graph", _GRADIENTS),
-    _value("edge_count", arity(1), node_functions.compile_edge_count, "edge_count(X)",
-           "the operand edges of X's graph", _GRADIENTS),
-    _value("len", arity(1), list_functions.compile_len, "len(L)", "the number of items of a list", _LISTS, (LIST,)),
-    _value("dot", arity(2), list_functions.compile_dot, "dot(A, B)", "A[0]*B[0] + A[1]*B[1] + …", _LISTS, (LIST,)),
-    _value("flatten", arity(1, None), list_functions.compile_flatten, "flatten(L, …)",
-           "every node the arguments hold, in one list", _LISTS),
-    _value("zip", arity(1, None), list_functions.compile_zip, "zip(A, B, …)", "the rows [A[i], B[i], …]", _LISTS, (LIST,)),
-    _value("uniform", arity(2), list_functions.compile_uniform, "uniform(A, B)",
-           "a constant drawn uniformly from A to B", _DATA),
-    _value("gauss", arity(2), list_functions.compile_gauss, "gauss(MU, SIGMA)",
-           "a constant drawn from a normal distribution", _DATA),
-    _value("read_table", arity(1), list_functions.compile_read_table, 'read_table("FILE.csv")',
-           "the rows of numbers of a CSV file, as constants", _DATA, (TEXT,),
-           takes='a file name in quotes: read_table("data.csv")'),
+    ValueFunction("exp", arity(1), node_functions.engine_unary(Scalar.exp), "exp(X)", "e to the power X", _ENGINE),
+    ValueFunction("tanh", arity(1), node_functions.engine_unary(Scalar.tanh), "tanh(X)", "the hyperbolic tangent", _ENGINE),
+    ValueFunction("log", arity(1), node_functions.engine_unary(Scalar.log), "log(X)", "the natural logarithm", _ENGINE),
+    ValueFunction("detach", arity(1), node_functions.engine_unary(Scalar.detach), "detach(X)",
+        "an untracked copy of X's value: no gradient flows back", _GRADIENTS),
+    ValueFunction("grad", arity(1), node_functions.compile_grad, "grad(X)", "a constant holding X's stored gradient", _GRADIENTS),
+    ValueFunction("value", arity(1), node_functions.compile_value, "value(X)", "a constant holding X's value", _GRADIENTS),
+    ValueFunction("sqrt", arity(1), node_functions.engine_unary(Scalar.sqrt), "sqrt(X)", "the square root", _ENGINE),
+    ValueFunction("relu", arity(1), node_functions.engine_unary(Scalar.relu), "relu(X)", "max(0, X); derivative 0 at 0", _ENGINE),
+    ValueFunction("sigmoid", arity(1), node_functions.engine_unary(Scalar.sigmoid), "sigmoid(X)", "1 / (1 + e^-X)", _ENGINE),
+    ValueFunction("abs", arity(1), node_functions.engine_unary(Scalar.abs), "abs(X)", "|X|; derivative 0 at 0", _ENGINE),
+    ValueFunction("max", arity(2), node_functions.engine_binary(Scalar.max), "max(A, B)",
+        "the larger; a tie shares the gradient", _ENGINE),
+    ValueFunction("min", arity(2), node_functions.engine_binary(Scalar.min), "min(A, B)",
+        "the smaller; a tie shares the gradient", _ENGINE),
+    ValueFunction("sum", arity(1, None), list_functions.compile_sum, ("sum(L)", "sum(A, B, …)"),
+        "the left fold L[0] + L[1] + …", _LISTS),
+    ValueFunction("mean", arity(1, None), list_functions.compile_mean, ("mean(L)", "mean(A, B, …)"),
+        "the sum divided by the count", _LISTS),
+    ValueFunction("node_count", arity(1), node_functions.compile_node_count, "node_count(X)",
+        "the unique nodes of X's graph", _GRADIENTS),
+    ValueFunction("edge_count", arity(1), node_functions.compile_edge_count, "edge_count(X)",
+        "the operand edges of X's graph", _GRADIENTS),
+    ValueFunction("len", arity(1), list_functions.compile_len, "len(L)", "the number of items of a list", _LISTS, (LIST,)),
+    ValueFunction("dot", arity(2), list_functions.compile_dot, "dot(A, B)", "A[0]*B[0] + A[1]*B[1] + …", _LISTS, (LIST,)),
+    ValueFunction("flatten", arity(1, None), list_functions.compile_flatten, "flatten(L, …)",
+        "every node the arguments hold, in one list", _LISTS),
+    ValueFunction("zip", arity(1, None), list_functions.compile_zip, "zip(A, B, …)", "the rows [A[i], B[i], …]", _LISTS, (LIST,)),
+    ValueFunction("uniform", arity(2), list_functions.compile_uniform, "uniform(A, B)",
+        "a constant drawn uniformly from A to B", _DATA),
+    ValueFunction("gauss", arity(2), list_functions.compile_gauss, "gauss(MU, SIGMA)",
+        "a constant drawn from a normal distribution", _DATA),
+    ValueFunction("read_table", arity(1), list_functions.compile_read_table, 'read_table("FILE.csv")',
+        "the rows of numbers of a CSV file, as constants", _DATA, (TEXT,),
+        takes='a file name in quotes: read_table("data.csv")'),
 )
 
 STATEMENT_FUNCTIONS: dict[str, StatementCall] = _table(
-    _statement("backward", arity(1, 2), graphs.compile_backward, ("backward(EXPR)", "backward(EXPR, SEED)"),
-               "a reverse pass from EXPR, committed: its node and edge tables", _PASSES),
-    _statement("graph", arity(1), graphs.compile_graph, "graph(EXPR)", "the nodes of EXPR's graph, changing nothing",
-               _PASSES),
-    _statement("gradcheck", arity(2, None), checks.compile_gradcheck,
-               ("gradcheck(OUT, X, Y, …[, step: S][, tolerance: T])", "gradcheck(OUT, X, STEP, TOLERANCE)"),
-               "each variable's pass adjoint against a central difference", _PASSES,
-               options={"step": VALUE, "tolerance": VALUE},
-               notes=("(with 4 arguments Y, Z are variables if both are tracked, else STEP and TOLERANCE)",)),
-    _statement("draw", arity(1, 2), graphs.compile_draw, ("draw(EXPR)", 'draw(EXPR, "FILE")'),
-               "a picture of EXPR's graph (FILE: .svg, .png or .dot)", _PASSES, (VALUE, TEXT),
-               takes='an expression and, optionally, a file name in quotes: draw(loss) or draw(loss, "loss.svg")'),
-    _statement("explain", arity(1), chain_rule.compile_explain, "explain(X)",
-               "X's adjoint as the sum of its edges, its gradient as the sum of its passes", _CHAIN_RULE),
-    _statement("paths", arity(2), chain_rule.compile_paths, "paths(OUT, X)",
-               "every path from OUT down to X, and the sum of their products", _CHAIN_RULE),
-    _statement("walk", arity(1, 2), graphs.compile_walk, ("walk(OUT)", "walk(OUT, SEED)"),
-               "backward, one edge per Enter", _CHAIN_RULE),
-    _statement("random_seed", arity(1), list_functions.compile_random_seed, "random_seed(N)",
-               "draws start again as Python's random.seed(N) would", _DATA),
+    StatementCall("backward", arity(1, 2), graphs.compile_backward, ("backward(EXPR)", "backward(EXPR, SEED)"),
+        "a reverse pass from EXPR, committed: its node and edge tables", _PASSES),
+    StatementCall("graph", arity(1), graphs.compile_graph, "graph(EXPR)", "the nodes of EXPR's graph, changing nothing",
+        _PASSES),
+    StatementCall("gradcheck", arity(2, None), checks.compile_gradcheck,
+        ("gradcheck(OUT, X, Y, …[, step: S][, tolerance: T])", "gradcheck(OUT, X, STEP, TOLERANCE)"),
+        "each variable's pass adjoint against a central difference", _PASSES,
+        options={"step": VALUE, "tolerance": VALUE},
+        notes=("(with 4 arguments Y, Z are variables if both are tracked, else STEP and TOLERANCE)",)),
+    StatementCall("draw", arity(1, 2), graphs.compile_draw, ("draw(EXPR)", 'draw(EXPR, "FILE")'),
+        "a picture of EXPR's graph (FILE: .svg, .png or .dot)", _PASSES, (VALUE, TEXT),
+        takes='an expression and, optionally, a file name in quotes: draw(loss) or draw(loss, "loss.svg")'),
+    StatementCall("explain", arity(1), chain_rule.compile_explain, "explain(X)",
+        "X's adjoint as the sum of its edges, its gradient as the sum of its passes", _CHAIN_RULE),
+    StatementCall("paths", arity(2), chain_rule.compile_paths, "paths(OUT, X)",
+        "every path from OUT down to X, and the sum of their products", _CHAIN_RULE),
+    StatementCall("walk", arity(1, 2), graphs.compile_walk, ("walk(OUT)", "walk(OUT, SEED)"),
+        "backward, one edge per Enter", _CHAIN_RULE),
+    StatementCall("random_seed", arity(1), list_functions.compile_random_seed, "random_seed(N)",
+        "draws start again as Python's random.seed(N) would", _DATA),
 )
 
 
