@@ -1,7 +1,9 @@
 """scalarlang: reverse-mode automatic differentiation on scalars, the `.sad` language and a REPL.
 
-The engine (this namespace) knows nothing of parsing or terminals; the language lives in
-``scalarlang.interpreter`` and the front ends in ``scalarlang.cli`` and ``scalarlang.repl``.
+The engine (this namespace: ``scalarlang.engine``) knows nothing of parsing or terminals; the
+language lives in ``scalarlang.language`` and ``scalarlang.interpreter``, and the front ends
+(the command, the REPL, the notebook extension, the Python API ``run`` and ``Session``) in
+``scalarlang.front``; ARCHITECTURE.md has the whole map.
 
 The names below are loaded on first use (PEP 562): the command imports this package before
 anything else, and must be able to install its signal handling and answer ``--help`` without
@@ -48,8 +50,8 @@ else:
         _signal.signal(_signal.SIGINT, _previous_handler)
     del _previous_handler
 
-import importlib  # noqa: E402
-from typing import TYPE_CHECKING, Any  # noqa: E402
+import importlib as _importlib  # noqa: E402
+import typing as _typing  # noqa: E402
 
 from ._version import __version__
 
@@ -71,11 +73,11 @@ _EXPORTS = {name: f"engine.{module}" for name, module in _ENGINE_EXPORTS.items()
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _typing.Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'scalarlang' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    value = getattr(_importlib.import_module(f".{module}", __name__), name)
     globals()[name] = value  # later look-ups skip this function
     return value
 
@@ -102,7 +104,7 @@ _reprs.register(_reprs.SCALAR_SVG, _scalar_svg)
 _reprs.register(_reprs.BACKWARD_PASS_HTML, _backward_pass_html)
 
 
-if TYPE_CHECKING:  # what type checkers and IDEs see
+if _typing.TYPE_CHECKING:  # what type checkers and IDEs see
     from .engine.node import ParentEdge, ScalarOperation
     from .engine.scalar import Scalar
     from .engine.errors import (

@@ -9,7 +9,7 @@ import json
 
 from hypothesis import given, note, strategies as st
 
-from scalarlang.engine.numbers import digits
+from scalarlang.engine.numbers import digits, format_number
 from scalarlang.engine.scalar import Scalar
 from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.outcomes import BackwardShown, Explained, Failed, PathsShown, WalkShown
@@ -180,7 +180,7 @@ def test_a_walk_is_the_pass_and_commit_of_backward(graph, seed, width):
     records = walk.backward.backward_pass.edges
     assert [step.index for step in walk.steps] == [edge.reverse_index for edge in records]
     table = {
-        walk.backward.labels(record.topology_index): record.pass_adjoint
+        walk.backward.labels[record.topology_index]: record.pass_adjoint
         for record in walk.backward.backward_pass.nodes
         if record.tracked
     }
@@ -337,13 +337,18 @@ def test_explain_after_zero_grad():
     assert explained.passes == ((3, 8.0),) and explained.gradient == 8.0 and explained.note is None
 
 
-def test_explain_when_older_passes_are_no_longer_kept(monkeypatch):
-    monkeypatch.setattr("scalarlang.interpreter.history.MAX_NODES", 7)  # two passes of 3 nodes
-    _, outcomes = run_ok(SQUARE + "backward(loss)\nbackward(loss)\nbackward(loss)\nexplain(x)")
+def test_explain_when_older_passes_are_no_longer_kept():
+    # The session keeps passes of up to 100,000 nodes in all: three passes over a graph of
+    # 39,999 nodes (x, 20,000 squares, 19,999 additions) keep the latest two.
+    program = "let x = var 2\nlet loss = sum([x * x for i in 0..20000])\n"
+    _, outcomes = run_ok(program + "backward(loss)\nbackward(loss)\nbackward(loss)\nexplain(x)")
     explained = outcomes[-1]
-    assert explained.passes == ((2, 8.0), (3, 8.0)) and explained.gradient == 24.0 and not explained.complete
+    per_pass = 20000 * 4.0  # 2x from each square
+    assert explained.passes == ((2, per_pass), (3, per_pass)) and explained.gradient == 3 * per_pass
+    assert not explained.complete
     lines = text_of([explained]).splitlines()
-    assert "  24 = … + 8 (pass 2) + 8 (pass 3)" in lines
+    total, one = format_number(3 * per_pass), format_number(per_pass)
+    assert f"  {total} = … + {one} (pass 2) + {one} (pass 3)" in lines
     assert lines[-1].startswith("note: earlier passes are no longer kept")
 
 

@@ -15,7 +15,7 @@ import pytest
 from shared import text_of
 from scalarlang.pictures import errors as drawing_errors
 from scalarlang.interpreter.core import Interpreter
-from scalarlang.interpreter.kinds import DRAWING_KINDS, RUNTIME_KINDS, STATIC_KINDS
+from scalarlang.interpreter.failures import DRAWING_KINDS, RUNTIME_KINDS, STATIC_KINDS
 from scalarlang.interpreter.outcomes import Drawn, Expected, Failed
 from scalarlang.render.text import Renderer, make_console
 from scalarlang.front.repl_core import ReplCore

@@ -16,6 +16,7 @@ from scalarlang import (
     ScalarOperation,
     scalar_gradient_check,
 )
+from scalarlang.engine import functions as functions_module
 from scalarlang.engine import node as node_module
 from scalarlang.engine import scalar as scalar_module
 from scalarlang.engine.replay import Replay
@@ -32,9 +33,9 @@ def local_derivatives(node: Scalar) -> list[float]:
     return [edge.local_derivative for edge in node.parents]
 
 
-# Every node is allocated by a module's `_new` (object.__new__): leaves in node.py, the rest
-# in scalar.py.
-NODE_MAKERS = (node_module, scalar_module)
+# Every node is allocated by a module's `_new` (object.__new__): leaves and `_unary`,
+# `_binary`, `_nary` in node.py, the inline operators in scalar.py, tanh in functions.py.
+NODE_MAKERS = (node_module, scalar_module, functions_module)
 
 
 def counting_nodes(made: list):
@@ -406,3 +407,131 @@ def test_gradient_check_of_the_new_operations_passes(build, at):
     check = scalar_gradient_check(at, x.gradient, function=Replay(topology, topology.index(x)),
                                   tolerance=1e-6)
     assert check.passed, check
+
+
+# ---- every operation: a forward function for the replay, and a gradient check ----------------
+
+from scalarlang.engine.node import NARY_OPERATIONS  # noqa: E402
+from scalarlang.engine.scalar import FORWARD, LEAVES  # noqa: E402
+
+# One graph per operation, built from three variables at smooth points (no tie, no kink):
+# gradcheck of each variable through the replay must pass, and the replay must give the
+# engine's bits at the point itself.
+EVERY_OPERATION = {
+    ScalarOperation.ADD: lambda a, b, c: a + b,
+    ScalarOperation.SUB: lambda a, b, c: a - b,
+    ScalarOperation.MUL: lambda a, b, c: a * b,
+    ScalarOperation.DIV: lambda a, b, c: a / b,
+    ScalarOperation.NEG: lambda a, b, c: -a,
+    ScalarOperation.EXP: lambda a, b, c: a.exp(),
+    ScalarOperation.LOG: lambda a, b, c: a.log(),
+    ScalarOperation.TANH: lambda a, b, c: a.tanh(),
+    ScalarOperation.POW: lambda a, b, c: a ** 1.5,
+    ScalarOperation.SQRT: lambda a, b, c: a.sqrt(),
+    ScalarOperation.RELU: lambda a, b, c: a.relu(),
+    ScalarOperation.SIGMOID: lambda a, b, c: a.sigmoid(),
+    ScalarOperation.ABS: lambda a, b, c: (-a).abs(),
+    ScalarOperation.MAX: lambda a, b, c: a.max(b),
+    ScalarOperation.MIN: lambda a, b, c: a.min(b),
+    ScalarOperation.LOGSUMEXP: lambda a, b, c: Scalar.logsumexp([a, b * b, c]),
+}
+POINTS = (0.7, 1.3, -0.4)
+
+
+def test_every_operation_has_a_forward_function_or_is_a_leaf():
+    for operation in ScalarOperation:
+        assert (operation in FORWARD) != (operation in LEAVES), operation
+    assert {operation for operation, forward in FORWARD.items() if forward.operands is None} == NARY_OPERATIONS
+    assert set(EVERY_OPERATION) == set(FORWARD)
+
+
+@pytest.mark.parametrize("operation", sorted(EVERY_OPERATION), ids=str)
+def test_every_operation_passes_the_gradient_check_through_the_replay(operation):
+    variables = [Scalar.variable(at) for at in POINTS]
+    output = EVERY_OPERATION[operation](*variables)
+    assert output.operation is operation
+    output.backward()
+    topology = output.topology()
+    for variable, at in zip(variables, POINTS):
+        if not any(node is variable for node in topology):
+            continue
+        replay = Replay(topology, topology.index(variable))
+        assert bits(replay(at)) == bits(output.value)
+        check = scalar_gradient_check(at, variable.gradient, function=replay, tolerance=1e-6)
+        assert check.passed, (operation, check)
+
+
+# ---- logsumexp: an operation of any number of operands ------------------------------------
+
+
+def _logsumexp(values):
+    return math.log(math.fsum(math.exp(value) for value in values))
+
+
+def test_logsumexp_value_and_softmax_edges():
+    values = [0.5, -1.25, 2.0, 0.5]
+    operands = [Scalar.variable(value) for value in values]
+    node = Scalar.logsumexp(operands)
+    assert node.operation is ScalarOperation.LOGSUMEXP
+    assert node.value == pytest.approx(_logsumexp(values), rel=1e-15)
+    assert [edge.parent for edge in node.parents] == operands  # one edge each, in order
+    softmax = [math.exp(value) / math.fsum(math.exp(v) for v in values) for value in values]
+    assert local_derivatives(node) == pytest.approx(softmax, rel=1e-14)
+    node.backward()
+    assert [operand.gradient for operand in operands] == local_derivatives(node)
+
+
+def test_logsumexp_of_large_values_does_not_overflow():
+    node = Scalar.logsumexp([Scalar.variable(1000.0), Scalar.constant(1000.0)])
+    assert node.value == pytest.approx(1000.0 + math.log(2.0))
+    assert local_derivatives(node) == [0.5, 0.5]
+    assert Scalar.logsumexp([Scalar.variable(-1000.0)]).value == -1000.0
+
+
+def test_logsumexp_takes_numbers_as_constants_and_needs_an_operand():
+    x = Scalar.variable(1.0)
+    node = Scalar.logsumexp([x, 2, 3.5])
+    assert [edge.parent.operation for edge in node.parents] == ["variable", "constant", "constant"]
+    assert node.tracks_gradient and not Scalar.logsumexp([1.0, 2.0]).tracks_gradient
+    with pytest.raises(ValueError):
+        Scalar.logsumexp([])
+    with pytest.raises(TypeError):
+        Scalar.logsumexp([x, "2"])
+
+
+def test_a_pass_through_a_logsumexp_node_records_every_edge():
+    a, b = Scalar.variable(0.25), Scalar.variable(-0.5)
+    shared = a * b  # reached twice: through the logsumexp and beside it
+    deep = (a + 1.0).tanh()  # an operand with operands of its own, after the first slot
+    out = Scalar.logsumexp([a, shared, deep, 0.75]) + shared
+    backward_pass = out.backward()
+    topology = out.topology()
+    lse = next(node for node in topology if node.operation is ScalarOperation.LOGSUMEXP)
+    # every operand precedes the node, every node appears once
+    assert len({id(node) for node in topology}) == len(topology)
+    for node in topology:
+        for edge in node.parents:
+            assert topology.index(edge.parent) < topology.index(node)
+    edges = [edge for edge in backward_pass.edges if edge.child == topology.index(lse)]
+    assert [edge.operand for edge in edges] == [0, 1, 2, 3]
+    assert [topology[edge.parent] for edge in edges] == [edge.parent for edge in lse.parents]
+    assert [edge.local_derivative for edge in edges] == local_derivatives(lse)
+    assert len(backward_pass.edges) == sum(len(node.parents) for node in topology)
+    # the gradients against the chain rule written out by hand
+    s0, s1, s2, _ = local_derivatives(lse)
+    dtanh = 1.0 - deep.value ** 2
+    assert a.gradient == pytest.approx(s0 + (s1 + 1.0) * b.value + s2 * dtanh, rel=1e-14)
+    assert b.gradient == pytest.approx((s1 + 1.0) * a.value, rel=1e-14)
+
+
+def test_an_overflowing_pass_through_a_logsumexp_node_names_its_edge():
+    from scalarlang import NonFiniteContribution
+
+    a = Scalar.variable(0.0)
+    scaled = a * 4
+    out = Scalar.logsumexp([a, a, scaled])  # the checked walk passes its three edges first
+    with pytest.raises(NonFiniteContribution) as caught:
+        out.backward_with_seed(1.5e308)
+    topology = out.topology()
+    assert (caught.value.fields["child"], caught.value.fields["parent"]) == (topology.index(scaled), topology.index(a))
+    assert a.gradient == 0.0  # nothing committed

@@ -10,7 +10,7 @@ import pytest
 
 import scalarlang
 from scalarlang.interpreter.checks import KIND_SYNONYMS
-from scalarlang.interpreter.kinds import RUNTIME_KINDS
+from scalarlang.interpreter.failures import RUNTIME_KINDS
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMAND = Path(sys.executable).parent / "scalarlang"

@@ -61,7 +61,7 @@ from fuzzing import (
 from scalarlang.language import tree as ast
 from scalarlang.language.diagnostics import LanguageError
 from scalarlang.interpreter.core import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, Interpreter
-from scalarlang.interpreter.kinds import RUNTIME_KINDS, STATIC_KINDS
+from scalarlang.interpreter.failures import RUNTIME_KINDS, STATIC_KINDS
 from scalarlang.interpreter.outcomes import Failed
 from scalarlang.interpreter.values import nodes_of
 from scalarlang.render.text import Renderer, make_console

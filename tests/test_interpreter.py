@@ -14,7 +14,7 @@ import pytest
 from scalarlang import Scalar, ScalarOperation
 from scalarlang.engine.gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE
 from scalarlang.interpreter.core import LABEL_LIMIT, Interpreter
-from scalarlang.interpreter.kinds import RUNTIME_KINDS
+from scalarlang.interpreter.failures import RUNTIME_KINDS
 from scalarlang.interpreter.outcomes import (
     BackwardShown,
     Bound,
@@ -292,7 +292,7 @@ def test_label_is_the_first_let_name():
 def test_label_is_the_source_text_of_an_unnamed_node():
     session, outcomes = run_ok("let x = var 2\nlet loss = x*x + detach(x)*3\ngraph(loss)")
     graph = only(outcomes, GraphShown)
-    labels = [graph.labels(node.index) for node in graph.nodes]
+    labels = [node.label for node in graph.nodes]
     assert labels == ["x", "x*x", "detach(x)", "3", "detach(x)*3", "loss"]
 
 
@@ -305,7 +305,7 @@ def test_a_name_bound_later_takes_over_a_source_text_label():
     session = Interpreter()
     _, outcomes = run_ok("let x = var 2\nlet y = x * x\ngraph(y)", session)
     graph = only(outcomes, GraphShown)
-    assert graph.labels(1) == "y"
+    assert graph.nodes[1].label == "y"
 
 
 def test_long_labels_are_shortened_and_whitespace_collapsed():
@@ -371,7 +371,7 @@ def test_backward_of_the_seed_program_gives_the_four_edges():
     backward_pass = shown_pass.backward_pass
     assert backward_pass.seed == 1.0
     rows = [
-        (shown_pass.labels(edge.child), edge.operand, shown_pass.labels(edge.parent), edge.contribution)
+        (shown_pass.labels[edge.child], edge.operand, shown_pass.labels[edge.parent], edge.contribution)
         for edge in backward_pass.edges
     ]
     assert rows == [("loss", 0, "square", 1.0), ("loss", 1, "square", 1.0), ("square", 0, "x", 4.0), ("square", 1, "x", 4.0)]
@@ -490,7 +490,7 @@ def test_graph_shows_unique_nodes_operands_and_edge_count():
     before = state(session)
     graph = only(outcomes, GraphShown)
     assert graph.label == "loss"
-    rows = [(n.index, graph.labels(n.index), n.operation, n.value, n.tracked, n.gradient, n.operands) for n in graph.nodes]
+    rows = [(n.index, n.label, n.operation, n.value, n.tracked, n.gradient, n.operands) for n in graph.nodes]
     assert rows == [
         (0, "x", "variable", 2.0, True, 8.0, ()),
         (1, "square", "mul", 4.0, True, 2.0, (0, 0)),

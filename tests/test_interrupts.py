@@ -22,7 +22,7 @@ import pytest
 
 from pty_session import Terminal
 from scalarlang.front.repl_core import ReplCore
-from scalarlang.interpreter.labels import label_of
+from scalarlang.interpreter.values import label_of
 from scalarlang.interpreter.values import nodes_of
 from scalarlang.render.text import Renderer, make_console
 

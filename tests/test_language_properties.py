@@ -27,7 +27,7 @@ from scalarlang.language import tree as ast
 from scalarlang.language.tree import Program
 from scalarlang.render.events import dumps, event_of
 from scalarlang.interpreter.core import Interpreter
-from scalarlang.interpreter.kinds import RUNTIME_KINDS
+from scalarlang.interpreter.failures import RUNTIME_KINDS
 from scalarlang.interpreter.values import nodes_of
 from scalarlang.interpreter.outcomes import (
     BackwardShown,

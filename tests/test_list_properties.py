@@ -36,7 +36,7 @@ from hypothesis import strategies as st
 
 import scalarlang
 from scalarlang import Scalar
-from scalarlang.interpreter import tables
+from scalarlang.interpreter import csv_reader as tables
 from scalarlang.interpreter.values import ListValue
 
 NUMBERS = (0.5, -1.25, 2.0, 0.1, 3.0, -0.75)

@@ -35,7 +35,7 @@ from scalarlang.front import cli
 from scalarlang.language import tree as ast
 from scalarlang.language.diagnostics import LanguageError
 from scalarlang.interpreter.core import Interpreter
-from scalarlang.interpreter.kinds import RUNTIME_KINDS
+from scalarlang.interpreter.failures import RUNTIME_KINDS
 from scalarlang.interpreter.outcomes import Failed
 from scalarlang.front.runner import ScriptOutput, read_source
 from scalarlang.language.source import Source

@@ -775,7 +775,7 @@ def test_input_check_of_huge_input_counts_braces_and_brackets():
 
 def test_completion_of_the_new_keywords_and_of_error_kinds_after_expect():
     from scalarlang.language import lexicon
-    from scalarlang.interpreter.kinds import RUNTIME_KINDS
+    from scalarlang.interpreter.failures import RUNTIME_KINDS
 
     assert {"fn", "repeat", "for", "in", "if", "else", "descend", "by", "quiet"} <= set(complete(""))
     assert set(complete("")) >= set(lexicon.KEYWORDS)
@@ -791,7 +791,7 @@ def test_completion_of_the_new_keywords_and_of_error_kinds_after_expect():
 
 
 def test_help_shows_the_training_statements_and_the_error_kinds():
-    from scalarlang.interpreter.kinds import RUNTIME_KINDS
+    from scalarlang.interpreter.failures import RUNTIME_KINDS
 
     core, stream = make_core()
     out = " ".join(run_lines(core, stream, ":help").split())

@@ -30,7 +30,7 @@ from scalarlang import Scalar
 from scalarlang.front import cli
 from scalarlang.render.events import dumps, event_of, event_pieces
 from scalarlang.interpreter.core import LABEL_LIMIT, Interpreter
-from scalarlang.interpreter.kinds import RUNTIME_KINDS, STATIC_KINDS
+from scalarlang.interpreter.failures import RUNTIME_KINDS, STATIC_KINDS
 from scalarlang.interpreter.outcomes import BackwardShown, Expected, Failed
 from scalarlang.render.text import Renderer, make_console
 from scalarlang.front.editing import InputCheck

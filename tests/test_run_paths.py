@@ -20,7 +20,7 @@ from scalarlang.interpreter.control import Run
 from scalarlang.language.diagnostics import LanguageError
 from scalarlang.render.events import dumps, event_of
 from scalarlang.interpreter.core import Interpreter
-from scalarlang.interpreter.labels import is_count, label_of, made_at
+from scalarlang.interpreter.values import is_count, label_of, made_at
 from scalarlang.interpreter.outcomes import Bound, Defined, Failed, ListShown
 from scalarlang.interpreter.values import plain_values
 from scalarlang.front.runner import ScriptOutput

@@ -13,8 +13,8 @@ from scalarlang import Scalar, ScalarOperation
 from scalarlang.interpreter import control
 from scalarlang.render.events import event_of
 from scalarlang.interpreter.core import Interpreter
-from scalarlang.interpreter.kinds import RUNTIME_KINDS
-from scalarlang.interpreter.labels import Made, Named
+from scalarlang.interpreter.failures import RUNTIME_KINDS
+from scalarlang.interpreter.values import Made, Named
 from scalarlang.interpreter.outcomes import (
     BackwardShown,
     Bound,
@@ -565,28 +565,23 @@ def test_an_atomic_loop_of_100000_iterations_stays_small():
     assert _atomic_loop_peak(100_000) < 1_000_000
 
 
-def test_the_journal_keeps_only_the_gradients_the_starting_bindings_reach(monkeypatch):
-    from scalarlang.interpreter import journal as journal_module
-
-    monkeypatch.setattr(journal_module, "PRUNE_MINIMUM", 4)
+def test_the_journal_keeps_only_the_gradients_the_starting_bindings_reach():
+    # An input whose loop saves more gradients than the journal keeps unlooked-at (1,024: it
+    # then keeps only those the starting bindings reach, letting each iteration's graph go),
+    # and then fails: every gradient and binding it started with is back.
     session, _ = run_ok("let w = var 3\nlet loss = w * w\nbackward(loss)")
     w, loss = session.lookup("w"), session.lookup("loss")
-    journal = journal_module.Journal(session._names)
-    journal.remember_name("loss")
-    session._names["loss"] = loss * 1.0  # rebound by the input: its old value is journaled
-    for _ in range(10):  # an input's loop: each iteration's graph dropped at its end
-        node = session.lookup("loss") * 2.0
-        journal.remember_gradients(node.topology())
-        node.backward()
-    # Ten iterations saved 13 gradients; the earlier iterations' were let go (with their
-    # graphs), the starting bindings' never.
-    assert {w, loss} <= set(journal.gradients) and len(journal.gradients) <= 5
-    journal.undo()
-    assert (w.gradient, loss.gradient, session.lookup("loss")) == (6.0, 1.0, loss)
+    diagnostic = failure(
+        "let loss = loss * 1.0\nrepeat 1500 { let node = loss * 2.0\n backward(node) }\nlet w = nope",
+        session, atomic=True,
+    )
+    assert diagnostic.kind == "undefined-name"
+    assert (w.gradient, loss.gradient, session.lookup("loss"), session.lookup("w")) == (6.0, 1.0, loss, w)
+    assert session.lookup("node") is None
 
 
 def test_an_undo_interrupted_half_way_is_finished_before_the_interrupt_goes_on(monkeypatch):
-    from scalarlang.interpreter import journal as journal_module
+    from scalarlang.interpreter import state as journal_module
 
     session, _ = run_ok("let w = var 3\nlet loss = w * w\nbackward(loss)")
     before = {name: (node, node.gradient) for name, node in session.bindings.items()}

@@ -9,8 +9,8 @@ above, so that registering a display at start-up does not load the engine.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+import importlib as _importlib
+import typing as _typing
 
 # public name -> the module of this package that defines it
 EXPORTS = {
@@ -46,11 +46,11 @@ EXPORTS = {
 __all__ = sorted(EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _typing.Any:
     module = EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    value = getattr(_importlib.import_module(f".{module}", __name__), name)
     globals()[name] = value  # later look-ups skip this function
     return value
 
@@ -59,7 +59,7 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(EXPORTS))
 
 
-if TYPE_CHECKING:  # what type checkers and IDEs see
+if _typing.TYPE_CHECKING:  # what type checkers and IDEs see
     from .errors import (
         ENGINE_ERRORS,
         NonFiniteAccumulatedGradient,

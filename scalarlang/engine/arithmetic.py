@@ -2,8 +2,9 @@
 
 Pow and division are the operations whose float arithmetic Python refuses for some finite
 operands (ZeroDivisionError, OverflowError, a complex power); here they give the IEEE value
-(inf, -inf, nan) for the engine's typed errors to carry. The gradient check's replay computes
-pow with the same function, so a replayed pow gives the engine's bits.
+(inf, -inf, nan) for the engine's typed errors to carry. `power` and `divide` are the forward
+functions of pow and div: `Scalar` computes its values with them, and the gradient check's
+replay too, so a replayed node gives the engine's bits.
 """
 
 from __future__ import annotations
@@ -55,8 +56,16 @@ def power_and_derivative(base: float, exponent: float) -> tuple[float, float]:
     return value, derivative
 
 
+def divide(numerator: float, denominator: float) -> float:
+    """IEEE numerator / denominator, never a Python exception."""
+    try:
+        return numerator / denominator
+    except ZeroDivisionError:
+        return divide_by_zero(numerator, denominator)
+
+
 def divide_by_zero(numerator: float, denominator: float) -> float:
-    """The IEEE quotient Python refuses to compute: +-inf, or nan for 0/0."""
-    if numerator == 0.0:
+    """The IEEE quotient Python refuses to compute: +-inf, or nan for 0/0 (and nan/0)."""
+    if numerator == 0.0 or numerator != numerator:
         return _NAN
     return math.copysign(_INF, numerator) * math.copysign(1.0, denominator)

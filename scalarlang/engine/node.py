@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 import threading
 from collections import deque
+from collections.abc import Sequence
 from enum import StrEnum
 from itertools import repeat
 from numbers import Real
-from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Self, SupportsFloat
+from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Self, SupportsFloat, cast
 
 from .errors import NonFiniteLeaf
 from .reprs import SCALAR_SVG, display
@@ -44,6 +45,24 @@ class ScalarOperation(StrEnum):
     ABS = "abs"
     MAX = "max"
     MIN = "min"
+    LOGSUMEXP = "logsumexp"
+
+
+# The operations whose nodes take any number of operands (`_nary`): their operands after the
+# first live in the _dright slot (see `Node`), which the walks read only for these.
+NARY_OPERATIONS = frozenset({ScalarOperation.LOGSUMEXP})
+
+
+class Forward(NamedTuple):
+    """How an operation computes its value from plain floats: the function its `Scalar`
+    operation computes its value with, which never raises (a failure is inf or nan), and how
+    it takes its operands. The gradient check's replay evaluates graphs with these."""
+
+    function: Callable[..., float]
+    # 1 or 2: ``function(a)``, ``function(a, b)``; None: any number, ``function([a, b, ...])``.
+    operands: int | None
+    # pow: ``function(base, exponent)``, the exponent a parameter of the node.
+    takes_exponent: bool = False
 
 
 class ParentEdge(NamedTuple):
@@ -128,7 +147,9 @@ class Node:
     # _left/_right are the operands of slots 0 and 1 (None when absent: a leaf has neither, a
     # unary node no _right); _dleft/_dright are d(node)/d(operand) at forward values (unset
     # when the operand is absent).
-    # A pow node keeps its exponent in _dright: it has one operand, so that slot is free.
+    # A pow node keeps its exponent in _dright: it has one operand, so that slot is free; an
+    # n-ary node (`NARY_OPERATIONS`) keeps there its operands after the first, as a tuple of
+    # (operand, derivative) pairs, and has no _right.
     # A slot of its own would cost every node 8 bytes, and a write in every operation to set
     # it to None (an unset slot cannot be read, and __slots__ allows no class default);
     # `exponent` reads _dright only when the operation is pow.
@@ -203,9 +224,12 @@ class Node:
         """The ordered operand edges: one per operand slot, repeats included."""
         if self._left is None:
             return ()
-        if self._right is None:
-            return (ParentEdge(self._left, self._dleft),)
-        return (ParentEdge(self._left, self._dleft), ParentEdge(self._right, self._dright))
+        if self._right is not None:
+            return (ParentEdge(self._left, self._dleft), ParentEdge(self._right, self._dright))
+        if self._operation in NARY_OPERATIONS:
+            rest = cast(tuple, self._dright)
+            return (ParentEdge(self._left, self._dleft), *(ParentEdge(*edge) for edge in rest))
+        return (ParentEdge(self._left, self._dleft),)
 
     def is_same_node(self, other: Scalar) -> bool:
         """Whether both handles are the same graph node (equal values are not enough)."""
@@ -240,6 +264,53 @@ def _new_leaf(cls: type[Any], value: float, operation: ScalarOperation, gradient
     node._gradient = gradient
     node._walk = None
     node.tag = tag
+    return node
+
+
+def _unary(value: float, operation: ScalarOperation, operand: Any, derivative: float) -> Any:
+    """A one-operand node of ``operand``'s class; the caller has checked value and derivative."""
+    node = _new(operand.__class__)
+    node._value = value
+    node._operation = operation
+    node._left = operand
+    node._dleft = derivative
+    node._right = None
+    node._gradient = None if operand._gradient is None else 0.0
+    node._walk = None
+    node.tag = None
+    return node
+
+
+def _binary(value: float, operation: ScalarOperation, left: Any, dleft: float, right: Any, dright: float) -> Any:
+    """A two-operand node; the caller has checked its value and derivatives."""
+    node = _new(left.__class__)
+    node._value = value
+    node._operation = operation
+    node._left = left
+    node._dleft = dleft
+    node._right = right
+    node._dright = dright
+    node._gradient = None if left._gradient is None and right._gradient is None else 0.0
+    node._walk = None
+    node.tag = None
+    return node
+
+
+def _nary(value: float, operation: ScalarOperation, operands: Sequence[Any], derivatives: Sequence[float]) -> Any:
+    """A node of an operation of `NARY_OPERATIONS` over one or more operands (one edge each,
+    in order); the caller has checked its value and derivatives."""
+    first = operands[0]
+    node = _new(first.__class__)
+    node._value = value
+    node._operation = operation
+    node._left = first
+    node._dleft = derivatives[0]
+    node._right = None
+    node._dright = tuple(zip(operands[1:], derivatives[1:]))  # type: ignore[assignment]
+    tracked = any(operand._gradient is not None for operand in operands)
+    node._gradient = 0.0 if tracked else None
+    node._walk = None
+    node.tag = None
     return node
 
 

@@ -1,5 +1,9 @@
 """Graph walks and reverse passes: topology, the fresh pass of docs/engine.md, zero_grad.
 
+A node has at most two operands in its slots (_left, _right), or, for an n-ary operation
+(`NARY_OPERATIONS`), its first one in _left and the rest in a tuple: the walks read that tuple
+only where a node has no _right, so two-operand nodes pay nothing for it.
+
 `Scalar` takes the public functions here as its methods (`out.backward()`). Walks use
 explicit stacks, so a chain a million nodes deep works. They mark nodes with a per-walk
 token (one identity test per edge), and the pass checks finiteness once at the end of its
@@ -24,7 +28,7 @@ from .errors import (
     NonFiniteSeed,
     UntrackedOutput,
 )
-from .node import _WALK_LOCK, _write_gradients, real_number
+from .node import _WALK_LOCK, NARY_OPERATIONS, _write_gradients, real_number
 from .records import BackwardPass
 
 if TYPE_CHECKING:
@@ -104,15 +108,32 @@ def _topology(output: Scalar) -> list[Scalar]:
                     node = left
                     continue
             right = node._right
-            if right is not None and right._walk is not walk:
-                if right._left is None:
-                    right._walk = walk
-                    right._index = finished
-                    append(right)
-                    finished += 1
-                else:
+            if right is not None:
+                if right._walk is not walk:
+                    if right._left is None:
+                        right._walk = walk
+                        right._index = finished
+                        append(right)
+                        finished += 1
+                    else:
+                        push(node)
+                        node = right
+                        continue
+            elif node._operation in NARY_OPERATIONS:
+                unfinished = None
+                for operand, _ in node._dright:  # type: ignore[attr-defined]  # the rest: see Node
+                    if operand._walk is not walk:
+                        if operand._left is None:
+                            operand._walk = walk
+                            operand._index = finished
+                            append(operand)
+                            finished += 1
+                        else:
+                            unfinished = operand
+                            break
+                if unfinished is not None:
                     push(node)
-                    node = right
+                    node = unfinished
                     continue
         node._walk = walk
         node._index = finished
@@ -207,6 +228,16 @@ def _propagate(order: list[Scalar], seed: float) -> tuple[list[float], list[floa
             add_before(previous)
         operand = node._right
         if operand is None:
+            if node._operation in NARY_OPERATIONS:
+                for operand, local in node._dright:  # type: ignore[attr-defined]  # the rest: see Node
+                    if operand._gradient is None:
+                        discarded += upstream * local
+                        add_before(0.0)
+                    else:
+                        parent = operand._index
+                        previous = adjoints[parent]
+                        adjoints[parent] = previous + upstream * local
+                        add_before(previous)
             continue
         if operand._gradient is None:
             discarded += upstream * node._dright
@@ -250,8 +281,4 @@ def _propagate_checked(order: list[Scalar], seed: float) -> tuple[list[float], l
 
 def _edges_of(node: Scalar) -> tuple:
     """(slot, operand, local derivative) for each operand edge of ``node``, in slot order."""
-    if node._left is None:
-        return ()
-    if node._right is None:
-        return ((0, node._left, node._dleft),)
-    return ((0, node._left, node._dleft), (1, node._right, node._dright))
+    return tuple((slot, edge.parent, edge.local_derivative) for slot, edge in enumerate(node.parents))

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator, overload
 
-from .node import _WALK_LOCK, _write_gradients
+from .node import _WALK_LOCK, NARY_OPERATIONS, _write_gradients
 from .reprs import BACKWARD_PASS_HTML, display
 
 if TYPE_CHECKING:
@@ -135,10 +135,17 @@ class BackwardPass:
             while len(edges) <= 3 * index and child >= 0:
                 node = topology[child]
                 if node._left is not None:
-                    if node._right is None:
-                        edges.extend((child, 0, position(node._left)))
-                    else:
+                    if node._right is not None:
                         edges.extend((child, 0, position(node._left), child, 1, position(node._right)))
+                    elif node._operation in NARY_OPERATIONS:  # (one extend: one step)
+                        rest = node._dright  # the operands after the first: see Node
+                        edges.extend([
+                            item
+                            for slot, operand in enumerate((node._left, *(edge[0] for edge in rest)))  # type: ignore[attr-defined]
+                            for item in (child, slot, position(operand))
+                        ])
+                    else:
+                        edges.extend((child, 0, position(node._left)))
                 child -= 1
         return edges
 
@@ -157,7 +164,12 @@ class BackwardPass:
         at = 3 * index
         child, slot, parent = edges[at], edges[at + 1], edges[at + 2]
         node = self.topology[child]
-        local = node._dright if slot else node._dleft
+        if not slot:
+            local = node._dleft
+        elif node._right is not None:
+            local = node._dright
+        else:  # an n-ary node's later operand: see Node
+            local = node._dright[slot - 1][1]  # type: ignore[index]
         upstream = self._adjoints[child]
         contribution = upstream * local
         if self.topology[parent]._gradient is None:

@@ -12,8 +12,8 @@ the engine's `Scalar`, whose graph Jupyter draws (`Scalar._repr_svg_`). Errors a
 too: `result.error` is the diagnostic, shown Rust-style, never as a Python traceback.
 
 This is a thin wrapper over the interpreter's `Interpreter`, which yields outcomes one statement
-at a time for front ends; here each outcome is rendered as it arrives (labels are looked up
-when shown) into plain text and HTML, with the terminal's colours.
+at a time for front ends (plain data); here each outcome is rendered as it arrives into plain
+text and HTML, with the terminal's colours.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from ..engine.scalar import Scalar
 from ..language.diagnostics import Diagnostic
 from ..pictures import DrawingError, Picture, graph_picture, svg_text, write_picture
 from ..interpreter.core import Interpreter
-from ..interpreter.outcomes import BackwardShown, Failed, Outcome, WalkShown
+from ..interpreter.outcomes import BackwardShown, Drawn, Failed, Outcome, WalkShown
 from ..interpreter.values import ListValue
 from ..render.text import DEFAULT_WIDTH, Renderer, make_console
 from ..language.source import Source, Span
@@ -246,25 +246,24 @@ def walk_part(walk: WalkShown, width: int = DEFAULT_WIDTH) -> WalkPart:
 
 
 def render_outcomes(outcomes: Iterable[Outcome], width: int = DEFAULT_WIDTH) -> Result:
-    """Render each outcome as it arrives; pictures (outcomes with a ``picture``) as SVG, walks
-    as players."""
+    """Render each outcome as it arrives; pictures (`draw` without a file) as SVG, walks as
+    players, the rest as text."""
     seen: list[Outcome] = []
     parts: list[Part] = []
     buffer = _TextBuffer(width)
     for outcome in outcomes:
         seen.append(outcome)
-        picture = getattr(outcome, "picture", None)
-        if isinstance(outcome, WalkShown):
-            parts.extend(buffer.parts())
-            buffer = _TextBuffer(width)
-            parts.append(walk_part(outcome, width))
-        elif isinstance(picture, Picture) and getattr(outcome, "path", None) is None:
-            parts.extend(buffer.parts())
-            buffer = _TextBuffer(width)
-            svg = getattr(outcome, "svg", None)
-            parts.append(PicturePart(picture, svg if svg else svg_text(picture), getattr(outcome, "dot", "") or ""))
-        else:
-            buffer.add(outcome)
+        match outcome:
+            case WalkShown():
+                parts.extend(buffer.parts())
+                buffer = _TextBuffer(width)
+                parts.append(walk_part(outcome, width))
+            case Drawn(path=None):  # a picture not written to a file: shown
+                parts.extend(buffer.parts())
+                buffer = _TextBuffer(width)
+                parts.append(PicturePart(outcome.picture, svg_text(outcome.picture), outcome.dot))
+            case _:  # text (the renderer takes every kind of outcome)
+                buffer.add(outcome)
     parts.extend(buffer.parts())
     return Result(tuple(seen), tuple(parts))
 
@@ -282,19 +281,16 @@ def backward_pass_html(backward_pass: BackwardPass, width: int = DEFAULT_WIDTH) 
     """A pass's node and edge tables (as the command prints them) and its picture."""
     from ..pictures import pass_picture
 
-    labels = _index_label
-    shown = BackwardShown(_NO_SPAN, labels(len(backward_pass.topology) - 1), backward_pass, labels)
+    # Outside a session nodes have no names: they are known by their topology index.
+    nodes = backward_pass.nodes
+    labels = tuple(f"#{index}" for index in range(len(nodes)))
+    shown = BackwardShown(_NO_SPAN, labels[-1], backward_pass, labels, tuple(str(record.operation) for record in nodes))
     html = render_outcomes([shown], width)._repr_html_()
     try:
-        svg = svg_text(pass_picture(backward_pass, shown.label, labels))
+        svg = svg_text(pass_picture(backward_pass, shown.label, labels.__getitem__))
     except DrawingError:
         return html  # too large to draw: the tables are shown alone
     return html + _inline_svg(svg)
-
-
-def _index_label(index: int) -> str:
-    # Outside a session nodes have no names: they are known by their topology index.
-    return f"#{index}"
 
 
 def _inline_svg(svg: str) -> str:

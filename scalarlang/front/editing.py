@@ -17,8 +17,8 @@ from prompt_toolkit.lexers import Lexer, PygmentsLexer, RegexSync
 from prompt_toolkit.utils import get_cwidth
 from prompt_toolkit.validation import ValidationError, Validator
 
-from ..interpreter.core import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
-from ..interpreter.kinds import RUNTIME_KINDS
+from ..interpreter.registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
+from ..interpreter.failures import RUNTIME_KINDS
 from ..language.diagnostics import Diagnostic, LanguageError
 from ..language.lexicon import KEYWORDS
 from ..language.parser import is_incomplete, parse_program

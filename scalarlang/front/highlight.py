@@ -57,9 +57,9 @@ _OPERATOR = "|".join(
 
 
 def _builtin_names() -> tuple[str, ...]:
-    from ..interpreter.core import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
+    from ..interpreter.registry import builtin_names
 
-    return tuple(VALUE_FUNCTIONS) + tuple(STATEMENT_FUNCTIONS)
+    return builtin_names()
 
 
 class _Builtins(Future):

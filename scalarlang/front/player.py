@@ -108,7 +108,7 @@ def _picture_svg(walk: WalkShown, data: dict) -> str:
     enough for every adjoint it takes on); empty when the graph is too large to draw."""
     shown = walk.backward
     try:
-        picture = pass_picture(shown.backward_pass, shown.label, shown.labels)
+        picture = pass_picture(shown.backward_pass, shown.label, shown.labels.__getitem__)
     except DrawingError:
         return ""
     texts: dict[int, list[str]] = {index: [text] for index, text in zip(data["nodes"], data["start"])}

@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING, Iterable, Protocol, TextIO, cast
 from rich.text import Text
 
 from ..engine.numbers import MAX_DIGITS, current_digits, digits, format_number
-from ..interpreter.core import VALUE_FUNCTIONS, Interpreter
-from ..interpreter.kinds import RUNTIME_KINDS
+from ..interpreter.core import Interpreter
+from ..interpreter.registry import help_rows
+from ..interpreter.failures import RUNTIME_KINDS
 from ..interpreter.outcomes import Drawn, Failed, Outcome, WalkShown, Warned
-from ..interpreter.values import ListValue, shape_text
+from ..interpreter.values import ListValue, shape_text, shorten
 from ..language.diagnostics import Diagnostic
 from ..language.source import Source, Span
 from ..render.styles import STYLES
@@ -54,6 +55,10 @@ class AfterEnter(Protocol):
 
 _META = re.compile(r"\s*:(\S*)\s*(.*?)\s*\Z", re.DOTALL)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+# The width of the forms of a built-in in `:help`, before what it does.
+_USAGE_WIDTH = 26
 
 
 class ReplCore:
@@ -169,7 +174,7 @@ class ReplCore:
             known = ", ".join(f":{name} {parameter}".rstrip() for name, (parameter, _) in META_COMMANDS.items())
             close = difflib.get_close_matches(word, list(META_COMMANDS), n=1)
             notes = (f"the commands are {known}",) + ((f"did you mean `:{close[0]}`?",) if close else ())
-            self.complain(f"unknown command `:{_shorten(word)}`", notes)
+            self.complain(f"unknown command `:{shorten(word, 30)}`", notes)
             return True
         parameter = META_COMMANDS[command][0]
         if not parameter and argument:
@@ -199,21 +204,20 @@ class ReplCore:
 
     def help(self) -> None:
         label = STYLES["label"]
-        functions = " ".join(VALUE_FUNCTIONS)
         rows = [
             ("statements", "let NAME = EXPR · EXPR · print ITEM, ITEM … · zero_grad · zero_grad(EXPR)"),
-            ("", "backward(EXPR) · backward(EXPR, SEED) · graph(EXPR)"),
-            ("", "gradcheck(OUT, X, Y, …[, step: S][, tolerance: T]) · gradcheck(OUT, X, STEP, TOLERANCE)"),
-            ("", "  (with 4 arguments Y, Z are variables if both are tracked, else STEP and TOLERANCE)"),
             ("", "assert A == B [within TOL] (also != < <= > >=) · expect KIND: STATEMENT · quiet STATEMENT"),
-            ("", 'draw(EXPR) · draw(EXPR, "FILE") (FILE: .svg, .png or .dot)'),
-            ("chain rule", "explain(X) · paths(OUT, X) · walk(OUT) · walk(OUT, SEED) (backward, one edge per Enter)"),
             ("training", "fn NAME(P, …) = EXPR · descend NAME, … by LR · let NAME = [(1, 3), (2, 5), …]"),
             ("", "repeat N { … } · for i in A..B { … } · for x, y in TABLE { … } · if A OP B { … } else { … }"),
             ("expressions", "var EXPR · const EXPR · + - * / % ** · -a · ( … ) · 2.5 · 1e-3 · inf · nan · \"text {EXPR}\""),
-            ("functions", functions),
-            ("commands", "  ".join(f":{name}" + (f" {arg}" if arg else "") for name, (arg, _) in META_COMMANDS.items())),
         ]
+        # Every built-in callable, from the registry: its forms and what it does.
+        shown = ""
+        for category, usage, (summary, *notes) in help_rows():
+            rows.append(("" if category == shown else category, f"{usage:<{_USAGE_WIDTH}}  {summary}"))
+            rows.extend(("", f"  {note}") for note in notes)
+            shown = category
+        rows.append(("commands", "  ".join(f":{name}" + (f" {arg}" if arg else "") for name, (arg, _) in META_COMMANDS.items())))
         widest = max(len(arg) for arg, _ in META_COMMANDS.values())
         rows += [("", f":{name:<6} {arg:<{widest}} {about}") for name, (arg, about) in META_COMMANDS.items()]
         rows += [
@@ -238,7 +242,7 @@ class ReplCore:
             self.message("numbers print short: 8, 0.5, 0.909364349205")
             return
         if not argument.isdigit() or int(argument) > MAX_DIGITS:
-            self.complain(f"`:digits` takes a whole number from 0 to {MAX_DIGITS}, not `{_shorten(argument)}`")
+            self.complain(f"`:digits` takes a whole number from 0 to {MAX_DIGITS}, not `{shorten(argument, 30)}`")
             return
         self.digits = int(argument)
         with digits(self.digits):
@@ -292,7 +296,7 @@ class ReplCore:
         span = _span(text, start, start + len(name))
         if not _NAME.match(name):
             self.complain(
-                f"`:{command}` takes the name of a binding, not `{_shorten(name)}`",
+                f"`:{command}` takes the name of a binding, not `{shorten(name, 30)}`",
                 (f"for an expression, run `{command}(EXPR)`",),
             )
             return None
@@ -400,7 +404,3 @@ def _unquote(text: str) -> str:
         return text[1:-1]
     return text
 
-
-def _shorten(text: str, limit: int = 30) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,30 +1,102 @@
-"""Calls compiled for the `Compiler`: a built-in's node, a `fn`'s invocation, and what is wrong
-with a call (a statement used as a value, a wrong argument count, an unknown function, with
-the hints that help: the built-ins, the functions defined so far, Python's `range(n)`)."""
+"""Calls compiled for the `Compiler`: a built-in's node (its registry entry compiles it), a
+function defined with ``fn`` (`Function`) and its invocation, and what is wrong with a call (a
+statement used as a value, a wrong argument count, an unknown function, with the hints that
+help: the built-ins, the functions defined so far, Python's `range(n)`)."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
 
 from ..engine.scalar import Scalar
 from ..language import tree
 from ..language.diagnostics import LanguageError
 from ..language.hints import range_hint
 from ..language.source import Span
-from .builtins import BUILTINS, STATEMENT_FUNCTIONS, TEXT_FUNCTIONS, VALUE_FUNCTIONS
-from .functions import Function, arity_problem, invocation
-from .labels import LABEL_LIMIT, shorten, suggestion
-from .values import ListValue
+from .failures import with_note
+from .registry import (
+    STATEMENT_FUNCTIONS,
+    VALUE_FUNCTIONS,
+    arity,
+    call_problem as builtin_problem,
+    options_problem,
+)
+from .values import LABEL_LIMIT, ListValue, shorten, suggestion
+
+if TYPE_CHECKING:
+    from .expressions import Compiler
 
 
-def compile_call(compiler, call: tree.Call):
+class Function:
+    """A function defined by ``fn``: its body compiled with its parameters as argument slots."""
+
+    __slots__ = ("name", "params", "arity", "body", "origin", "depth", "span")
+
+    def __init__(self, name: str, params: tuple[str, ...], body, origin, depth: int, span: Span):
+        self.name = name
+        self.params = params
+        self.arity = len(params)
+        self.body = body
+        self.origin = origin  # the tag of the body's own result node
+        self.depth = depth
+        self.span = span
+
+    def signature(self) -> str:
+        return f"{self.name}({', '.join(self.params)})"
+
+
+def invocation(compiler: Compiler, call: tree.Call, fixed: Function | None):
+    """``(combine, operands, fuse)`` of a call of a function defined with ``fn``: ``fixed``
+    when the compiler resolved it (in a function body), else looked up when the call runs."""
+    call_origin, get = compiler.origin(call.span), compiler.names.get
+    note = f"in the call `{compiler.text_of(call)}` at {call.span.line}:{call.span.column}"
+    name, count = call.function, len(call.args)
+
+    def call_with(operands: tuple):
+        function = fixed if fixed is not None else get(name)
+        if function.__class__ is not Function or function.arity != count:
+            raise compiler.resolve_failure(call, function)
+        try:
+            result = function.body(operands)
+        except LanguageError as error:
+            raise with_note(error, note) from None
+        if result.__class__ is Scalar and result.tag is function.origin:  # made by the body itself
+            result.tag = call_origin  # named by the call
+        return result
+
+    def combine(args, *operands):
+        return call_with(operands)
+
+    def fuse(*operand_closures):
+        if len(operand_closures) == 1:
+            (first,) = operand_closures
+            return lambda args: call_with((first(args),))
+        if len(operand_closures) == 2:
+            first, second = operand_closures
+            return lambda args: call_with((first(args), second(args)))
+        if len(operand_closures) == 3:
+            first, second, third = operand_closures
+            return lambda args: call_with((first(args), second(args), third(args)))
+        if len(operand_closures) == 4:
+            first, second, third, fourth = operand_closures
+            return lambda args: call_with((first(args), second(args), third(args), fourth(args)))
+        if len(operand_closures) == 5:
+            first, second, third, fourth, fifth = operand_closures
+            return lambda args: call_with((first(args), second(args), third(args), fourth(args), fifth(args)))
+        return lambda args: call_with(tuple([operand(args) for operand in operand_closures]))
+
+    return combine, call.args, fuse
+
+
+def compile_call(compiler: Compiler, call: tree.Call):
     name = call.function
     problem = call_problem(compiler, call)
     if problem is not None:
         if compiler.early:
             raise problem
         return _raiser(problem), (), None
-    builtin = BUILTINS.get(name)
+    builtin = VALUE_FUNCTIONS.get(name)
     if builtin is not None:
-        built = builtin.build(compiler, call)
+        built = builtin.compile(compiler, call)
         return built[0], built[1], built[2] if len(built) == 3 else None
     if compiler.early:
         function = compiler.names[name]
@@ -32,7 +104,7 @@ def compile_call(compiler, call: tree.Call):
         return invocation(compiler, call, function)
     return invocation(compiler, call, None)
 
-def call_problem(compiler, call: tree.Call) -> LanguageError | None:
+def call_problem(compiler: Compiler, call: tree.Call) -> LanguageError | None:
     """What is wrong with a call the compiler can see, if anything."""
     name = call.function
     if name in STATEMENT_FUNCTIONS:
@@ -42,38 +114,22 @@ def call_problem(compiler, call: tree.Call) -> LanguageError | None:
             call.function_span,
             {"function": name},
         )
-    if call.keywords:
-        return named_argument_problem(compiler, call)
-    builtin = BUILTINS.get(name)
+    builtin = VALUE_FUNCTIONS.get(name)
     if builtin is not None:
-        text = next((arg for arg in call.args if isinstance(arg, tree.StringLiteral)), None)
-        if text is not None and name not in TEXT_FUNCTIONS:
-            return compiler.fail(
-                "wrong-arguments", f"`{name}` takes no text arguments", text.span, {"function": name}
-            )
-        return arity_problem(compiler, call, builtin.arity, name)
-    if any(isinstance(arg, tree.StringLiteral) for arg in call.args):
-        text = next(arg for arg in call.args if isinstance(arg, tree.StringLiteral))
+        return builtin_problem(builtin, call, compiler.fail)
+    if call.keywords:
+        return options_problem(None, call, compiler.fail)
+    text = next((arg for arg in call.args if isinstance(arg, tree.StringLiteral)), None)
+    if text is not None:
         return compiler.fail("wrong-arguments", f"`{name}` takes no text arguments", text.span, {"function": name})
     if not compiler.early:
         return None  # a function of the session: looked up when the call runs
     value = compiler.names.get(name)
     if isinstance(value, Function):
-        return arity_problem(compiler, call, (len(value.params),), name)
+        return arity_problem(compiler, call, len(value.params))
     return unknown_function(compiler, name, value, call.function_span)
 
-def named_argument_problem(compiler, call: tree.Call) -> LanguageError:
-    """A named argument (`NAME: VALUE`) given to a function that takes none."""
-    keyword = call.keywords[0]
-    return compiler.fail(
-        "wrong-arguments",
-        f"`{call.function}` takes no named arguments (`{shorten(keyword.name)}:`);"
-        " only `gradcheck` does (`step:`, `tolerance:`)",
-        keyword.span,
-        {"function": call.function, "name": keyword.name},
-    )
-
-def unknown_function(compiler, name: str, value: object, span: Span, first: tuple[str, ...] = ()) -> LanguageError:
+def unknown_function(compiler: Compiler, name: str, value: object, span: Span, first: tuple[str, ...] = ()) -> LanguageError:
     if value.__class__ is Scalar or value.__class__ is ListValue:
         what = "a value" if value.__class__ is Scalar else "a list"
         return compiler.fail("unknown-function", f"`{name}` is {what}, not a function", span, {"function": name})
@@ -88,13 +144,13 @@ def unknown_function(compiler, name: str, value: object, span: Span, first: tupl
         "unknown-function", f"there is no function `{shorten(name, LABEL_LIMIT)}`", span, {"function": name}, notes
     )
 
-def resolve_failure(compiler, call: tree.Call, function: object) -> LanguageError:
+def resolve_failure(compiler: Compiler, call: tree.Call, function: object) -> LanguageError:
     """Why the function a call names when it runs cannot be called."""
     if not isinstance(function, Function):
         # Python's `for i in range(n)`: the `.sad` range, before the list of built-ins.
         first = (range_hint(call),) if call.function == "range" and function is None else ()
         return unknown_function(compiler, call.function, function, call.function_span, first)
-    return arity_problem(compiler, call, (len(function.params),), call.function)
+    return cast(LanguageError, arity_problem(compiler, call, len(function.params)))  # (a count that differs)
 
 
 def _raiser(error: LanguageError):
@@ -104,3 +160,17 @@ def _raiser(error: LanguageError):
         raise LanguageError(diagnostic)
 
     return fail
+
+
+def arity_problem(compiler: Compiler, call: tree.Call, count: int) -> LanguageError | None:
+    """A call of a function defined with `fn` with another number of arguments than it has
+    parameters."""
+    if len(call.args) == count:
+        return None
+    expected = arity(count)
+    return compiler.fail(
+        "wrong-arguments",
+        f"`{call.function}` takes {expected.text()}, got {len(call.args)}",
+        call.span,
+        {"function": call.function, "expected": expected.expected(), "got": len(call.args)},
+    )

@@ -1,37 +1,40 @@
-"""Statements that show the chain rule on the learner's own graph: ``explain(X)``, ``paths(OUT,
-X)`` and ``walk(OUT[, SEED])``.
+"""Statements that show the chain rule on the learner's own graph: ``explain(X)`` and
+``paths(OUT, X)`` (``walk(OUT[, SEED])``, backward's pass shown edge by edge, is in ``graphs``).
 
 - ``explain`` reads the session's history of committed passes (``history``): X's pass adjoint
   as the sum of its edges' contributions, its stored gradient as the sum of its pass adjoints.
 - ``paths`` counts the paths from OUT down to X first (over the topology, operands before
   results), and lists them, each with its local derivatives and their product, only when there
   are at most `MAX_PATHS`: their sum is X's pass adjoint in a pass from OUT with seed 1.
-- ``walk`` is ``backward``'s pass and commit, handed out edge by edge in the reverse walk's
-  order with every tracked node's pass adjoint after each edge.
 
 `explain` and `paths` change nothing. Walks over graphs use explicit stacks, never recursion.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..engine.errors import ScalarAutodiffError
 from ..engine.scalar import Scalar
 from ..language import tree
-from .graphs import backward_outcome, pass_failure
-from .history import History, KeptPass, Zeroed
-from .labels import label_of
-from .outcomes import EdgeShare, Explained, PathShown, PathsShown, WalkShown, WalkStep
+from .graphs import pass_failure
+from .outcomes import EdgeShare, Explained, PathShown, PathsShown
+from .state import History, KeptPass, Zeroed
+from .values import label_of
+
+if TYPE_CHECKING:
+    from .control import Run
 
 # `paths` lists at most this many paths; more is the error `too-many-paths` with the count.
 MAX_PATHS = 1_000
 
 
-def compile_explain(run, statement: tree.ExprStatement, call: tree.Call):
-    target = run.compiler.node_expression(call.args[0], "`explain`")
+def compile_explain(run: Run, statement: tree.ExprStatement, call: tree.Call):
+    target = run.compiler.node_expression(run.compiler.values(call)[0], "`explain`")
     span = statement.span
 
     def explain(show):
-        run.emit(explained(target(None), run.session.history, span))
+        run.emit(explained(target(None), run.state.history, span))
 
     return explain
 
@@ -97,10 +100,10 @@ def _edges_into(kept: KeptPass, index: int):
 # ---- paths ------------------------------------------------------------------------------------
 
 
-def compile_paths(run, statement: tree.ExprStatement, call: tree.Call):
+def compile_paths(run: Run, statement: tree.ExprStatement, call: tree.Call):
     compiler = run.compiler
-    output_of = compiler.node_expression(call.args[0], "`paths`")
-    variable_of = compiler.node_expression(call.args[1], "`paths`")
+    output_of = compiler.node_expression(compiler.values(call)[0], "`paths`")
+    variable_of = compiler.node_expression(compiler.values(call)[1], "`paths`")
     span, output_span = statement.span, call.args[0].span
 
     def paths(show):
@@ -192,36 +195,3 @@ def _pass_adjoint(output: Scalar, variable: Scalar, topology: list[Scalar]) -> f
     backward_pass = output.reverse_pass(1.0)
     index = next((i for i, node in enumerate(backward_pass.topology) if node is variable), None)
     return 0.0 if index is None else backward_pass._adjoints[index]
-
-
-# ---- walk -------------------------------------------------------------------------------------
-
-
-def walk_outcome(span, label: str, backward_pass) -> WalkShown:
-    """The edges of a committed pass one by one, each with every tracked node's adjoint after it."""
-    topology = backward_pass.topology
-    labels = _unique_labels(topology)
-    tracked = [index for index, node in enumerate(topology) if node._gradient is not None]
-    current = {index: 0.0 for index in tracked}
-    if topology and topology[-1]._gradient is not None:
-        current[len(topology) - 1] = backward_pass.seed
-    start = tuple((labels[index], current[index]) for index in tracked)
-    steps = []
-    for edge in backward_pass.edges:
-        if edge.parent_tracked:
-            current[edge.parent] = edge.parent_adjoint_after
-        steps.append(WalkStep(
-            edge.reverse_index, labels[edge.child], edge.operand, labels[edge.parent], edge.upstream,
-            edge.local_derivative, edge.contribution, edge.parent_tracked, edge.parent_adjoint_before,
-            edge.parent_adjoint_after, tuple((labels[index], current[index]) for index in tracked),
-        ))
-    return WalkShown(span, backward_outcome(span, label, backward_pass), start, tuple(steps))
-
-
-def _unique_labels(topology: list[Scalar]) -> list[str]:
-    """Each node's label; a label two nodes share gets the topology index (`x #3`)."""
-    labels = [label_of(node) for node in topology]
-    seen: dict[str, int] = {}
-    for label in labels:
-        seen[label] = seen.get(label, 0) + 1
-    return [label if seen[label] == 1 else f"{label} #{index}" for index, label in enumerate(labels)]

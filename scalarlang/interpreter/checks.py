@@ -3,36 +3,37 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, cast
 
+from ..engine.errors import ScalarAutodiffError
+from ..engine.gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE, scalar_gradient_check
+from ..engine.numbers import format_exponent, format_number
+from ..engine.replay import Replay
+from ..engine.scalar import ScalarOperation
 from ..language import tree
 from ..language.diagnostics import Diagnostic, LanguageError
-from ..engine.scalar import ScalarOperation
-from ..engine.errors import ScalarAutodiffError
-from .expressions import literal_value
-from .operators import COMPARISONS
-from ..engine.gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE, scalar_gradient_check
-from .kinds import RUNTIME_KINDS
-from .labels import LABEL_LIMIT, cut, label_of, shorten, suggestion
-from ..engine.numbers import format_exponent, format_number
-from .outcomes import Expected, GradcheckShown
-from ..engine.replay import Replay
+from .failures import RUNTIME_KINDS
 from .graphs import pass_failure
+from .operations import COMPARISONS, literal_value
+from .outcomes import Expected, GradcheckShown
+from .values import LABEL_LIMIT, cut, label_of, shorten, suggestion
+
+if TYPE_CHECKING:
+    from .control import Run
+    from .expressions import Compiler
 
 # An inner error's message quoted by `expectation-failed` is cut to this many characters.
 MESSAGE_LIMIT = 300
 
-# The named arguments of `gradcheck` (`gradcheck(loss, x, tolerance: 1e-6)`).
-GRADCHECK_NAMES = ("step", "tolerance")
 
-
-def compile_gradcheck(run, statement: tree.ExprStatement, call: tree.Call):
+def compile_gradcheck(run: Run, statement: tree.ExprStatement, call: tree.Call):
     """``gradcheck(OUT, X, ...)``: each variable checked against one reverse pass of OUT, all
     before any line is shown, so a failing check shows nothing (and changes nothing)."""
     compiler = run.compiler
-    named = _gradcheck_keywords(compiler, call)
-    output_of = compiler.node_expression(call.args[0], "`gradcheck`")
-    # (Text arguments were refused before: `compile_expression_statement`.)
-    rest = [arg for arg in call.args[1:] if not isinstance(arg, tree.StringLiteral)]
+    # `step:`, `tolerance:` (the registry has checked the names and that each is given once)
+    named = cast(dict[str, tree.Expr], {keyword.name: keyword.value for keyword in call.keywords})
+    output_of = compiler.node_expression(compiler.values(call)[0], "`gradcheck`")
+    rest = list(compiler.values(call)[1:])
     variables_of = [compiler.node_expression(arg, "`gradcheck`") for arg in rest]
     # `gradcheck(OUT, X, STEP, TOLERANCE)` unless all three are tracked variables (known when
     # it runs); a number literal among the last two settles it now.
@@ -83,34 +84,7 @@ def compile_gradcheck(run, statement: tree.ExprStatement, call: tree.Call):
     return gradcheck
 
 
-def _gradcheck_keywords(compiler, call: tree.Call) -> dict[str, tree.Expr]:
-    """The named step and tolerance of a gradcheck call; any other name, or one given twice,
-    is `wrong-arguments` (raised now: the call can never run)."""
-    named: dict[str, tree.Expr] = {}
-    for keyword in call.keywords:
-        if keyword.name not in GRADCHECK_NAMES:
-            # A prefix (`tol:`) is the likeliest slip; difflib finds it too short to match.
-            prefixed = [name for name in GRADCHECK_NAMES if name.startswith(keyword.name)]
-            raise compiler.fail(
-                "wrong-arguments",
-                f"`gradcheck` has no argument named `{shorten(keyword.name, LABEL_LIMIT)}`",
-                keyword.name_span,
-                {"function": "gradcheck", "name": keyword.name},
-                ((f"help: did you mean `{prefixed[0]}`?",) if prefixed else suggestion(keyword.name, list(GRADCHECK_NAMES)))
-                + ("note: gradcheck's named arguments are `step:` and `tolerance:`",),
-            )
-        if keyword.name in named:
-            raise compiler.fail(
-                "wrong-arguments",
-                f"`{keyword.name}:` is given twice",
-                keyword.span,
-                {"function": "gradcheck", "name": keyword.name},
-            )
-        named[keyword.name] = keyword.value
-    return named
-
-
-def _no_numbers_among_variables(compiler, variables: list[tree.Expr]) -> None:
+def _no_numbers_among_variables(compiler: Compiler, variables: list[tree.Expr]) -> None:
     """A number literal where a variable belongs (`gradcheck(loss, x, 1e-4)`) is most likely
     a step or tolerance: say how to give them."""
     for arg in variables:
@@ -129,7 +103,7 @@ def _is_variable(node) -> bool:
     return node.operation is ScalarOperation.VARIABLE
 
 
-def _position(compiler, output, variable, topology, arg) -> int:
+def _position(compiler: Compiler, output, variable, topology, arg) -> int:
     """Where `variable` is in the output's topology; not a variable of that graph is an error."""
     position = next((i for i, node in enumerate(topology) if node is variable), None)
     if _is_variable(variable) and position is not None:
@@ -144,7 +118,7 @@ def _position(compiler, output, variable, topology, arg) -> int:
     )
 
 
-def _check_failed(compiler, output, variable, check, span) -> LanguageError:
+def _check_failed(compiler: Compiler, output, variable, check, span) -> LanguageError:
     return compiler.fail(
         "gradcheck-failed",
         f"gradient check of `{label_of(output)}` by `{label_of(variable)}` failed: "
@@ -163,7 +137,7 @@ def _check_failed(compiler, output, variable, check, span) -> LanguageError:
 # ---- assertions and expectations ------------------------------------------------------------
 
 
-def compile_assert(run, statement: tree.Assert):
+def compile_assert(run: Run, statement: tree.Assert):
     compiler = run.compiler
     left_of, right_of = compiler.number(statement.left), compiler.number(statement.right)
     tolerance_of = None if statement.tolerance is None else compiler.number(statement.tolerance)
@@ -229,7 +203,7 @@ def kind_suggestion(kind: str) -> tuple[str, ...]:
     return suggestion(kind, sorted(RUNTIME_KINDS))
 
 
-def compile_expect(run, statement: tree.Expect):
+def compile_expect(run: Run, statement: tree.Expect):
     """``expect K1: expect K2: ... STATEMENT``, without recursion over the chain: the kinds
     are checked outermost first, the innermost statement runs and is always undone, then each
     ``expect`` judges what the one inside it did."""

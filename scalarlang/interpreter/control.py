@@ -16,19 +16,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Callable, Generator
 
+from ..engine.numbers import format_count
+from ..engine.scalar import Scalar
 from ..language import tree
 from ..language.diagnostics import Diagnostic, LanguageError
-from ..engine.scalar import Scalar
-from .expressions import Compiler
-from .operators import COMPARISONS
-from .failures import with_note
-from .journal import Journal
-from .labels import Named, cut
-from .lists import MAX_ITEMS
-from .values import ListValue, formatted_value
-from ..engine.numbers import format_count, format_number
-from .outcomes import Outcome
 from .checks import compile_assert, compile_expect
+from .expressions import Compiler
+from .failures import with_note
+from .operations import COMPARISONS, MAX_ITEMS
+from .outcomes import Outcome
+from .state import Journal
 from .statements import (
     compile_descend,
     compile_expression_statement,
@@ -38,6 +35,7 @@ from .statements import (
     compile_zero_grad,
     reserved,
 )
+from .values import ListValue, Named, cut, formatted_value
 
 # Limits, each a typed error (`too-long`), checked before a loop starts where its count is known.
 MAX_ITERATIONS = 1_000_000
@@ -91,12 +89,12 @@ def actions_for(statements: Sequence) -> list:
 class Run:
     """One run of a source against a session."""
 
-    def __init__(self, session, source, journal: Journal | None, echo: bool = True):
+    def __init__(self, session, source, echo: bool = True):
         self.session = session
-        self.names = session._names
-        self.compiler = Compiler(self.names, source, random=session.random, budget=session.budget)
+        self.state = state = session.state
+        self.names = state.names
+        self.compiler = Compiler(self.names, source, random=state.random, budget=session.budget)
         self.budget = session.budget
-        self.journal = journal
         self.echo = echo  # False: bindings (`let`, `fn`, `descend`) make no outcome at all
         self.pending: list[Outcome] = []
         self.muted = 0  # inside `expect`: the statement's outcomes are not shown
@@ -104,12 +102,6 @@ class Run:
         self.current: tree.Statement | None = None
 
     # ---- what actions call ----------------------------------------------------------------
-
-    def bind(self, name: str, value: object) -> None:
-        journal = self.journal
-        if journal is not None and name not in journal.names:
-            journal.remember_name(name)
-        self.names[name] = value
 
     def emit(self, outcome: Outcome) -> None:
         if not self.muted:
@@ -121,16 +113,17 @@ class Run:
         Interrupt-safe: whatever the moment, the outer journal and muting are back as they
         were, and what the statement did is undone (an interrupted undo is finished first),
         so the outer journal needs to know nothing of it."""
-        outer, muted, inner = self.journal, self.muted, Journal(self.names, self.session.random, self.session.reached)
+        state = self.state
+        outer, muted, inner = state.journal, self.muted, Journal(state)
         try:
-            self.journal = inner
+            state.journal = inner
             self.muted = muted + 1
             for _ in self.steps((statement,), False, actions):
                 pass
         except LanguageError as error:
             return error.diagnostic
         finally:
-            self.journal = outer
+            state.journal = outer
             self.muted = muted
             inner.undo()
         return None
@@ -218,23 +211,20 @@ class Run:
         problem = reserved(compiler, statement.name, statement.name_span, "a loop's name")
         start_of, stop_of = compiler.number(statement.start), compiler.number(statement.stop)
         body, name = statement.body.statements, statement.name
-        actions, bind, names = actions_for(body), self.bind, self.names
+        actions, state = actions_for(body), self.state
         tag = Named(name, True)  # each fresh index's label: a count named `name`
 
         def for_range(show):
             if problem is not None:
                 raise problem
-            start = self._whole(start_of(None), statement.start.span, "the start of a range")
-            stop = self._whole(stop_of(None), statement.stop.span, "the end of a range")
+            start = self.compiler.whole(start_of(None), statement.start.span, "the start of a range")
+            stop = self.compiler.whole(stop_of(None), statement.stop.span, "the end of a range")
             count = self._count(float(max(0, stop - start)), statement.span, "the range")
 
             def begin(iteration):
                 node = Scalar.constant(start + iteration)
                 node.tag = tag
-                if self.journal is None:
-                    names[name] = node
-                else:
-                    bind(name, node)
+                state.bind(name, node)
 
             return self._loop(statement, body, actions, count, begin, lambda i: f"{name} = {start + i}")
 
@@ -242,13 +232,11 @@ class Run:
 
     def _compile_each(self, statement: tree.ForEach):
         compiler = self.compiler
-        problem = None
-        for index, (name, span) in enumerate(zip(statement.names, statement.name_spans)):
+        problem = None  # (a name given twice is the parser's syntax error)
+        for name, span in zip(statement.names, statement.name_spans):
             problem = problem or reserved(compiler, name, span, "a loop's name")
-            if problem is None and name in statement.names[:index]:
-                problem = compiler.fail("wrong-arguments", f"`{name}` is named twice in `for`", span, {"name": name})
         names, body = statement.names, statement.body.statements
-        actions, bind, bound = actions_for(body), self.bind, self.names
+        actions, state = actions_for(body), self.state
         source_of = compiler.expression(statement.source)
         not_a_list = compiler.list_check(statement.source, "`for … in`")
         source_span, width = statement.source.span, len(names)
@@ -267,12 +255,8 @@ class Run:
                 return (items[iteration],) if width == 1 else items[iteration]
 
             def begin(iteration):
-                journal = self.journal
                 for name, value in zip(names, values(iteration)):
-                    if journal is None:
-                        bound[name] = value
-                    else:
-                        bind(name, value)
+                    state.bind(name, value)
 
             def describe(iteration):
                 return ", ".join(
@@ -334,15 +318,8 @@ class Run:
         begin(0)
         return Frame(body, actions, False, loop)
 
-    def _whole(self, value: float, span, what: str) -> int:
-        if not (value - value == 0.0 and value.is_integer()):
-            raise self.compiler.fail(
-                "not-a-count", f"{what} must be a whole number, not {format_number(value)}", span, {"value": value}
-            )
-        return int(value)
-
     def _count(self, value: float, span, what: str) -> int:
-        count = self._whole(value, span, what)
+        count = self.compiler.whole(value, span, what)
         if count < 0:
             raise self.compiler.fail(
                 "not-a-count", f"{what} must not be negative, not {format_count(value)}", span, {"value": value}

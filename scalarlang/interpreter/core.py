@@ -5,40 +5,31 @@ changes a stored gradient. Front ends that want a whole input undone on failure 
 line, ``:load``) run it ``atomic``: a journal keeps what the input changed (each name's first
 old value, each node's first saved gradient) and puts it back on failure or interrupt.
 
-The session knows nothing of terminals: it yields `outcomes` for a front end to render. The
-work is split: `builtins` (the table of built-in functions), `expressions` (expressions
-compiled into postfix items) and `closures` (items into closures or a stack runner),
-`functions` (`fn` and calls), `statements` (simple statements), `checks` (`assert`,
-`expect`, `gradcheck`), `control` (the driver: blocks, loops, `if`, `quiet`, limits),
-`journal` (undo), `labels` (how nodes are named and counts shown, on the nodes themselves),
-`failures` (errors as data).
+The session knows nothing of terminals: it yields `outcomes` (plain data) for a front end
+to render. Its state is `state.SessionState`; ARCHITECTURE.md maps the other modules.
 """
 
 from __future__ import annotations
 
 import gc
-import random
+from random import Random
 import traceback
 from typing import Callable, Generator
 
-from ..language import tree
-from .builtins import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
-from .control import MAX_ITERATIONS, MAX_STATEMENTS, Run
-from ..language.diagnostics import Diagnostic, LanguageError
 from ..engine.scalar import Scalar
-from .expressions import Function
-from .journal import Journal
-from .labels import LABEL_LIMIT, formatted, label_of, operation_text
-from .outcomes import Failed, GraphNode, GraphShown, NodeState, Outcome
-from ..language.source import Source, Span
-from .statements import node_state
-from .history import History
-from .reached import Reached
-from .lists import Budget
-from .values import ListValue
-from ..language.parser import parse_program
-
+from ..language import tree
+from ..language.diagnostics import Diagnostic, LanguageError
 from ..language.lexicon import KEYWORDS  # the lexical rules live in the grammar
+from ..language.parser import parse_program
+from ..language.source import Source, Span
+from .control import MAX_ITERATIONS, MAX_STATEMENTS, Run
+from .expressions import Function
+from .operations import Budget
+from .outcomes import Failed, GraphNode, GraphShown, NodeState, Outcome
+from .registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
+from .state import History, Journal, SessionState
+from .statements import node_state
+from .values import LABEL_LIMIT, ListValue, is_count, label_of, operation_text
 
 __all__ = [
     "KEYWORDS",
@@ -56,20 +47,13 @@ class Interpreter:
     session, over the engine's nodes."""
 
     def __init__(self) -> None:
-        self._names: dict[str, object] = {}
-        # `uniform`, `gauss` and `random_seed`: Python's generator, seeded 0 at the start, so
-        # output is reproducible (and `random_seed(N)` draws what Python's `random.seed(N)` does).
-        self.random = random.Random(0)
+        # The names, the generator, the reached variables, the history of passes, the undo
+        # journal: changed only through the state's bind, commit and zero.
+        self.state = SessionState()
         self.budget = Budget()  # the iterations of comprehensions a statement may run
-        # The committed passes and zero_grads, for `explain`: kept once something may ask for
-        # them (a program that mentions `explain`, or a front end that calls `keep_history`).
-        self.history: History | None = None
         # Called with (backward pass, output label, topology index -> label) for every pass
         # before it is committed, shown or not (``--draw DIR``); it may raise DrawingError.
         self.pass_observer: Callable[..., object] | None = None
-        # The variables a committed pass reached since they were made or zeroed (`descend`'s
-        # warning when it steps by gradients no pass wrote).
-        self.reached = Reached()
         # Set by a front end whose process ends with the session (the command running
         # scripts): what statements made is then frozen out of the cyclic collector's reach
         # when it resumes (see `run_program`).
@@ -80,28 +64,28 @@ class Interpreter:
     @property
     def bindings(self) -> dict[str, Scalar]:
         """A copy of the names bound to values, in binding order."""
-        return {name: value for name, value in self._names.items() if value.__class__ is Scalar}
+        return {name: value for name, value in self.state.names.items() if value.__class__ is Scalar}
 
     @property
     def functions(self) -> dict[str, str]:
         """The functions defined with ``fn``: name -> signature."""
-        return {name: value.signature() for name, value in self._names.items() if isinstance(value, Function)}
+        return {name: value.signature() for name, value in self.state.names.items() if isinstance(value, Function)}
 
     @property
     def values(self) -> dict[str, object]:
         """A copy of the names bound to values (nodes and lists), in binding order."""
         return {
-            name: value for name, value in self._names.items()
+            name: value for name, value in self.state.names.items()
             if value.__class__ is Scalar or value.__class__ is ListValue
         }
 
     @property
     def lists(self) -> dict[str, ListValue]:
         """The names bound to lists, in binding order."""
-        return {name: value for name, value in self._names.items() if value.__class__ is ListValue}
+        return {name: value for name, value in self.state.names.items() if value.__class__ is ListValue}
 
     def lookup(self, name: str) -> Scalar | None:
-        value = self._names.get(name)
+        value = self.state.names.get(name)
         return value if value.__class__ is Scalar else None
 
     def label_of(self, node: Scalar) -> str:
@@ -118,8 +102,10 @@ class Interpreter:
         nodes = tuple(
             GraphNode(
                 index,
+                label_of(member),
                 operation_text(member),
                 member.value,
+                is_count(member),
                 member.tracks_gradient,
                 member.gradient,
                 tuple(positions[id(edge.parent)] for edge in member.parents),
@@ -127,26 +113,23 @@ class Interpreter:
             for index, member in enumerate(topology)
         )
         edge_count = sum(len(graph_node.operands) for graph_node in nodes)
-        return GraphShown(
-            span,
-            label_of(node),
-            nodes,
-            edge_count,
-            lambda index: label_of(topology[index]),
-            lambda index: formatted(topology[index]),
-        )
+        return GraphShown(span, label_of(node), nodes, edge_count)
+
+    @property
+    def random(self) -> Random:
+        """The generator of `uniform` and `gauss` (seeded 0 when the session starts)."""
+        return self.state.random
+
+    @property
+    def history(self) -> History | None:
+        return self.state.history
 
     def keep_history(self) -> None:
         """Keep the passes committed from now on, for `explain` (the REPL and notebooks do)."""
-        if self.history is None:
-            self.history = History()
+        self.state.keep_history()
 
     def reset(self) -> None:
-        self._names.clear()
-        self.random.seed(0)
-        self.reached = Reached()
-        if self.history is not None:
-            self.history = History()
+        self.state.reset()
 
     # ---- running ----------------------------------------------------------------------------
 
@@ -155,8 +138,7 @@ class Interpreter:
     ) -> Generator[Outcome, None, None]:
         """Parse ``source`` whole, then run its statements until the first failure.
 
-        Outcomes are yielded as each statement finishes; render each before asking for the
-        next (labels are looked up when shown). With ``atomic``, a failure (or an interrupt,
+        Outcomes (plain data) are yielded as each statement finishes. With ``atomic``, a failure (or an interrupt,
         or the consumer stopping early) also undoes what the statements before it in
         ``source`` changed. With ``quiet``, the whole program runs as a loop body does:
         statements that only echo show nothing. Without ``echo``, a front end that shows no
@@ -198,7 +180,9 @@ class Interpreter:
         0.39 s and 0.18 s; training loops, whose graphs die each step, do not: `examples/xor.sad`
         takes 0.43-0.45 s either way, `fit_line.sad` and `neuron.sad` 0.12 s.
         """
-        run = Run(self, source, Journal(self._names, self.random, self.reached) if atomic else None, echo)
+        state = self.state
+        state.journal = Journal(state) if atomic else None
+        run = Run(self, source, echo)
         steps = run.steps(program.statements, not quiet)
         collecting = gc.isenabled()
         try:
@@ -225,20 +209,21 @@ class Interpreter:
                             gc.freeze()
                         gc.enable()
                 if failure is not None:
-                    self._undo(run)
+                    self._undo()
                     yield failure
                     return
                 yield from batch
         except BaseException:
             # Interrupted (Ctrl-C) or the consumer stopped early: leave no half-done input.
-            self._undo(run)
+            self._undo()
             raise
         finally:
             steps.close()
+            state.journal = None
 
-    def _undo(self, run: Run) -> None:
-        if run.journal is not None:
-            run.journal.undo()
+    def _undo(self) -> None:
+        if self.state.journal is not None:
+            self.state.journal.undo()
 
 
 def _internal_failure(error: BaseException, source: Source, span: Span | None = None) -> Failed:

@@ -23,20 +23,20 @@ once: `fn` reports them where the function is defined.
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
-from ..language import tree
-from . import calls, lists, operators
-from .builtins import VALUE_FUNCTIONS
-from .closures import arithmetic, closures_of, fused, stack_runner
-from .failures import engine_failure, failure, not_a_list, not_a_node
-from .functions import Function
-from ..language.diagnostics import LanguageError
-from ..engine.scalar import Scalar
 from ..engine.errors import ScalarAutodiffError
-from .labels import LABEL_LIMIT, Made, shorten, suggestion
-from .values import ListValue, formatted_value
+from ..engine.numbers import format_number
+from ..engine.scalar import Scalar
+from ..language import tree
+from ..language.diagnostics import LanguageError
 from ..language.source import Source, Span
+from . import calls, operations
+from .calls import Function
+from .failures import engine_failure, failure, not_a_list, not_a_node
+from .operations import arithmetic, fused, literal_value
+from .registry import VALUE_FUNCTIONS
+from .values import LABEL_LIMIT, ListValue, Made, formatted_value, shorten, suggestion, whole_number
 
 Evaluate = Callable[[tuple | None], Any]  # a Scalar or a ListValue
 # Deeper expressions run on an explicit stack (Python's recursion limit is 1,000 frames).
@@ -52,16 +52,6 @@ ARITHMETIC = {"+": _ADD, "-": _SUB, "*": _MUL, "/": _DIV}
 
 
 
-def literal_value(expr: tree.Expr) -> float | None:
-    """A number literal, possibly negated, read directly (``backward(loss, inf)`` reports the
-    non-finite seed rather than a non-finite constant)."""
-    if isinstance(expr, tree.Number):
-        return expr.value
-    if isinstance(expr, tree.Unary) and isinstance(expr.operand, tree.Number):
-        return -expr.operand.value
-    return None
-
-
 class Compiler:
     """Compiles the expressions of one source (or one function body) against a session."""
 
@@ -72,7 +62,7 @@ class Compiler:
         params: tuple[str, ...] | None = None,
         function: str | None = None,
         random: Any = None,
-        budget: lists.Budget | None = None,
+        budget: operations.Budget | None = None,
     ):
         self.names = names
         self.source = source
@@ -82,7 +72,7 @@ class Compiler:
         self.early = params is not None  # a function body: calls are resolved now
         self.function = function  # the function whose body this is: its nodes' labels say so
         self.random = random  # the session's generator (`random.Random`), for `uniform`, `gauss`
-        self.budget = budget if budget is not None else lists.Budget()  # the session's, for comprehensions
+        self.budget = budget if budget is not None else operations.Budget()  # the session's, for comprehensions
         self.call_depth = 0  # the deepest function a function body calls
         # In a function body, (start, end, count) -> the tag of the nodes made there, so that
         # the body's own result is known by its tag (`Function.origin`); keyed by offsets,
@@ -108,6 +98,13 @@ class Compiler:
     def engine_error(self, error: ScalarAutodiffError, span: Span) -> LanguageError:
         return engine_failure(self.source, error, span)
 
+    def whole(self, value: float, span: Span, what: str) -> int:
+        """``value`` as a count or a range's end: a whole number, else `not-a-count`."""
+        number = whole_number(value)
+        if number is None:
+            raise self.fail("not-a-count", f"{what} must be a whole number, not {format_number(value)}", span, {"value": value})
+        return number
+
     def text_of(self, expr) -> str:
         return shorten(self.source.slice(expr.span))
 
@@ -119,6 +116,12 @@ class Compiler:
     def list_check(self, expr: tree.Expr, needed_by: str) -> Callable[[], LanguageError]:
         """The error for a node where ``expr`` should give a list (made when it happens)."""
         return lambda: not_a_list(self.source, self.text_of(expr), expr.span, needed_by)
+
+    @staticmethod
+    def values(call: tree.Call) -> tuple[tree.Expr, ...]:
+        """A checked call's arguments, where its registry entry takes values: the registry has
+        refused a text in quotes there (a text's place is read with `text`)."""
+        return cast(tuple[tree.Expr, ...], call.args)
 
     # ---- the public entry points ----------------------------------------------------------
 
@@ -309,9 +312,9 @@ class Compiler:
                 if literal is not None and literal - literal == 0.0:
                     # A number exponent is read as written: the constant it would make is
                     # never part of the graph.
-                    return operators.literal_power(self, node, literal), (node.left,), None
-                return operators.power(self, node), (node.left, node.right), None
-            return operators.remainder(self, node), (node.left, node.right), None
+                    return operations.literal_power(self, node, literal), (node.left,), None
+                return operations.power(self, node), (node.left, node.right), None
+            return operations.remainder(self, node), (node.left, node.right), None
         if isinstance(node, tree.Unary):
             not_a_node_error = self.node_check(node.operand, "`-`")
 
@@ -338,13 +341,13 @@ class Compiler:
         if isinstance(node, tree.Call):
             return calls.compile_call(self, node)
         if isinstance(node, tree.Compare):
-            return operators.compare(self, node), (node.left, node.right), None
+            return operations.compare(self, node), (node.left, node.right), None
         if isinstance(node, tree.Index):
-            return lists.index(self, node), (node.target, node.index), None
+            return operations.index(self, node), (node.target, node.index), None
         if isinstance(node, tree.ListLiteral):
-            return lists.literal, lists.literal_items(node), None
+            return operations.literal, operations.literal_items(node), None
         if isinstance(node, tree.Comprehension):
-            return lists.comprehension(self, node), (), None
+            return operations.comprehension(self, node), (), None
         raise TypeError(f"unknown expression {type(node).__name__}")
 
     def resolve_failure(self, call: tree.Call, function: object) -> LanguageError:
@@ -355,3 +358,57 @@ class Compiler:
         """The error for ``left OP right`` when one of them is a list (the left one first)."""
         left_error, right_error = self.node_check(left, needed_by), self.node_check(right, needed_by)
         return lambda a, b: left_error(a) if a.__class__ is not Scalar else right_error(b)
+
+
+# ---- postfix items into something to run ----------------------------------------------------
+
+
+def closures_of(items: list):
+    closures: list = []
+    for combine, count, fuse in items:
+        if count == 0:
+            closures.append(combine)
+            continue
+        operands = closures[len(closures) - count :]
+        del closures[len(closures) - count :]
+        if fuse is not None:
+            closures.append(fuse(*operands))
+        elif count == 1:
+            closures.append(_one(combine, operands[0]))
+        elif count == 2:
+            closures.append(_two(combine, operands[0], operands[1]))
+        else:
+            closures.append(_many(combine, tuple(operands)))
+    return closures[0]
+
+
+def _one(combine, operand):
+    return lambda args: combine(args, operand(args))
+
+
+def _two(combine, left, right):
+    return lambda args: combine(args, left(args), right(args))
+
+
+def _many(combine, operands):
+    return lambda args: combine(args, *[operand(args) for operand in operands])
+
+
+def stack_runner(items: list) -> Evaluate:
+    plan = tuple((combine, count) for combine, count, _ in items)
+
+    def run(args: tuple | None) -> Scalar:
+        values: list = []
+        push = values.append
+        for combine, count in plan:
+            if count == 0:
+                push(combine(args))
+            elif count == 1:
+                push(combine(args, values.pop()))
+            else:
+                operands = values[len(values) - count :]
+                del values[len(values) - count :]
+                push(combine(args, *operands))
+        return values[0]
+
+    return run

@@ -1,14 +1,21 @@
-"""Errors as the interpreter raises them: a `LanguageError` carrying its `Diagnostic`."""
+"""Errors as the interpreter raises them: a `LanguageError` carrying its `Diagnostic`; and every
+error kind a statement can fail with, for ``expect`` to check its KIND against."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
+import re
 
-from ..language.diagnostics import Diagnostic, LanguageError
-from ..engine.scalar import ScalarOperation
-from ..engine.errors import ScalarAutodiffError
+from ..engine.errors import ENGINE_ERRORS, ScalarAutodiffError
+from ..engine.gradcheck import (
+    InvalidGradcheckStep,
+    InvalidGradcheckTolerance,
+    NonFiniteGradcheckInput,
+    NonFiniteGradcheckValue,
+)
 from ..engine.numbers import format_number
+from ..engine.scalar import ScalarOperation
+from ..language.diagnostics import Diagnostic, LanguageError
 from ..language.source import Source, Span
 
 
@@ -80,3 +87,49 @@ def not_a_node(source: Source, value: object, text: str, span: Span, needed_by: 
 def not_a_list(source: Source, text: str, span: Span, needed_by: str) -> LanguageError:
     """A node where a list is needed (``len(x)``, ``x[0]``, ``for a in x``)."""
     return failure(source, "not-a-list", f"`{text}` is a node, not a list: {needed_by} takes a list", span, {"found": "node"})
+
+
+# ---- the kinds -------------------------------------------------------------------------------
+
+ENGINE_KINDS = tuple(error.kind for error in ENGINE_ERRORS)
+GRADCHECK_KINDS = tuple(
+    error.kind
+    for error in (InvalidGradcheckStep, InvalidGradcheckTolerance, NonFiniteGradcheckInput, NonFiniteGradcheckValue)
+)
+LANGUAGE_RUNTIME_KINDS = (
+    "undefined-name",
+    "unknown-function",
+    "wrong-arguments",
+    "no-gradient",
+    "not-a-variable",
+    "assertion-failed",
+    "expectation-failed",
+    "gradcheck-failed",
+    # Functions, loops, data and training (docs/language.md, "Functions, loops, data and training").
+    "reserved-name",
+    "not-a-count",
+    "too-long",
+    "tracked-exponent",
+    "not-a-value",
+    "table-width",
+    # Lists (docs/language.md, "Lists: models as data").
+    "not-a-node",
+    "not-a-list",
+    "not-an-index",
+    "index-out-of-range",
+    "bad-table",
+    # Seeing the chain rule.
+    "too-many-paths",
+)
+# Pictures (`draw`, `--draw`), as in `pictures.errors`.
+DRAWING_KINDS = ("missing-graphviz", "unknown-picture-format", "graph-too-large", "graphviz-failed")
+# A file a running program cannot read (`read_table`) or write (`draw`): a runtime error like
+# any other (exit status 1, `expect io-error:` catches it). A program that cannot be read is an
+# io-error too, before anything runs.
+FILE_KINDS = ("io-error",)
+# The kinds of failures that mean the program never ran: it could not be read (io-error) or
+# parsed (exit status 2). The same kinds at run time (`read_table`, a function nesting calls
+# too deep) are runtime errors: exit status 1.
+STATIC_KINDS = ("syntax-error", "too-deep", "io-error")
+
+RUNTIME_KINDS = frozenset(ENGINE_KINDS + GRADCHECK_KINDS + LANGUAGE_RUNTIME_KINDS + DRAWING_KINDS + FILE_KINDS)

@@ -1,25 +1,31 @@
-"""Statements that walk a graph: ``backward(...)`` (a pass, committed only when it is all
-finite), ``draw(...)`` (a picture), and the notes that name the nodes a pass error is about."""
+"""Statements that walk a graph: ``backward(...)`` and ``walk(...)`` (a pass, committed only
+when it is all finite; `walk` shows it edge by edge), ``graph(...)`` (its nodes), ``draw(...)``
+(a picture), and the notes that name the nodes a pass error is about."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from ..engine.errors import ScalarAutodiffError
+from ..engine.numbers import format_parameter
+from ..engine.scalar import Scalar, ScalarOperation
 from ..language import tree
 from ..language.diagnostics import Diagnostic, LanguageError
-from ..engine.scalar import Scalar, ScalarOperation
-from ..engine.errors import ScalarAutodiffError
-from .failures import raising
-from .labels import formatted, label_of, made_at, name_of, operation_text, source_label
-from ..engine.numbers import format_parameter
-from .outcomes import BackwardShown, Drawn
+from .outcomes import BackwardShown, Drawn, WalkShown, WalkStep
+from .values import is_count, label_of, made_at, name_of, operation_text, source_label
+
+if TYPE_CHECKING:
+    from .control import Run
+    from .expressions import Compiler
 
 
-def compile_backward(run, statement: tree.ExprStatement, call: tree.Call, walk: bool = False):
+def compile_backward(run: Run, statement: tree.ExprStatement, call: tree.Call, walk: bool = False):
     """``backward(OUT[, SEED])``, or ``walk(OUT[, SEED])``: the same pass and commit, shown
     edge by edge (always: a walk is asked for, never an echo)."""
     compiler = run.compiler
-    output_of = compiler.node_expression(call.args[0], "`walk`" if walk else "`backward`")
+    output_of = compiler.node_expression(compiler.values(call)[0], "`walk`" if walk else "`backward`")
     if len(call.args) == 2:
-        seed_of, seed_span = compiler.number(call.args[1]), call.args[1].span
+        seed_of, seed_span = compiler.number(compiler.values(call)[1]), call.args[1].span
     else:
         seed_of, seed_span = (lambda args: 1.0), call.span
     output_span, span = call.args[0].span, statement.span
@@ -27,12 +33,10 @@ def compile_backward(run, statement: tree.ExprStatement, call: tree.Call, walk: 
     def backward(show):
         output = output_of(None)
         seed = seed_of(None)
-        journal, history = run.journal, run.session.history
-        observer = run.session.pass_observer
+        state, observer = run.state, run.session.pass_observer
         try:
-            if journal is None and not show and observer is None and history is None and not walk:
-                committed = output.backward_with_seed(seed)  # checks everything, then commits: atomic
-                run.session.reached.committed(committed.topology)
+            if not show and not walk and observer is None and not state.watches_passes:
+                state.commit_unseen(output, seed)  # checks everything, then commits: atomic
                 return
             backward_pass = output.reverse_pass(seed)
         except ScalarAutodiffError as error:
@@ -55,20 +59,23 @@ def compile_backward(run, statement: tree.ExprStatement, call: tree.Call, walk: 
                 observer(backward_pass, label_of(output), lambda index: label_of(topology[index]))
             except DrawingError as error:
                 raise compiler.fail(error.kind, error.message, span, error.fields) from None
-        if journal is not None:
-            journal.remember_gradients(backward_pass.topology)
-        backward_pass._commit()
-        run.session.reached.committed(backward_pass.topology)
-        if history is not None:
-            history.committed(backward_pass, label_of(output))
+        state.commit(backward_pass, lambda: label_of(output))
         if walk:
-            from .chain_rule import walk_outcome
-
             run.emit(walk_outcome(span, label_of(output), backward_pass))
         elif show:
             run.emit(backward_outcome(span, label_of(output), backward_pass))
 
     return backward
+
+
+def compile_walk(run: Run, statement: tree.ExprStatement, call: tree.Call):
+    return compile_backward(run, statement, call, walk=True)
+
+
+def compile_graph(run: Run, statement: tree.ExprStatement, call: tree.Call):
+    """``graph(EXPR)``: the nodes of EXPR's graph; changes nothing."""
+    target = run.compiler.node_expression(run.compiler.values(call)[0], "`graph`")
+    return lambda show: run.emit(run.session.graph_of(target(None), statement.span))
 
 
 # `walk` shows at most this many edges (one per Enter in the REPL): a larger pass is `too-long`.
@@ -82,32 +89,20 @@ def backward_outcome(span, label: str, backward_pass) -> BackwardShown:
         span,
         label,
         backward_pass,
-        lambda index: label_of(topology[index]),
-        lambda index: operation_text(topology[index]),
-        lambda index: formatted(topology[index]),
+        tuple([label_of(node) for node in topology]),
+        tuple([operation_text(node) for node in topology]),
+        frozenset([index for index, node in enumerate(topology) if is_count(node)]),
     )
 
 
-def compile_draw(run, statement: tree.ExprStatement, call: tree.Call):
+def compile_draw(run: Run, statement: tree.ExprStatement, call: tree.Call):
     """``draw(EXPR)``, ``draw(EXPR, "FILE")``: the picture of EXPR's graph as it is now.
 
     It shows in loop bodies and under ``quiet`` too: a picture is asked for, never an echo."""
     from ..pictures import DrawingError, graph_picture, picture_format, write_picture  # on first use
 
-    compiler, args = run.compiler, call.args
-    if (
-        len(args) not in (1, 2)
-        or isinstance(args[0], tree.StringLiteral)
-        or (len(args) == 2 and not isinstance(args[1], tree.StringLiteral))
-    ):
-        return raising(compiler.fail(
-            "wrong-arguments",
-            '`draw` takes an expression and, optionally, a file name in quotes: draw(loss) or '
-            'draw(loss, "loss.svg")',
-            call.span,
-            {"function": "draw", "expected": [1, 2], "got": len(args)},
-        ))
-    target = compiler.node_expression(args[0], "`draw`")
+    compiler, args = run.compiler, call.args  # an expression, maybe a text (its entry says so)
+    target = compiler.node_expression(compiler.values(call)[0], "`draw`")
     path_of = compiler.text(args[1]) if len(args) == 2 else None
     target_span, file_span, span = args[0].span, args[-1].span, statement.span
 
@@ -131,7 +126,7 @@ def compile_draw(run, statement: tree.ExprStatement, call: tree.Call):
     return draw
 
 
-def pass_failure(compiler, error, output, seed_span, output_span) -> LanguageError:
+def pass_failure(compiler: Compiler, error, output, seed_span, output_span) -> LanguageError:
     if error.kind == "non-finite-seed":
         return compiler.engine_error(error, seed_span)
     failure = compiler.engine_error(error, output_span)
@@ -154,7 +149,7 @@ def pass_failure(compiler, error, output, seed_span, output_span) -> LanguageErr
 _INDEX_FIELDS = ("child", "parent", "node")
 
 
-def _node_notes(compiler, error, output: Scalar) -> tuple[str, ...]:
+def _node_notes(compiler: Compiler, error, output: Scalar) -> tuple[str, ...]:
     """``node 5 is s, made at 4:9 by x * h``: the nodes a pass error names by topology index."""
     indices = []
     for field in _INDEX_FIELDS:
@@ -193,3 +188,36 @@ def _untracked_hint(output: Scalar) -> str:
         f"help: `{label_of(output)}` depends on no variable; "
         "make one with `var`, e.g. `let x = var 2`"
     )
+
+
+# ---- walk -------------------------------------------------------------------------------------
+
+
+def walk_outcome(span, label: str, backward_pass) -> WalkShown:
+    """The edges of a committed pass one by one, each with every tracked node's adjoint after it."""
+    topology = backward_pass.topology
+    labels = _unique_labels(topology)
+    tracked = [index for index, node in enumerate(topology) if node._gradient is not None]
+    current = {index: 0.0 for index in tracked}
+    if topology and topology[-1]._gradient is not None:
+        current[len(topology) - 1] = backward_pass.seed
+    start = tuple((labels[index], current[index]) for index in tracked)
+    steps = []
+    for edge in backward_pass.edges:
+        if edge.parent_tracked:
+            current[edge.parent] = edge.parent_adjoint_after
+        steps.append(WalkStep(
+            edge.reverse_index, labels[edge.child], edge.operand, labels[edge.parent], edge.upstream,
+            edge.local_derivative, edge.contribution, edge.parent_tracked, edge.parent_adjoint_before,
+            edge.parent_adjoint_after, tuple((labels[index], current[index]) for index in tracked),
+        ))
+    return WalkShown(span, backward_outcome(span, label, backward_pass), start, tuple(steps))
+
+
+def _unique_labels(topology: list[Scalar]) -> list[str]:
+    """Each node's label; a label two nodes share gets the topology index (`x #3`)."""
+    labels = [label_of(node) for node in topology]
+    seen: dict[str, int] = {}
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+    return [label if seen[label] == 1 else f"{label} #{index}" for index, label in enumerate(labels)]

@@ -1,26 +1,27 @@
 """What running a statement produced, as data for the front ends to render.
 
 The interpreter yields these one statement at a time; ``render`` turns them into text and
-``events`` into JSON lines. Labels are looked up through ``labels`` when the outcome is shown,
-so a pass over a million nodes does not build a million label strings nobody prints.
+``events`` into JSON lines. An outcome is plain data, its labels and the texts of its values
+resolved when it is made, so it may be kept and shown later (a notebook or the playground
+render a batch of them at once). A statement makes one only when it is to be shown (see
+``statements``): a pass in a loop body builds no tables of labels. Every renderer dispatches
+with ``match`` and ``typing.assert_never``, so an outcome added to `Outcome` without a
+renderer is a type error.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
-from ..language.diagnostics import Diagnostic
 from ..engine.gradcheck import ScalarGradientCheck
 from ..engine.records import BackwardPass
+from ..language.diagnostics import Diagnostic
 from ..language.source import Span
 from .values import ListValue
 
 if TYPE_CHECKING:
     from ..pictures.picture import Picture
-
-Labeler = Callable[[int], str]  # topology index -> label
-
 
 @dataclass(frozen=True, slots=True)
 class NodeState:
@@ -80,8 +81,10 @@ class Printed:
 @dataclass(frozen=True, slots=True)
 class GraphNode:
     index: int
-    operation: str
+    label: str
+    operation: str  # as tables show it: `pow 2`
     value: float
+    count: bool  # its value is shown as a whole number
     tracked: bool
     gradient: float | None
     operands: tuple[int, ...]
@@ -89,14 +92,16 @@ class GraphNode:
 
 @dataclass(frozen=True, slots=True)
 class BackwardShown:
+    """A pass's records (the engine's, which never change) and, by topology index, how each
+    node reads: its label and its operation (`pow 2`); ``counts``: the topology indices of the
+    nodes whose values are shown as whole numbers."""
+
     span: Span
     label: str
     backward_pass: BackwardPass
-    labels: Labeler
-    # How each node's operation and value read (topology index -> text): `pow 2`, counts
-    # as whole numbers. None: the operation's name and the number formatter.
-    operations: Labeler | None = None
-    values: Labeler | None = None
+    labels: tuple[str, ...]
+    operations: tuple[str, ...]
+    counts: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,8 +201,6 @@ class GraphShown:
     label: str
     nodes: tuple[GraphNode, ...]
     edge_count: int
-    labels: Labeler
-    values: Labeler | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,23 +10,33 @@ shows none (``run.echo`` False: scripts).
 
 from __future__ import annotations
 
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-from ..language import tree
-from .builtins import RESERVED_NAMES, STATEMENT_FUNCTIONS, arity_text
-from ..language.diagnostics import LanguageError
-from ..engine.passes import zero_gradients
-from ..engine.scalar import Scalar, ScalarOperation
-from .calls import named_argument_problem
-from .chain_rule import compile_explain, compile_paths
-from .checks import compile_gradcheck
-from .expressions import MAX_CALL_DEPTH, Compiler, Function
-from .failures import raising
-from .graphs import compile_backward, compile_draw
-from .labels import Named, is_count, label_of, named, operation_text
 from ..engine.numbers import format_number
+from ..engine.scalar import Scalar, ScalarOperation
+from ..language import tree
+from ..language.diagnostics import LanguageError
+from ..language.source import Span
+from .expressions import Compiler, Function, MAX_CALL_DEPTH
+from .failures import raising
 from .outcomes import Bound, Defined, ListShown, NodeState, Printed, ValueShown, Warned
-from .values import ListValue, describe, nodes_of, path_text, rebuilt, shape_text
+from .registry import STATEMENT_FUNCTIONS, call_problem, is_reserved
+from .values import (
+    ListValue,
+    Named,
+    describe,
+    is_count,
+    label_of,
+    named,
+    nodes_of,
+    operation_text,
+    path_text,
+    rebuilt,
+    shape_text,
+)
+
+if TYPE_CHECKING:
+    from .control import Run
 
 
 def node_state(node: Scalar, label: str | None = None) -> NodeState:
@@ -41,7 +51,7 @@ def node_state(node: Scalar, label: str | None = None) -> NodeState:
 
 
 def reserved(compiler: Compiler, name: str, span, what: str) -> LanguageError | None:
-    if name not in RESERVED_NAMES:
+    if not is_reserved(name):
         return None
     return compiler.fail(
         "reserved-name",
@@ -55,13 +65,12 @@ def reserved(compiler: Compiler, name: str, span, what: str) -> LanguageError | 
 # ---- bindings -----------------------------------------------------------------------------
 
 
-def compile_let(run, statement: tree.Let):
+def compile_let(run: Run, statement: tree.Let):
     problem = reserved(run.compiler, statement.name, statement.name_span, "bound with `let`")
     if problem is not None:
         return raising(problem)
-    name, span, bind, echo = statement.name, statement.span, run.bind, run.echo
+    name, span, state, echo = statement.name, statement.span, run.state, run.echo
     evaluate = run.compiler.expression(statement.value)
-    names = run.names
     # The tag the last new node came with and the `Named` it got, in one cell (an interrupt
     # cannot split them): in a loop, the same expression makes every node, so one `Named`.
     seen: tuple = (None, None)
@@ -71,7 +80,7 @@ def compile_let(run, statement: tree.Let):
         node = evaluate(None)
         if node.__class__ is ListValue:
             name_items(node, name)
-            bind(name, node)
+            state.bind(name, node)
             if show and echo:
                 run.emit(Defined(span, name, f"= {shape_text(node)}"))
             return
@@ -82,10 +91,7 @@ def compile_let(run, statement: tree.Let):
                 label = named(node, name)
                 seen = (tag, label)
             node.tag = label
-        if run.journal is None:
-            names[name] = node
-        else:
-            bind(name, node)
+        state.bind(name, node)
         if show and echo:
             run.emit(Bound(span, name, node_state(node, name)))
 
@@ -101,18 +107,11 @@ def name_items(value: ListValue, name: str) -> None:
             node.tag = label
 
 
-def compile_function(run, statement: tree.FunctionDef):
+def compile_function(run: Run, statement: tree.FunctionDef):
     compiler = run.compiler
     problem = reserved(compiler, statement.name, statement.name_span, "defined with `fn`")
-    for param, param_span in zip(statement.params, statement.param_spans):
+    for param, param_span in zip(statement.params, statement.param_spans):  # (each once: the parser says so)
         problem = problem or reserved(compiler, param, param_span, "a parameter")
-    seen: set[str] = set()
-    for param, param_span in zip(statement.params, statement.param_spans):
-        if param in seen and problem is None:
-            problem = compiler.fail(
-                "wrong-arguments", f"`{param}` is a parameter of `{statement.name}` twice", param_span, {"name": param}
-            )
-        seen.add(param)
     if problem is not None:
         return raising(problem)
     name, span, params = statement.name, statement.span, statement.params
@@ -140,7 +139,7 @@ def compile_function(run, statement: tree.FunctionDef):
                 {"depth": depth, "limit": MAX_CALL_DEPTH},
             )
         function = Function(name, params, body, body_compiler.origin(statement.body.span), depth, span)
-        run.bind(name, function)
+        run.state.bind(name, function)
         if show and run.echo:
             run.emit(Defined(span, name, f"is the function {function.signature()}"))
 
@@ -157,17 +156,12 @@ def _calls_itself(statement: tree.FunctionDef):
     return None
 
 
-def compile_descend(run, statement: tree.Descend):
+def compile_descend(run: Run, statement: tree.Descend):
     compiler = run.compiler
     rate = compiler.number(statement.rate)
-    names, spans, span = statement.names, statement.name_spans, statement.span
-    for index, name in enumerate(names):
-        if name in names[:index]:
-            return raising(compiler.fail(
-                "wrong-arguments", f"`{name}` is named twice in `descend`", spans[index], {"name": name}
-            ))
+    names, spans, span = statement.names, statement.name_spans, statement.span  # (each once: the parser says so)
     targets = tuple(zip(names, spans))
-    get, echo, reached = run.names.get, run.echo, run.session.reached
+    get, echo, state = run.names.get, run.echo, run.state
     warned = False  # the `no-backward` warning shows once per statement, not per iteration
 
     def stepped(
@@ -203,14 +197,10 @@ def compile_descend(run, statement: tree.Descend):
             else:
                 new.append((name, _fresh(stepped(name, name_span, step, value, (), olds), name)))
         # Every new value is known and finite: only now is any name bound again.
-        unreached = None if warned else _unreached(olds, reached)
-        reached.forget([node for node, _, _ in olds])  # the old variables are stepped
-        journal = run.journal
+        unreached = None if warned else _unreached(olds, state.reached)
+        state.stepped([node for node, _, _ in olds])
         for name, fresh in new:
-            if journal is None:
-                run.names[name] = fresh
-            else:
-                run.bind(name, fresh)
+            state.bind(name, fresh)
             if show and echo:
                 if fresh.__class__ is ListValue:
                     run.emit(Defined(span, name, f"= {shape_text(fresh)}"))  # type: ignore[arg-type]
@@ -242,16 +232,16 @@ def _fresh(value: float, label: str) -> Scalar:
     return fresh
 
 
-def _not_a_variable(compiler, name, node, span):
-    if node is None or (node.__class__ is not Scalar and node.__class__ is not ListValue):
-        return compiler.name_failure(name, node, span)
-    if node.__class__ is ListValue:
+def _not_a_variable(compiler: Compiler, name: str, node: object, span: Span) -> LanguageError:
+    if isinstance(node, ListValue):
         return compiler.fail(
             "not-a-variable",
             f"`descend` needs tracked variables; `{name}` is {describe(node)}",
             span,
             {"name": name, "operation": "list"},
         )
+    if not isinstance(node, Scalar):
+        return compiler.name_failure(name, node, span)
     return compiler.fail(
         "not-a-variable",
         f"`descend` needs tracked variables; `{name}` is {operation_text(node)}"
@@ -265,38 +255,14 @@ def _not_a_variable(compiler, name, node, span):
 # ---- expressions and commands ---------------------------------------------------------------
 
 
-def compile_expression_statement(run, statement: tree.ExprStatement):
+def compile_expression_statement(run: Run, statement: tree.ExprStatement):
     expr = statement.expr
-    if isinstance(expr, tree.Call) and expr.keywords and expr.function in STATEMENT_FUNCTIONS:
-        if expr.function != "gradcheck":
-            return raising(named_argument_problem(run.compiler, expr))
-    if isinstance(expr, tree.Call) and expr.function == "draw":
-        return compile_draw(run, statement, expr)
-    if isinstance(expr, tree.Call) and expr.function in STATEMENT_FUNCTIONS:
-        accepted = STATEMENT_FUNCTIONS[expr.function]
-        # `gradcheck(OUT, X, ...)` checks any number of variables: 2 arguments or more.
-        count_ok = len(expr.args) >= 2 if expr.function == "gradcheck" else len(expr.args) in accepted
-        if not count_ok or any(isinstance(arg, tree.StringLiteral) for arg in expr.args):
-            return raising(run.compiler.fail(
-                "wrong-arguments",
-                f"`{expr.function}` takes "
-                + ("2 or more arguments" if expr.function == "gradcheck" else arity_text(accepted))
-                + f", got {len(expr.args)}",
-                expr.span,
-                {"function": expr.function, "expected": list(accepted), "got": len(expr.args)},
-            ))
-        if expr.function in ("backward", "walk"):
-            return compile_backward(run, statement, expr, walk=expr.function == "walk")
-        if expr.function == "explain":
-            return compile_explain(run, statement, expr)
-        if expr.function == "paths":
-            return compile_paths(run, statement, expr)
-        if expr.function == "random_seed":
-            return compile_random_seed(run, statement, expr)
-        if expr.function == "graph":
-            target = run.compiler.node_expression(expr.args[0], "`graph`")
-            return lambda show: run.emit(run.session.graph_of(target(None), statement.span))
-        return compile_gradcheck(run, statement, expr)
+    call = STATEMENT_FUNCTIONS.get(expr.function) if isinstance(expr, tree.Call) else None
+    if call is not None:  # a statement-like call: checked against its entry, then compiled by it
+        problem = call_problem(call, cast(tree.Call, expr), run.compiler.fail)
+        if problem is not None:
+            return raising(problem)
+        return call.compile(run, statement, cast(tree.Call, expr))
     evaluate, span = run.compiler.expression(expr), statement.span
 
     def value_line(show):
@@ -310,24 +276,7 @@ def compile_expression_statement(run, statement: tree.ExprStatement):
     return value_line
 
 
-def compile_random_seed(run, statement: tree.ExprStatement, call: tree.Call):
-    """``random_seed(N)``: the session's generator starts again from N; shows nothing."""
-    seed_of, random = run.compiler.number(call.args[0]), run.session.random
-    argument = call.args[0]
-
-    def random_seed(show):
-        seed = seed_of(None)
-        if not (seed - seed == 0.0 and seed.is_integer()):
-            raise run.compiler.fail(
-                "wrong-arguments", f"`random_seed` takes a whole number, not {format_number(seed)}",
-                argument.span, {"function": "random_seed", "value": seed},
-            )
-        random.seed(int(seed))
-
-    return random_seed
-
-
-def compile_print(run, statement: tree.Print):
+def compile_print(run: Run, statement: tree.Print):
     pieces = tuple(run.compiler.text(item) for item in statement.items)
     span = statement.span
 
@@ -337,7 +286,7 @@ def compile_print(run, statement: tree.Print):
     return print_line
 
 
-def compile_zero_grad(run, statement: tree.ZeroGrad):
+def compile_zero_grad(run: Run, statement: tree.ZeroGrad):
     target = None if statement.target is None else run.compiler.expression(statement.target)
     not_a_node = None if statement.target is None else run.compiler.node_check(statement.target, "`zero_grad`")
 
@@ -349,23 +298,7 @@ def compile_zero_grad(run, statement: tree.ZeroGrad):
             if output.__class__ is not Scalar:
                 raise not_a_node(output)
             outputs = [output]
-        journal, history, passed = run.journal, run.session.history, run.session.reached
-        walked = None  # the topologies of the outputs, when something needs them
-        if journal is not None or history is not None or (target is not None and passed.ids):
-            walked = [node for output in outputs for node in output.topology()]
-            if journal is not None:
-                journal.remember_gradients(walked)
-            if history is not None:
-                history.zeroed(walked)
-            zero_gradients(walked)  # (the graphs are walked once)
-        else:
-            for output in outputs:
-                output.zero_grad()
-        # No pass has reached the zeroed variables since (`descend`'s warning).
-        if target is None:
-            passed.clear()  # every node a name reaches
-        elif walked is not None:
-            passed.forget(walked)
+        run.state.zero(outputs, target is None)
 
     return zero_grad
 

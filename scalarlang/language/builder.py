@@ -55,12 +55,11 @@ from .parts import (
     check_underflow,
     decode_text,
     formatted,
-    join,
     names_of,
     nested,
-    tok_span,
     value_of,
 )
+from .source import join, tok_span
 from .syntax_errors import MAX_NESTING, syntax_error, too_deep
 
 
@@ -234,7 +233,7 @@ class Builder(Transformer):
         name, part = children
         node, outer = value_of(part)
         keyword = Keyword(join(tok_span(name), outer), intern(str(name)), tok_span(name), node)
-        return NamedArgument(keyword, part.depth)
+        return NamedArgument(keyword, part.depth if isinstance(part, Part) else 0)
 
     def args(self, parts: list) -> list:
         return parts

@@ -26,7 +26,8 @@ from lark import Token
 from lark.lark import PostLex
 
 from .lexicon import KEYWORDS, TERMINALS
-from .syntax_errors import MAX_NESTING, keyword_as_name, tok_span, too_deep
+from .source import tok_span
+from .syntax_errors import MAX_NESTING, keyword_as_name, too_deep
 
 _KEYWORDS = frozenset(KEYWORDS)
 _KEYWORD_KINDS = frozenset(name for name, (kind, value) in TERMINALS.items() if value in _KEYWORDS)

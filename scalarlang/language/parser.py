@@ -103,7 +103,7 @@ def _cache_file() -> str | bool:
 def _parse(text: str) -> Program:
     from lark.exceptions import UnexpectedCharacters, UnexpectedToken
 
-    from .parts import spans_of
+    from .source import spans_of
 
     parser = _parser()
     layout = parser.options.postlex

@@ -1,55 +1,16 @@
-"""The pieces the AST builder passes between reductions: spans made from lark's tokens (against
-the line index of the text being parsed), expressions being built (`Part`), and the checks of
-names, string text and number literals that the builder's methods share.
+"""The pieces the AST builder passes between reductions: expressions being built (`Part`), and
+the checks of names, string text and number literals that the builder's methods share (the
+spans of tokens are `source.tok_span` and `source.join`).
 """
 
 from __future__ import annotations
 
 import re
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-from .source import LineIndex, Span
+from .source import Span, join, text_span, tok_span
 from .syntax_errors import MAX_NESTING, printable, syntax_error, too_deep
 from .tree import Expr, Formatted, Keyword, Text
-
-
-class _Current(threading.local):
-    """The text being parsed (in this thread) and its line index: the spans the builder
-    makes compute their lines and columns from it (see `Span`)."""
-
-    lines: LineIndex | None = None
-    text: str | None = None
-
-
-_current = _Current()
-
-
-@contextmanager
-def spans_of(text: str) -> Iterator[None]:
-    """While the builder builds the AST of `text`: its spans index `text`'s lines."""
-    previous = _current.lines, _current.text
-    _current.lines, _current.text = LineIndex(text), text
-    try:
-        yield
-    finally:
-        _current.lines, _current.text = previous
-
-
-def tok_span(tok: Any) -> Span:
-    lines = _current.lines
-    if lines is None:  # tokens not from `syntax`'s parse (a test's own lark parser)
-        return Span(tok.start_pos, tok.end_pos, tok.line, tok.column, tok.end_line, tok.end_column)
-    return Span.indexed(tok.start_pos, tok.end_pos, lines)
-
-
-def join(first: Span, last: Span) -> Span:
-    lines = _current.lines
-    if lines is None:
-        return Span(first.start, last.end, first.line, first.column, last.end_line, last.end_column)
-    return Span.indexed(first.start, last.end, lines)
 
 
 class Part:
@@ -150,11 +111,7 @@ def formatted(expr: Expr, token: Any) -> Formatted:
     checks a float's: a bad one is a syntax error at the spec."""
     spec = str(token)[1:-1]
     start = token.start_pos + 1
-    lines = _current.lines
-    spec_span = (
-        Span.indexed(start, start + len(spec), lines) if lines is not None
-        else Span(start, start + len(spec), token.line, token.column + 1, token.line, token.column + 1 + len(spec))
-    )
+    spec_span = text_span(start, start + len(spec), token.line, token.column + 1)
     try:
         format(1.5, spec)
     except (ValueError, TypeError) as error:

@@ -1,9 +1,13 @@
-"""Source texts and spans: where a piece of a program came from."""
+"""Source texts and spans: where a piece of a program came from, and the spans of the parser's
+tokens (`tok_span`, `join`: against the line index of the text being parsed, `spans_of`)."""
 
 from __future__ import annotations
 
 import re
+import threading
 from bisect import bisect_right
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -145,3 +149,49 @@ class Source:
             return lines[line - 1].rstrip("\r")
         return ""
 
+
+# ---- the spans of the parser's tokens ---------------------------------------------------------
+
+
+class _Current(threading.local):
+    """The text being parsed (in this thread) and its line index: the spans the builder
+    makes compute their lines and columns from it (see `Span`)."""
+
+    lines: LineIndex | None = None
+    text: str | None = None
+
+
+_current = _Current()
+
+
+@contextmanager
+def spans_of(text: str) -> Iterator[None]:
+    """While the builder builds the AST of `text`: its spans index `text`'s lines."""
+    previous = _current.lines, _current.text
+    _current.lines, _current.text = LineIndex(text), text
+    try:
+        yield
+    finally:
+        _current.lines, _current.text = previous
+
+
+def tok_span(tok: Any) -> Span:
+    lines = _current.lines
+    if lines is None:  # tokens not from `syntax`'s parse (a test's own lark parser)
+        return Span(tok.start_pos, tok.end_pos, tok.line, tok.column, tok.end_line, tok.end_column)
+    return Span.indexed(tok.start_pos, tok.end_pos, lines)
+
+
+def join(first: Span, last: Span) -> Span:
+    lines = _current.lines
+    if lines is None:
+        return Span(first.start, last.end, first.line, first.column, last.end_line, last.end_column)
+    return Span.indexed(first.start, last.end, lines)
+
+
+def text_span(start: int, end: int, line: int, column: int) -> Span:
+    """The span of a piece of one line, at ``line``:``column``, of the text being parsed."""
+    lines = _current.lines
+    if lines is not None:
+        return Span.indexed(start, end, lines)
+    return Span(start, end, line, column, line, column + end - start)

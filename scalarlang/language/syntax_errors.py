@@ -13,7 +13,7 @@ from typing import Any
 
 from .diagnostics import Diagnostic, Related
 from .hints import character_hint, token_hint
-from .source import Source, Span
+from .source import Source, Span, tok_span
 
 # Levels of parentheses and brackets (every `(` and `[`: calls, lists, indexing), unary minus,
 # `var`/`const`; and, counted apart, of statements: blocks, `expect`, `quiet` and `else if`.
@@ -53,14 +53,6 @@ def syntax_error(
     message: str, span: Span, notes: tuple = (), related: tuple[Related, ...] = (), **fields: Any
 ) -> Reject:
     return Reject("syntax-error", message, span, fields, notes, related)
-
-
-def tok_span(tok: Any) -> Span:
-    return Span(tok.start_pos, tok.end_pos, tok.line, tok.column, tok.end_line, tok.end_column)
-
-
-def join(first: Span, last: Span) -> Span:
-    return Span(first.start, last.end, first.line, first.column, last.end_line, last.end_column)
 
 
 def diagnostic(exc: BaseException, source: Source) -> Diagnostic:

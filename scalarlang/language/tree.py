@@ -52,12 +52,13 @@ class Binary:
 
 @dataclass(frozen=True, slots=True)
 class Keyword:
-    """A named argument ``NAME: EXPR`` of a call (``gradcheck(loss, x, tolerance: 1e-6)``)."""
+    """A named argument ``NAME: EXPR`` or ``NAME: "TEXT"`` of a call (``gradcheck(loss, x,
+    tolerance: 1e-6)``)."""
 
     span: Span
     name: str
     name_span: Span
-    value: Expr
+    value: Expr | StringLiteral
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,9 +327,8 @@ def operands(expr: Expr) -> tuple[Expr, ...]:
     if isinstance(expr, (Unary, Leaf)):
         return (expr.operand,)
     if isinstance(expr, Call):
-        return tuple(arg for arg in expr.args if not isinstance(arg, StringLiteral)) + tuple(
-            keyword.value for keyword in expr.keywords
-        )
+        values = (*expr.args, *(keyword.value for keyword in expr.keywords))
+        return tuple(value for value in values if not isinstance(value, StringLiteral))
     if isinstance(expr, Index):
         return (expr.target, expr.index)
     if isinstance(expr, ListLiteral):

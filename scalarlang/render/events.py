@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Iterator
+from typing import Any, Iterator, assert_never
 
 from ..interpreter.outcomes import (
     BackwardShown,
@@ -102,117 +102,133 @@ def event_of(outcome: Outcome, file: str | None = None) -> dict[str, Any] | None
     """The JSON object for ``outcome`` of the source named ``file``; None for outcomes a script
     does not print (``let``, ``fn``). A walk gives several (`events_of`): here its `backward`
     event alone."""
-    if isinstance(outcome, (Bound, Defined)):
-        return None
-    if isinstance(outcome, WalkShown):
-        return event_of(outcome.backward, file)
-    if isinstance(outcome, Failed):
-        diagnostic = outcome.diagnostic
-        if diagnostic.source is not None:
-            file = diagnostic.source.name
-        elif file is None:
-            file = diagnostic.fields.get("file")
-        helps, notes = help_and_notes(diagnostic)
-        event: dict[str, Any] = {
-            **_head("error", file, diagnostic.span),
-            "kind": diagnostic.kind,
-            "message": diagnostic.message,
-            "help": helps,
-            "notes": notes,
-            "related": [{"message": note.message, **_position(note.span)} for note in diagnostic.related],
-        }
-        for key, value in diagnostic.fields.items():
-            event.setdefault(key, value)
-        return _clean(event)
+    fields: dict[str, Any]
+    match outcome:
+        case Bound() | Defined():
+            return None
+        case WalkShown():
+            return event_of(outcome.backward, file)
+        case Failed():
+            return _error_event(outcome, file)
+        case ValueShown():
+            fields = {"event": "value", **_node_fields(outcome.node)}
+        case ListShown():
+            dims = shape(outcome.value)
+            fields = {"event": "list", "shape": list(dims) if dims is not None else None, "values": plain_values(outcome.value)}
+        case Printed():
+            fields = {"event": "print", "text": outcome.text}
+        case BackwardShown():
+            fields = {
+                "event": "backward",
+                "label": outcome.label,
+                "seed": outcome.backward_pass.seed,
+                "nodes": list(_pass_nodes(outcome)),
+                "edges": list(_pass_edges(outcome)),
+            }
+        case GraphShown():
+            fields = {
+                "event": "graph", "label": outcome.label, "nodes": list(_graph_nodes(outcome)),
+                "edge_count": outcome.edge_count,
+            }
+        case GradcheckShown():
+            check = outcome.check
+            fields = {
+                "event": "gradcheck",
+                "label": outcome.label,
+                "variable": outcome.variable,
+                "input": check.input,
+                "analytic": check.analytic,
+                "numerical": check.numerical,
+                "step": check.step,
+                "tolerance": check.tolerance,
+                "scaled_error": check.scaled_error,
+                "passed": check.passed,
+            }
+        case Drawn():
+            picture = outcome.picture
+            fields = {
+                "event": "draw",
+                "label": outcome.label,
+                "path": outcome.path,
+                "format": outcome.format,
+                "node_count": len(picture.nodes),
+                "edge_count": len(picture.edges),
+                # Without a file the picture itself: its DOT text, for `dot -Tsvg`.
+                "dot": outcome.dot if outcome.path is None else None,
+            }
+        case Explained():
+            fields = _explain_fields(outcome)
+        case PathsShown():
+            fields = _paths_fields(outcome)
+        case Expected():
+            fields = {"event": "expected", "kind": outcome.kind, "message": outcome.message}
+        case Warned():
+            fields = {"event": "warning", "kind": outcome.kind, "message": warning_message(outcome), "names": list(outcome.names)}
+        case _:
+            assert_never(outcome)
     event = _head(None, file, outcome.span)
-    if isinstance(outcome, ValueShown):
-        event.update(event="value", **_node_fields(outcome.node))
-    elif isinstance(outcome, ListShown):
-        dims = shape(outcome.value)
-        event.update(event="list", shape=list(dims) if dims is not None else None, values=plain_values(outcome.value))
-    elif isinstance(outcome, Printed):
-        event.update(event="print", text=outcome.text)
-    elif isinstance(outcome, BackwardShown):
-        event.update(
-            event="backward",
-            label=outcome.label,
-            seed=outcome.backward_pass.seed,
-            nodes=list(_pass_nodes(outcome)),
-            edges=list(_pass_edges(outcome)),
-        )
-    elif isinstance(outcome, GraphShown):
-        event.update(event="graph", label=outcome.label, nodes=list(_graph_nodes(outcome)), edge_count=outcome.edge_count)
-    elif isinstance(outcome, GradcheckShown):
-        check = outcome.check
-        event.update(
-            event="gradcheck",
-            label=outcome.label,
-            variable=outcome.variable,
-            input=check.input,
-            analytic=check.analytic,
-            numerical=check.numerical,
-            step=check.step,
-            tolerance=check.tolerance,
-            scaled_error=check.scaled_error,
-            passed=check.passed,
-        )
-    elif isinstance(outcome, Drawn):
-        picture = outcome.picture
-        event.update(
-            event="draw",
-            label=outcome.label,
-            path=outcome.path,
-            format=outcome.format,
-            node_count=len(picture.nodes),
-            edge_count=len(picture.edges),
-            # Without a file the picture itself: its DOT text, for `dot -Tsvg`.
-            dot=outcome.dot if outcome.path is None else None,
-        )
-    elif isinstance(outcome, Explained):
-        event.update({
-            "event": "explain",
-            "label": outcome.label,
-            "tracked": outcome.tracked,
-            "pass": outcome.pass_number,
-            "output": outcome.pass_output,
-            "pass_adjoint": outcome.pass_adjoint,
-            "edges": [
-                {
-                    "consumer": edge.consumer,
-                    "slot": edge.slot,
-                    "upstream": edge.upstream,
-                    "local": edge.local,
-                    "contribution": edge.contribution,
-                }
-                for edge in outcome.edges
-            ],
-            "gradient": outcome.gradient,
-            "passes": [{"pass": number, "adjoint": adjoint} for number, adjoint in outcome.passes],
-            "note": outcome.note,
-        })
-    elif isinstance(outcome, PathsShown):
-        event.update(
-            event="paths",
-            output=outcome.output,
-            variable=outcome.variable,
-            count=outcome.count,
-            paths=[
-                {
-                    "labels": list(path.labels),
-                    "slots": list(path.slots),
-                    "locals": list(path.locals),
-                    "product": path.product,
-                }
-                for path in outcome.paths
-            ],
-            total=outcome.total,
-            pass_adjoint=outcome.pass_adjoint,
-        )
-    elif isinstance(outcome, Expected):
-        event.update(event="expected", kind=outcome.kind, message=outcome.message)
-    elif isinstance(outcome, Warned):
-        event.update(event="warning", kind=outcome.kind, message=warning_message(outcome), names=list(outcome.names))
+    event.update(fields)
     return _clean(event)
+
+
+def _error_event(outcome: Failed, file: str | None) -> dict[str, Any]:
+    """The `error` event: the diagnostic's kind, message, help, notes, related places and fields."""
+    diagnostic = outcome.diagnostic
+    if diagnostic.source is not None:
+        file = diagnostic.source.name
+    elif file is None:
+        file = diagnostic.fields.get("file")
+    helps, notes = help_and_notes(diagnostic)
+    event: dict[str, Any] = {
+        **_head("error", file, diagnostic.span),
+        "kind": diagnostic.kind,
+        "message": diagnostic.message,
+        "help": helps,
+        "notes": notes,
+        "related": [{"message": note.message, **_position(note.span)} for note in diagnostic.related],
+    }
+    for key, value in diagnostic.fields.items():
+        event.setdefault(key, value)
+    return _clean(event)
+
+
+def _explain_fields(outcome: Explained) -> dict[str, Any]:
+    return {
+        "event": "explain",
+        "label": outcome.label,
+        "tracked": outcome.tracked,
+        "pass": outcome.pass_number,
+        "output": outcome.pass_output,
+        "pass_adjoint": outcome.pass_adjoint,
+        "edges": [
+            {
+                "consumer": edge.consumer,
+                "slot": edge.slot,
+                "upstream": edge.upstream,
+                "local": edge.local,
+                "contribution": edge.contribution,
+            }
+            for edge in outcome.edges
+        ],
+        "gradient": outcome.gradient,
+        "passes": [{"pass": number, "adjoint": adjoint} for number, adjoint in outcome.passes],
+        "note": outcome.note,
+    }
+
+
+def _paths_fields(outcome: PathsShown) -> dict[str, Any]:
+    return {
+        "event": "paths",
+        "output": outcome.output,
+        "variable": outcome.variable,
+        "count": outcome.count,
+        "paths": [
+            {"labels": list(path.labels), "slots": list(path.slots), "locals": list(path.locals), "product": path.product}
+            for path in outcome.paths
+        ],
+        "total": outcome.total,
+        "pass_adjoint": outcome.pass_adjoint,
+    }
 
 
 def _step_event(outcome: WalkShown, step: WalkStep, file: str | None) -> dict[str, Any]:
@@ -242,7 +258,7 @@ def _pass_nodes(outcome: BackwardShown) -> Iterator[dict[str, Any]]:
     for record in outcome.backward_pass.nodes:
         yield {
             "topology_index": record.topology_index,
-            "label": labels(record.topology_index),
+            "label": labels[record.topology_index],
             "operation": str(record.operation),
             "value": number(record.value),
             "tracked": record.tracked,
@@ -271,7 +287,7 @@ def _graph_nodes(outcome: GraphShown) -> Iterator[dict[str, Any]]:
     for node in outcome.nodes:
         yield {
             "index": node.index,
-            "label": outcome.labels(node.index),
+            "label": node.label,
             "operation": node.operation,
             "value": number(node.value),
             "tracked": node.tracked,
@@ -287,21 +303,22 @@ def event_pieces(outcome: Outcome, file: str | None = None) -> Iterator[str]:
     A pass or graph of a million nodes is written a batch of records at a time: building its
     event whole would cost about a kilobyte per record before the first byte is written.
     """
-    if isinstance(outcome, WalkShown):
-        yield from event_pieces(outcome.backward, file)
-        for step in outcome.steps:
-            yield dumps(_step_event(outcome, step, file)) + "\n"
-    elif isinstance(outcome, BackwardShown):
-        head = {**_head("backward", file, outcome.span), "label": outcome.label, "seed": outcome.backward_pass.seed}
-        lists = {"nodes": _pass_nodes(outcome), "edges": _pass_edges(outcome)}
-        yield from _streamed(head, lists, {})
-    elif isinstance(outcome, GraphShown):
-        head = {**_head("graph", file, outcome.span), "label": outcome.label}
-        yield from _streamed(head, {"nodes": _graph_nodes(outcome)}, {"edge_count": outcome.edge_count})
-    else:
-        event = event_of(outcome, file)
-        if event is not None:
-            yield dumps(event) + "\n"
+    match outcome:
+        case WalkShown():
+            yield from event_pieces(outcome.backward, file)
+            for step in outcome.steps:
+                yield dumps(_step_event(outcome, step, file)) + "\n"
+        case BackwardShown():
+            head = {**_head("backward", file, outcome.span), "label": outcome.label, "seed": outcome.backward_pass.seed}
+            lists = {"nodes": _pass_nodes(outcome), "edges": _pass_edges(outcome)}
+            yield from _streamed(head, lists, {})
+        case GraphShown():
+            head = {**_head("graph", file, outcome.span), "label": outcome.label}
+            yield from _streamed(head, {"nodes": _graph_nodes(outcome)}, {"edge_count": outcome.edge_count})
+        case _:  # one event, or none (`event_of` takes every kind of outcome)
+            event = event_of(outcome, file)
+            if event is not None:
+                yield dumps(event) + "\n"
 
 
 _BATCH = 1_000

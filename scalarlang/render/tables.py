@@ -14,7 +14,7 @@ from typing import Iterator
 
 from rich.text import Text
 
-from ..engine.numbers import current_digits, decimal_point, format_number
+from ..engine.numbers import current_digits, decimal_point, format_count, format_number
 from ..interpreter.outcomes import BackwardShown, GraphShown
 from .styles import STYLES
 
@@ -26,8 +26,7 @@ def pass_tables(shown: BackwardShown, width: int, row_limit: int) -> Iterator[li
     the counts, each made as the one before it is printed."""
     backward_pass = shown.backward_pass
     nodes, edges, labels = backward_pass.nodes, backward_pass.edges, shown.labels
-    operation_of = shown.operations or (lambda index: str(nodes[index].operation))
-    value_of = shown.values or (lambda index: format_number(nodes[index].value))
+    operations, counts = shown.operations, shown.counts
     yield [
         Text.assemble(
             "backward from ", (shown.label, STYLES["label"]), f" with seed {format_number(backward_pass.seed)}"
@@ -36,9 +35,9 @@ def pass_tables(shown: BackwardShown, width: int, row_limit: int) -> Iterator[li
     rows = [
         [
             str(record.topology_index),
-            labels(record.topology_index),
-            operation_of(record.topology_index),
-            value_of(record.topology_index),
+            labels[record.topology_index],
+            operations[record.topology_index],
+            format_count(record.value) if record.topology_index in counts else format_number(record.value),
             _optional(record.pass_adjoint),
             _optional(record.accumulated_gradient),
         ]
@@ -52,9 +51,9 @@ def pass_tables(shown: BackwardShown, width: int, row_limit: int) -> Iterator[li
     rows = [
         [
             str(edge.reverse_index),
-            labels(edge.child),
+            labels[edge.child],
             str(edge.operand),
-            labels(edge.parent),
+            labels[edge.parent],
             format_number(edge.local_derivative),
             *(
                 (format_number(edge.upstream), format_number(edge.contribution))
@@ -79,13 +78,12 @@ _UNTRACKED_LEGEND = "untracked upstream: an untracked consumer (no variable belo
 def graph_tables(shown: GraphShown, width: int, row_limit: int) -> Iterator[list[Text]]:
     """The graph in the order it is printed: its heading, its node table and the counts."""
     yield [Text.assemble("graph of ", (shown.label, STYLES["label"]))]
-    value_of = shown.values or (lambda index: format_number(shown.nodes[index].value))
     rows = [
         [
             str(node.index),
-            shown.labels(node.index),
+            node.label,
             node.operation,
-            value_of(node.index),
+            format_count(node.value) if node.count else format_number(node.value),
             ", ".join(map(str, node.operands)) or "-",
             _optional(node.gradient),
         ]

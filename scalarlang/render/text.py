@@ -11,7 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from typing import IO, Mapping, cast
+from typing import IO, Mapping, assert_never, cast
 
 from rich.console import Console
 from rich.text import Text
@@ -36,7 +36,7 @@ from ..interpreter.outcomes import (
     WalkShown,
     Warned,
 )
-from ..interpreter.values import formatted_value
+from ..interpreter.values import formatted_value, shorten
 from ..language.diagnostics import Diagnostic
 from ..language.source import Source, Span
 from .chain_rule import explain_lines, paths_lines, walk_parts
@@ -128,39 +128,42 @@ class Renderer:
         self.echo_bindings = echo_bindings  # the REPL echoes `let`; scripts do not
 
     def outcome(self, outcome: Outcome) -> None:
-        if isinstance(outcome, ValueShown):
-            self.line(value_line(outcome.node))
-        elif isinstance(outcome, ListShown):
-            self.line(Text(formatted_value(outcome.value)))
-        elif isinstance(outcome, Bound):
-            if self.echo_bindings:
+        match outcome:
+            case ValueShown():
                 self.line(value_line(outcome.node))
-        elif isinstance(outcome, Defined):
-            if self.echo_bindings:
-                self.line(Text.assemble((outcome.name, STYLES["label"]), (f" {outcome.description}", STYLES["dim"])))
-        elif isinstance(outcome, Printed):
-            self.line(Text(outcome.text))
-        elif isinstance(outcome, BackwardShown):
-            self.backward(outcome)
-        elif isinstance(outcome, GraphShown):
-            self.graph(outcome)
-        elif isinstance(outcome, GradcheckShown):
-            self.line(gradcheck_line(outcome))
-        elif isinstance(outcome, Explained):
-            self.lines(explain_lines(outcome, self.console.width, self.row_limit))
-        elif isinstance(outcome, PathsShown):
-            self.lines(paths_lines(outcome, self.console.width))
-        elif isinstance(outcome, WalkShown):
-            for part in walk_parts(outcome, self.console.width, self.row_limit):
-                self.lines(part)
-        elif isinstance(outcome, Drawn):
-            self.drawn(outcome)
-        elif isinstance(outcome, Expected):
-            self.line(Text.assemble(("expected ", STYLES["ok"]), (outcome.kind, STYLES["ok"]), f": {outcome.message}"))
-        elif isinstance(outcome, Warned):
-            self.line(warning_line(outcome))
-        elif isinstance(outcome, Failed):
-            self.diagnostic(outcome.diagnostic)
+            case ListShown():
+                self.line(Text(formatted_value(outcome.value)))
+            case Bound():
+                if self.echo_bindings:
+                    self.line(value_line(outcome.node))
+            case Defined():
+                if self.echo_bindings:
+                    self.line(Text.assemble((outcome.name, STYLES["label"]), (f" {outcome.description}", STYLES["dim"])))
+            case Printed():
+                self.line(Text(outcome.text))
+            case BackwardShown():
+                self.backward(outcome)
+            case GraphShown():
+                self.graph(outcome)
+            case GradcheckShown():
+                self.line(gradcheck_line(outcome))
+            case Explained():
+                self.lines(explain_lines(outcome, self.console.width, self.row_limit))
+            case PathsShown():
+                self.lines(paths_lines(outcome, self.console.width))
+            case WalkShown():
+                for part in walk_parts(outcome, self.console.width, self.row_limit):
+                    self.lines(part)
+            case Drawn():
+                self.drawn(outcome)
+            case Expected():
+                self.line(Text.assemble(("expected ", STYLES["ok"]), (outcome.kind, STYLES["ok"]), f": {outcome.message}"))
+            case Warned():
+                self.line(warning_line(outcome))
+            case Failed():
+                self.diagnostic(outcome.diagnostic)
+            case _:
+                assert_never(outcome)
 
     def line(self, text: Text) -> None:
         self.lines([text])
@@ -218,7 +221,7 @@ def value_line(node: NodeState) -> Text:
     """``square = 4.000000000000 (mul, gradient 0.000000000000)``."""
     detail = f"gradient {format_number(cast(float, node.gradient))}" if node.tracked else "untracked"
     return Text.assemble(
-        (_shorten(node.label, 60), STYLES["label"]),
+        (shorten(node.label), STYLES["label"]),
         " = ",
         format_count(node.value) if node.count else format_number(node.value),
         (f" ({node.operation}, {detail})", STYLES["dim"]),
@@ -300,7 +303,3 @@ def _printable(text: str) -> str:
     # Control characters (a NUL in a file) would garble the terminal; show them as escapes.
     return "".join(ch if ch.isprintable() or ch == " " else "\ufffd" for ch in text)
 
-
-def _shorten(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

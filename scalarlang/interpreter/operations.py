@@ -1,4 +1,7 @@
-"""List expressions compiled for the `Compiler`: literals, indexing and comprehensions.
+"""The operations of expressions besides calls, compiled for the `Compiler`: `+ - * /` (the
+engine's operations, fused with their operands' closures), `**` (its exponent a number, never
+tracked), `%` (a constant, no gradient), the comparisons inside expressions (the constant 1 or
+0), number literals read as written; and lists: literals, indexing and comprehensions.
 
 A list is a `values.ListValue`, a value like a node: a literal's items are evaluated in order
 (a number, possibly negated, is a fresh constant of that value, as a table's entry was), an
@@ -9,13 +12,153 @@ only inside it.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, cast
+import operator
+from typing import Any, Callable, Iterator, TYPE_CHECKING, cast
 
+from ..engine.errors import ScalarAutodiffError
 from ..engine.numbers import format_count, format_number
 from ..engine.scalar import Scalar
 from ..language import tree
-from .labels import Named
-from .values import ListValue
+from .failures import engine_failure, failure
+from .values import ListValue, Named, label_of, whole_number
+
+if TYPE_CHECKING:
+    from .expressions import Compiler
+
+def literal_value(expr: tree.Expr) -> float | None:
+    """A number literal, possibly negated, read directly (``backward(loss, inf)`` reports the
+    non-finite seed rather than a non-finite constant)."""
+    if isinstance(expr, tree.Number):
+        return expr.value
+    if isinstance(expr, tree.Unary) and isinstance(expr.operand, tree.Number):
+        return -expr.operand.value
+    return None
+
+
+def arithmetic(operation, span, origin, source, not_nodes):
+    """``left OP right``; ``not_nodes(left, right)`` is the error when one is a list."""
+
+    def combine(args, left, right):
+        if left.__class__ is not Scalar or right.__class__ is not Scalar:
+            raise not_nodes(left, right)
+        try:
+            node = operation(left, right)
+        except ScalarAutodiffError as error:
+            raise engine_failure(source, error, span) from None
+        node.tag = origin
+        return node
+
+    return combine
+
+
+def fused(operation, span, origin, source, not_nodes):
+    """The closure of ``left OP right`` with its operands' closures called inline."""
+
+    def fuse(left, right):
+        def run(args):
+            a = left(args)
+            b = right(args)
+            if a.__class__ is not Scalar or b.__class__ is not Scalar:
+                raise not_nodes(a, b)
+            try:
+                node = operation(a, b)
+            except ScalarAutodiffError as error:
+                raise engine_failure(source, error, span) from None
+            node.tag = origin
+            return node
+
+        return run
+
+    return fuse
+
+
+COMPARISONS = {
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt,
+    "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+}
+
+
+def compare(compiler: Compiler, node: tree.Compare):
+    """``a < b`` inside an expression: the constant 1 or 0 (a count), no gradient."""
+    holds, origin = COMPARISONS[node.op], compiler.origin(node.span, True)
+    not_nodes = compiler.not_nodes(node.left, node.right, f"`{node.op}`")
+
+    def comparison(args, left, right):
+        if left.__class__ is not Scalar or right.__class__ is not Scalar:
+            raise not_nodes(left, right)
+        result = Scalar.constant(1.0 if holds(left._value, right._value) else 0.0)
+        result.tag = origin
+        return result
+
+    return comparison
+
+def power(compiler: Compiler, node: tree.Binary):
+    span, origin, source = node.span, compiler.origin(node.span), compiler.source
+    hint = f"help: for a tracked exponent write `exp({compiler.text_of(node.right)} * log({compiler.text_of(node.left)}))`"
+    exponent_span = node.right.span
+    not_nodes = compiler.not_nodes(node.left, node.right, "`**`")
+
+    def power(args, base, exponent):
+        if base.__class__ is not Scalar or exponent.__class__ is not Scalar:
+            raise not_nodes(base, exponent)
+        if exponent._gradient is not None:
+            raise failure(
+                source,
+                "tracked-exponent",
+                f"the exponent `{label_of(exponent)}` is tracked; `**` takes a number exponent (a constant)",
+                exponent_span,
+                {"exponent": exponent.value},
+                (hint,),
+            )
+        try:
+            result = base.__pow__(exponent._value)
+        except ScalarAutodiffError as error:
+            raise engine_failure(source, error, span) from None
+        result.tag = origin
+        return result
+
+    return power
+
+def literal_power(compiler: Compiler, node: tree.Binary, exponent: float):
+    span, origin, source = node.span, compiler.origin(node.span), compiler.source
+    not_a_node_error = compiler.node_check(node.left, "`**`")
+
+    def power(args, base):
+        if base.__class__ is not Scalar:
+            raise not_a_node_error(base)
+        try:
+            result = base.__pow__(exponent)
+        except ScalarAutodiffError as error:
+            raise engine_failure(source, error, span) from None
+        result.tag = origin
+        return result
+
+    return power
+
+def remainder(compiler: Compiler, node: tree.Binary):
+    span, origin, source = node.span, compiler.origin(node.span), compiler.source
+    not_nodes = compiler.not_nodes(node.left, node.right, "`%`")
+
+    def remainder(args, left, right):
+        if left.__class__ is not Scalar or right.__class__ is not Scalar:
+            raise not_nodes(left, right)
+        divisor = right._value
+        if divisor == 0.0:
+            raise failure(
+                source,
+                "non-finite-result",
+                f"the remainder of {format_count(left._value)} by 0 is not a number",
+                span,
+                {"operation": "remainder", "value": float("nan")},
+            )
+        result = Scalar.constant(left._value % divisor)
+        result.tag = origin
+        return result
+
+    return remainder
+
+
+# ---- lists -----------------------------------------------------------------------------------
 
 # As for `for` loops: at most this many iterations of one range; and at most this many
 # iterations of comprehensions in all while one statement runs (nested ones multiply).
@@ -48,7 +191,7 @@ def literal_items(node: tree.ListLiteral) -> tuple[tree.Expr, ...]:
     )
 
 
-def index(compiler, node: tree.Index) -> Callable:
+def index(compiler: Compiler, node: tree.Index) -> Callable:
     """``target[index]``: counting from 0, a negative index from the end; no node is made."""
     target_text = compiler.text_of(node.target)
     not_a_list = compiler.list_check(node.target, "indexing")
@@ -60,7 +203,8 @@ def index(compiler, node: tree.Index) -> Callable:
         if position.__class__ is not Scalar:
             raise index_not_a_node(position)
         value = position._value
-        if not (value - value == 0.0 and value.is_integer()):
+        at = whole_number(value)
+        if at is None:
             raise compiler.fail(
                 "not-an-index",
                 f"an index must be a whole number, not {format_number(value)}",
@@ -68,7 +212,6 @@ def index(compiler, node: tree.Index) -> Callable:
                 {"value": value},
             )
         length = len(target)
-        at = int(value)
         if at < 0:
             at += length
         if not 0 <= at < length:
@@ -86,7 +229,7 @@ def index(compiler, node: tree.Index) -> Callable:
     return item
 
 
-def comprehension(compiler, node: tree.Comprehension) -> Callable:
+def comprehension(compiler: Compiler, node: tree.Comprehension) -> Callable:
     """``[ITEM for ... in ... for ... in ...]`` as one operation with no operands: it
     evaluates its sources and its item itself, once per combination of its names."""
     saved = compiler.params, compiler.slots
@@ -139,7 +282,7 @@ def comprehension(compiler, node: tree.Comprehension) -> Callable:
     return run
 
 
-def _clause(compiler, clause: tree.ForClause) -> tuple[Callable[[tuple], Iterator[tuple]], int]:
+def _clause(compiler: Compiler, clause: tree.ForClause) -> tuple[Callable[[tuple], Iterator[tuple]], int]:
     """``for NAMES in SOURCE``: given the slots so far, an iterator of the values of its names;
     and the Python frames its source takes to evaluate."""
     names = clause.names
@@ -160,7 +303,7 @@ def _clause(compiler, clause: tree.ForClause) -> tuple[Callable[[tuple], Iterato
     return values, frames
 
 
-def _rows(compiler, clause: tree.ForClause, items: ListValue, width: int) -> Iterator[tuple]:
+def _rows(compiler: Compiler, clause: tree.ForClause, items: ListValue, width: int) -> Iterator[tuple]:
     for row in items:
         if row.__class__ is not ListValue or len(row) != width:
             found = f"a row of {len(row)}" if row.__class__ is ListValue else "a node"
@@ -173,7 +316,7 @@ def _rows(compiler, clause: tree.ForClause, items: ListValue, width: int) -> Ite
         yield tuple(row)
 
 
-def _range_clause(compiler, clause: tree.ForClause) -> tuple[Callable[[tuple], Iterator[tuple]], int]:
+def _range_clause(compiler: Compiler, clause: tree.ForClause) -> tuple[Callable[[tuple], Iterator[tuple]], int]:
     stop = cast(tree.Expr, clause.stop)  # a range clause has its end
     (start_of, start_frames), (stop_of, stop_frames) = compiler.number_and_frames(clause.source), compiler.number_and_frames(stop)
     frames = max(start_frames, stop_frames) + 1
@@ -181,8 +324,8 @@ def _range_clause(compiler, clause: tree.ForClause) -> tuple[Callable[[tuple], I
     tag = Named(name, True)  # each index is a count named by the comprehension's name
 
     def values(slots: tuple) -> Iterator[tuple]:
-        start = _whole(compiler, start_of(slots), clause.source, "the start of a range")
-        end = _whole(compiler, stop_of(slots), stop, "the end of a range")
+        start = compiler.whole(start_of(slots), clause.source.span, "the start of a range")
+        end = compiler.whole(stop_of(slots), stop.span, "the end of a range")
         if end - start > MAX_RANGE:
             raise compiler.fail(
                 "too-long",
@@ -201,10 +344,3 @@ def _counts(start: int, stop: int, tag: Named) -> Iterator[tuple]:
         node.tag = tag
         yield (node,)
 
-
-def _whole(compiler, value: float, expr: tree.Expr, what: str) -> int:
-    if not (value - value == 0.0 and value.is_integer()):
-        raise compiler.fail(
-            "not-a-count", f"{what} must be a whole number, not {format_number(value)}", expr.span, {"value": value}
-        )
-    return int(value)

@@ -1,5 +1,6 @@
-"""The built-in functions of lists: `len`, `sum`, `mean`, `dot`, `flatten`, `zip`, the random
-draws `uniform` and `gauss`, and `read_table` (see ``builtins`` for the table of built-ins).
+"""The built-in functions of lists and data: `len`, `sum`, `mean`, `dot`, `flatten`, `zip`, the
+random draws `uniform` and `gauss` (and the statement `random_seed`), and `read_table`. Their
+entries are in ``registry``; each is compiled as ``node_functions`` says.
 
 `sum`, `mean` and `dot` are left folds of ordinary engine operations, so their graphs are what
 `a + b + c` and `a*x + b*y` make; the nodes they make are labelled by the call. `uniform` and
@@ -9,22 +10,27 @@ draws `uniform` and `gauss`, and `read_table` (see ``builtins`` for the table of
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engine.errors import ScalarAutodiffError
+from ..engine.numbers import format_number
 from ..engine.scalar import Scalar
 from ..language import tree
+from .csv_reader import TableError, read_table
 from .failures import not_a_node
-from .tables import TableError, read_table
-from .values import ListValue, nodes_of
+from .values import ListValue, nodes_of, whole_number
+
+if TYPE_CHECKING:
+    from .control import Run
+    from .expressions import Compiler
 
 
-def _nodes(compiler, call: tree.Call, values: tuple, from_list: bool, list_expr: tree.Expr | None = None) -> tuple:
+def _nodes(compiler: Compiler, call: tree.Call, values: tuple, from_list: bool, list_expr: tree.Expr | None = None) -> tuple:
     """The terms of a fold: the items of one list argument (``list_expr``, the first argument
     unless given), or the arguments themselves."""
     if from_list:
         (items,) = values
-        expr = call.args[0] if list_expr is None else list_expr
+        expr = compiler.values(call)[0] if list_expr is None else list_expr
         if not items:
             raise compiler.fail(
                 "wrong-arguments", f"`{call.function}` of an empty list has no terms", call.span,
@@ -35,19 +41,19 @@ def _nodes(compiler, call: tree.Call, values: tuple, from_list: bool, list_expr:
                 text = f"{compiler.text_of(expr)}[{index}]"
                 raise not_a_node(compiler.source, item, text, expr.span, f"`{call.function}` of each item")
         return items
-    for value, expr in zip(values, call.args):
+    for value, expr in zip(values, compiler.values(call)):
         if value.__class__ is not Scalar:
             raise compiler.node_check(expr, f"`{call.function}`")(value)
     return values
 
 
-def build_sum(compiler, call: tree.Call, mean: bool = False):
+def compile_sum(compiler: Compiler, call: tree.Call, mean: bool = False):
     """``sum(a, b, …)`` or ``sum(L)``: the left fold ``a + b + …``; `mean` divides it once by
     the count."""
     span, origin = call.span, compiler.origin(call.span)
     count_origin = compiler.origin(call.span, True)
     engine_error = compiler.engine_error
-    single = len(call.args) == 1
+    single = len(compiler.values(call)) == 1
 
     def combine(args, *values):
         terms = _nodes(compiler, call, values, single and values[0].__class__ is ListValue)
@@ -65,16 +71,16 @@ def build_sum(compiler, call: tree.Call, mean: bool = False):
             raise engine_error(error, span) from None
         return total
 
-    return combine, call.args
+    return combine, compiler.values(call)
 
 
-def build_mean(compiler, call: tree.Call):
-    return build_sum(compiler, call, mean=True)
+def compile_mean(compiler: Compiler, call: tree.Call):
+    return compile_sum(compiler, call, mean=True)
 
 
-def build_len(compiler, call: tree.Call):
+def compile_len(compiler: Compiler, call: tree.Call):
     origin = compiler.origin(call.span, True)
-    not_a_list = compiler.list_check(call.args[0], "`len`")
+    not_a_list = compiler.list_check(compiler.values(call)[0], "`len`")
 
     def length(args, value):
         if value.__class__ is not ListValue:
@@ -83,13 +89,13 @@ def build_len(compiler, call: tree.Call):
         node.tag = origin
         return node
 
-    return length, call.args
+    return length, compiler.values(call)
 
 
-def build_dot(compiler, call: tree.Call):
+def compile_dot(compiler: Compiler, call: tree.Call):
     """``dot(A, B)``: ``A[0]*B[0] + A[1]*B[1] + …``, a left fold of products."""
     span, origin, engine_error = call.span, compiler.origin(call.span), compiler.engine_error
-    checks = [compiler.list_check(arg, "`dot`") for arg in call.args]
+    checks = [compiler.list_check(arg, "`dot`") for arg in compiler.values(call)]
 
     def dot(args, left, right):
         for value, problem in zip((left, right), checks):
@@ -103,8 +109,8 @@ def build_dot(compiler, call: tree.Call):
                 span,
                 {"function": "dot", "lengths": [len(left), len(right)]},
             )
-        _nodes(compiler, call, (left,), True, call.args[0])
-        _nodes(compiler, call, (right,), True, call.args[1])
+        _nodes(compiler, call, (left,), True, compiler.values(call)[0])
+        _nodes(compiler, call, (right,), True, compiler.values(call)[1])
         try:
             total = left[0] * right[0]
             total.tag = origin
@@ -117,21 +123,21 @@ def build_dot(compiler, call: tree.Call):
             raise engine_error(error, span) from None
         return total
 
-    return dot, call.args
+    return dot, compiler.values(call)
 
 
-def build_flatten(compiler, call: tree.Call):
+def compile_flatten(compiler: Compiler, call: tree.Call):
     """``flatten(L, …)``: every node held in the arguments, depth first, in order."""
 
     def flatten(args, *values):
         return ListValue([node for value in values for node, _ in nodes_of(value)])
 
-    return flatten, call.args
+    return flatten, compiler.values(call)
 
 
-def build_zip(compiler, call: tree.Call):
+def compile_zip(compiler: Compiler, call: tree.Call):
     """``zip(A, B, …)``: the rows ``[A[i], B[i], …]``, as many as the shortest has items."""
-    checks = [compiler.list_check(arg, "`zip`") for arg in call.args]
+    checks = [compiler.list_check(arg, "`zip`") for arg in compiler.values(call)]
 
     def zip_lists(args, *values):
         for value, problem in zip(values, checks):
@@ -139,13 +145,13 @@ def build_zip(compiler, call: tree.Call):
                 raise problem()
         return ListValue([ListValue(row) for row in zip(*values)])
 
-    return zip_lists, call.args
+    return zip_lists, compiler.values(call)
 
 
 def _draw(name: str, draw_with):
-    def build(compiler, call: tree.Call):
+    def build(compiler: Compiler, call: tree.Call):
         origin, random = compiler.origin(call.span), compiler.random
-        checks = [compiler.node_check(arg, f"`{name}`") for arg in call.args]
+        checks = [compiler.node_check(arg, f"`{name}`") for arg in compiler.values(call)]
 
         def draw(args, first, second):
             for value, problem in zip((first, second), checks):
@@ -161,29 +167,19 @@ def _draw(name: str, draw_with):
             node.tag = origin
             return node
 
-        return draw, call.args
+        return draw, compiler.values(call)
 
     return build
 
 
-build_uniform = _draw("uniform", lambda random, low, high: random.uniform(low, high))
-build_gauss = _draw("gauss", lambda random, mu, sigma: random.gauss(mu, sigma))
+compile_uniform = _draw("uniform", lambda random, low, high: random.uniform(low, high))
+compile_gauss = _draw("gauss", lambda random, mu, sigma: random.gauss(mu, sigma))
 
 
-def build_read_table(compiler, call: tree.Call):
+def compile_read_table(compiler: Compiler, call: tree.Call):
     """``read_table("FILE.csv")``: a list of rows of constants; the path is relative to the
     program's folder (the working folder for text that came from no file)."""
-    (argument,) = call.args
-    if not isinstance(argument, tree.StringLiteral):
-        error = compiler.fail(
-            "wrong-arguments", '`read_table` takes a file name in quotes: read_table("data.csv")',
-            argument.span, {"function": "read_table"},
-        )
-
-        def not_a_name(args):
-            raise error
-
-        return not_a_name, ()
+    (argument,) = call.args  # a text in quotes (its entry says so)
     name_of, origin, folder = compiler.text(argument), compiler.origin(call.span), compiler.source.folder
 
     def table(args) -> Any:
@@ -208,3 +204,22 @@ def build_read_table(compiler, call: tree.Call):
         return ListValue(made)
 
     return table, ()
+
+
+def compile_random_seed(run: Run, statement: tree.ExprStatement, call: tree.Call):
+    """``random_seed(N)``: the session's generator starts again from N; shows nothing."""
+    compiler = run.compiler
+    seed_of, random = compiler.number(compiler.values(call)[0]), run.session.random
+    argument = compiler.values(call)[0]
+
+    def random_seed(show):
+        seed = seed_of(None)
+        whole = whole_number(seed)
+        if whole is None:
+            raise compiler.fail(
+                "wrong-arguments", f"`random_seed` takes a whole number, not {format_number(seed)}",
+                argument.span, {"function": "random_seed", "value": seed},
+            )
+        random.seed(whole)
+
+    return random_seed

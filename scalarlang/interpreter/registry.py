@@ -1,0 +1,317 @@
+"""Every built-in callable of `.sad`, in two tables: the value functions (`exp(x)`, `sum(L)`,
+`read_table("data.csv")`: values inside expressions) and the statement-like calls
+(`backward(loss)`, `draw(x, "x.svg")`: statements of their own).
+
+An entry holds all that the rest of the system knows of its callable: its name, how many
+arguments it takes and the kind of each (a value, a list, a text in quotes, the name of a
+function), its named options, the function that compiles a call of it, and what `:help` says
+of it (its usage, a one-line summary, a category). The compiler, the statements, the reserved
+names, the REPL's completion and `:help`, and the highlighter read these tables; no other
+place lists built-in names. `call_problem` checks a call against its entry before the entry's
+compile function sees it, so a compile function may take its arguments as its entry says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from ..engine.scalar import Scalar
+from ..language import tree
+from ..language.diagnostics import LanguageError
+from . import chain_rule, checks, graphs, list_functions, node_functions
+from .values import LABEL_LIMIT, shorten, suggestion
+
+if TYPE_CHECKING:
+    from .control import Run
+    from .expressions import Compiler
+
+# A value function's compile function: ``compile(compiler, call)`` gives ``(combine, operand
+# expressions)`` or ``(combine, operand expressions, fuse)`` (see `expressions`).
+CompileValue = Callable[["Compiler", tree.Call], tuple]
+# A statement-like call's: ``compile(run, statement, call)`` gives the statement's action.
+CompileStatement = Callable[["Run", tree.ExprStatement, tree.Call], Callable[[bool], Any]]
+
+
+class Kind(StrEnum):
+    """What an argument (or a named option's value) is."""
+
+    VALUE = "value"  # an expression: a node, or a list where the callable takes one
+    LIST = "list"  # an expression whose value must be a list (checked when it runs)
+    TEXT = "text"  # a text in quotes: a file name, a title
+    FUNCTION = "function"  # the bare name of a function defined with `fn`
+
+
+VALUE, LIST, TEXT, FUNCTION = Kind.VALUE, Kind.LIST, Kind.TEXT, Kind.FUNCTION
+
+
+# (Plain classes with slots, not dataclasses: a dataclass costs its class a code generation at
+# import, and every run of the command imports this module.)
+
+
+class Arity:
+    """How many arguments a callable takes: ``least`` to ``most`` (None: no upper bound)."""
+
+    __slots__ = ("least", "most")
+
+    def __init__(self, least: int, most: int | None):
+        self.least = least
+        self.most = most
+
+    def accepts(self, count: int) -> bool:
+        return self.least <= count and (self.most is None or count <= self.most)
+
+    def text(self) -> str:
+        """``1 argument``, ``1 or 2 arguments``, ``2 or more arguments``."""
+        if self.most is None:
+            return f"{self.least} or more arguments"
+        counts = list(range(self.least, self.most + 1))
+        wanted = " or ".join(str(count) for count in counts) if len(counts) <= 2 else f"{self.least} to {self.most}"
+        return f"{wanted} argument{'' if counts == [1] else 's'}"
+
+    def expected(self) -> list[int] | str:
+        """The ``expected`` field of a `wrong-arguments` error."""
+        if self.most is None:
+            return f"{self.least} or more"
+        return list(range(self.least, self.most + 1))
+
+
+def arity(least: int, most: int | None | str = "same") -> Arity:
+    """``arity(1)``: exactly one; ``arity(1, 2)``: one or two; ``arity(1, None)``: one or more."""
+    return Arity(least, least if most == "same" else most)  # type: ignore[arg-type]
+
+
+class Entry:
+    """What the two kinds of entry share: the shape of a call and its help. Read-only."""
+
+    __slots__ = ("name", "arity", "compile", "usage", "summary", "category", "kinds", "options", "notes", "takes")
+
+    def __init__(
+        self,
+        name: str,
+        arity: Arity,
+        compile: Callable,
+        usage: str | tuple[str, ...],
+        summary: str,
+        category: str,
+        kinds: tuple[Kind, ...] = (Kind.VALUE,),
+        options: Mapping[str, Kind] | None = None,
+        notes: tuple[str, ...] = (),
+        takes: str | None = None,
+    ):
+        self.name = name
+        self.arity = arity
+        self.compile = compile
+        # How `:help` shows it: its forms (`backward(EXPR)`, `backward(EXPR, SEED)`), what it
+        # does in one line, and the heading it is listed under; notes are lines of their own.
+        self.usage: tuple[str, ...] = (usage,) if isinstance(usage, str) else usage
+        self.summary = summary
+        self.category = category
+        # The kind of each argument in order; the last one repeats for any further argument.
+        self.kinds = kinds
+        # Named options (`step: 1e-4`) and the kind of each one's value.
+        self.options: Mapping[str, Kind] = options or {}
+        self.notes = notes
+        # When given, a call of the wrong shape is told `NAME takes {takes}` (how `draw` and
+        # `read_table` say what their text argument is).
+        self.takes = takes
+
+    def kind_of(self, index: int) -> Kind:
+        return self.kinds[min(index, len(self.kinds) - 1)]
+
+
+class ValueFunction(Entry):
+    """A function whose call is a value: ``compile(compiler, call)``."""
+
+    __slots__ = ()
+    compile: CompileValue
+
+
+class StatementCall(Entry):
+    """A call that is a statement of its own: ``compile(run, statement, call)``."""
+
+    __slots__ = ()
+    compile: CompileStatement
+
+
+def _table(*entries: Any) -> dict:
+    return {entry.name: entry for entry in entries}
+
+
+# The headings of `:help`, in its order (an entry's new heading comes after these).
+_PASSES, _CHAIN_RULE, _ENGINE, _GRADIENTS, _LISTS, _DATA = CATEGORIES = (
+    "passes", "chain rule", "functions", "gradients", "lists", "data",
+)
+
+VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
+    ValueFunction("exp", arity(1), node_functions.engine_unary(Scalar.exp), "exp(X)", "e to the power X", _ENGINE),
+    ValueFunction("tanh", arity(1), node_functions.engine_unary(Scalar.tanh), "tanh(X)", "the hyperbolic tangent", _ENGINE),
+    ValueFunction("log", arity(1), node_functions.engine_unary(Scalar.log), "log(X)", "the natural logarithm", _ENGINE),
+    ValueFunction("detach", arity(1), node_functions.engine_unary(Scalar.detach), "detach(X)",
+        "an untracked copy of X's value: no gradient flows back", _GRADIENTS),
+    ValueFunction("grad", arity(1), node_functions.compile_grad, "grad(X)", "a constant holding X's stored gradient", _GRADIENTS),
+    ValueFunction("value", arity(1), node_functions.compile_value, "value(X)", "a constant holding X's value", _GRADIENTS),
+    ValueFunction("sqrt", arity(1), node_functions.engine_unary(Scalar.sqrt), "sqrt(X)", "the square root", _ENGINE),
+    ValueFunction("relu", arity(1), node_functions.engine_unary(Scalar.relu), "relu(X)", "max(0, X); derivative 0 at 0", _ENGINE),
+    ValueFunction("sigmoid", arity(1), node_functions.engine_unary(Scalar.sigmoid), "sigmoid(X)", "1 / (1 + e^-X)", _ENGINE),
+    ValueFunction("abs", arity(1), node_functions.engine_unary(Scalar.abs), "abs(X)", "|X|; derivative 0 at 0", _ENGINE),
+    ValueFunction("max", arity(2), node_functions.engine_binary(Scalar.max), "max(A, B)",
+        "the larger; a tie shares the gradient", _ENGINE),
+    ValueFunction("min", arity(2), node_functions.engine_binary(Scalar.min), "min(A, B)",
+        "the smaller; a tie shares the gradient", _ENGINE),
+    ValueFunction("sum", arity(1, None), list_functions.compile_sum, ("sum(L)", "sum(A, B, …)"),
+        "the left fold L[0] + L[1] + …", _LISTS),
+    ValueFunction("mean", arity(1, None), list_functions.compile_mean, ("mean(L)", "mean(A, B, …)"),
+        "the sum divided by the count", _LISTS),
+    ValueFunction("node_count", arity(1), node_functions.compile_node_count, "node_count(X)",
+        "the unique nodes of X's graph", _GRADIENTS),
+    ValueFunction("edge_count", arity(1), node_functions.compile_edge_count, "edge_count(X)",
+        "the operand edges of X's graph", _GRADIENTS),
+    ValueFunction("len", arity(1), list_functions.compile_len, "len(L)", "the number of items of a list", _LISTS, (LIST,)),
+    ValueFunction("dot", arity(2), list_functions.compile_dot, "dot(A, B)", "A[0]*B[0] + A[1]*B[1] + …", _LISTS, (LIST,)),
+    ValueFunction("flatten", arity(1, None), list_functions.compile_flatten, "flatten(L, …)",
+        "every node the arguments hold, in one list", _LISTS),
+    ValueFunction("zip", arity(1, None), list_functions.compile_zip, "zip(A, B, …)", "the rows [A[i], B[i], …]", _LISTS, (LIST,)),
+    ValueFunction("uniform", arity(2), list_functions.compile_uniform, "uniform(A, B)",
+        "a constant drawn uniformly from A to B", _DATA),
+    ValueFunction("gauss", arity(2), list_functions.compile_gauss, "gauss(MU, SIGMA)",
+        "a constant drawn from a normal distribution", _DATA),
+    ValueFunction("read_table", arity(1), list_functions.compile_read_table, 'read_table("FILE.csv")',
+        "the rows of numbers of a CSV file, as constants", _DATA, (TEXT,),
+        takes='a file name in quotes: read_table("data.csv")'),
+)
+
+STATEMENT_FUNCTIONS: dict[str, StatementCall] = _table(
+    StatementCall("backward", arity(1, 2), graphs.compile_backward, ("backward(EXPR)", "backward(EXPR, SEED)"),
+        "a reverse pass from EXPR, committed: its node and edge tables", _PASSES),
+    StatementCall("graph", arity(1), graphs.compile_graph, "graph(EXPR)", "the nodes of EXPR's graph, changing nothing",
+        _PASSES),
+    StatementCall("gradcheck", arity(2, None), checks.compile_gradcheck,
+        ("gradcheck(OUT, X, Y, …[, step: S][, tolerance: T])", "gradcheck(OUT, X, STEP, TOLERANCE)"),
+        "each variable's pass adjoint against a central difference", _PASSES,
+        options={"step": VALUE, "tolerance": VALUE},
+        notes=("(with 4 arguments Y, Z are variables if both are tracked, else STEP and TOLERANCE)",)),
+    StatementCall("draw", arity(1, 2), graphs.compile_draw, ("draw(EXPR)", 'draw(EXPR, "FILE")'),
+        "a picture of EXPR's graph (FILE: .svg, .png or .dot)", _PASSES, (VALUE, TEXT),
+        takes='an expression and, optionally, a file name in quotes: draw(loss) or draw(loss, "loss.svg")'),
+    StatementCall("explain", arity(1), chain_rule.compile_explain, "explain(X)",
+        "X's adjoint as the sum of its edges, its gradient as the sum of its passes", _CHAIN_RULE),
+    StatementCall("paths", arity(2), chain_rule.compile_paths, "paths(OUT, X)",
+        "every path from OUT down to X, and the sum of their products", _CHAIN_RULE),
+    StatementCall("walk", arity(1, 2), graphs.compile_walk, ("walk(OUT)", "walk(OUT, SEED)"),
+        "backward, one edge per Enter", _CHAIN_RULE),
+    StatementCall("random_seed", arity(1), list_functions.compile_random_seed, "random_seed(N)",
+        "draws start again as Python's random.seed(N) would", _DATA),
+)
+
+
+def is_reserved(name: str) -> bool:
+    """Built-in names cannot be bound with `let`, defined with `fn` or be parameters."""
+    return name in VALUE_FUNCTIONS or name in STATEMENT_FUNCTIONS
+
+
+def builtin_names() -> tuple[str, ...]:
+    """Every built-in callable's name: the value functions, then the statement-like calls."""
+    return (*VALUE_FUNCTIONS, *STATEMENT_FUNCTIONS)
+
+
+def help_rows() -> list[tuple[str, str, tuple[str, ...]]]:
+    """(category, the forms joined, summary and notes) of every callable, grouped by category
+    (`CATEGORIES` first, then any other in the order it first appears)."""
+    entries: list[Entry] = [*STATEMENT_FUNCTIONS.values(), *VALUE_FUNCTIONS.values()]
+    categories = list(dict.fromkeys([*CATEGORIES, *(entry.category for entry in entries)]))
+    return [
+        (entry.category, " · ".join(entry.usage), (entry.summary, *entry.notes))
+        for category in categories
+        for entry in entries
+        if entry.category == category
+    ]
+
+
+# ---- checking a call against its entry -------------------------------------------------------
+
+Fail = Callable[..., LanguageError]  # the compiler's `fail(kind, message, span, fields, notes)`
+
+
+def call_problem(entry: Entry, call: tree.Call, fail: Fail) -> LanguageError | None:
+    """What is wrong with ``call`` as ``entry`` takes its arguments: their count, the kind of
+    each, the named options; None when nothing is."""
+    name, args = entry.name, call.args
+    if not entry.arity.accepts(len(args)):
+        message = f"takes {entry.takes}" if entry.takes else f"takes {entry.arity.text()}, got {len(args)}"
+        return fail(
+            "wrong-arguments", f"`{name}` {message}", call.span,
+            {"function": name, "expected": entry.arity.expected(), "got": len(args)},
+        )
+    for index, arg in enumerate(args):
+        problem = _kind_problem(entry, entry.kind_of(index), arg, f"argument {index + 1}")
+        if problem is not None:
+            return fail("wrong-arguments", problem, arg.span, {"function": name})
+    return options_problem(entry, call, fail)
+
+
+def _kind_problem(entry: Entry, kind: Kind, arg: tree.Expr | tree.StringLiteral, which: str) -> str | None:
+    name, is_text = entry.name, isinstance(arg, tree.StringLiteral)
+    if kind is TEXT and not is_text:
+        return f"`{name}` takes {entry.takes}" if entry.takes else f"{which} of `{name}` is a text in quotes"
+    if kind is not TEXT and is_text:
+        if entry.takes:
+            return f"`{name}` takes {entry.takes}"
+        if TEXT not in entry.kinds:
+            return f"`{name}` takes no text arguments"
+        return f"{which} of `{name}` is {'a value' if kind is not FUNCTION else 'the name of a function'}, not a text"
+    if kind is FUNCTION and not isinstance(arg, tree.Name):
+        return f"{which} of `{name}` is the name of a function defined with `fn`"
+    return None
+
+
+def options_problem(entry: Entry | None, call: tree.Call, fail: Fail) -> LanguageError | None:
+    """An unknown or repeated named option, or one whose value is of the wrong kind; ``entry``
+    None: a function defined with `fn` (which takes none)."""
+    seen: set[str] = set()
+    for keyword in call.keywords:
+        if entry is None or not entry.options:
+            return fail(
+                "wrong-arguments",
+                f"`{call.function}` takes no named arguments (`{shorten(keyword.name)}:`); {_with_options()}",
+                keyword.span,
+                {"function": call.function, "name": keyword.name},
+            )
+        names = list(entry.options)
+        if keyword.name not in entry.options:
+            # A prefix (`tol:`) is the likeliest slip; difflib finds it too short to match.
+            prefixed = [option for option in names if option.startswith(keyword.name)]
+            return fail(
+                "wrong-arguments",
+                f"`{entry.name}` has no argument named `{shorten(keyword.name, LABEL_LIMIT)}`",
+                keyword.name_span,
+                {"function": entry.name, "name": keyword.name},
+                ((f"help: did you mean `{prefixed[0]}`?",) if prefixed else suggestion(keyword.name, names))
+                + (f"note: {entry.name}'s named arguments are {_and(names)}",),
+            )
+        if keyword.name in seen:
+            return fail(
+                "wrong-arguments", f"`{keyword.name}:` is given twice", keyword.span,
+                {"function": entry.name, "name": keyword.name},
+            )
+        seen.add(keyword.name)
+        problem = _kind_problem(entry, entry.options[keyword.name], keyword.value, f"`{keyword.name}:`")
+        if problem is not None:
+            return fail("wrong-arguments", problem, keyword.value.span, {"function": entry.name, "name": keyword.name})
+    return None
+
+
+def _with_options() -> str:
+    """Which callables take named arguments: `only `gradcheck` does (`step:`, `tolerance:`)`."""
+    entries = [entry for entry in (*STATEMENT_FUNCTIONS.values(), *VALUE_FUNCTIONS.values()) if entry.options]
+    forms = [f"`{entry.name}`" + " (" + ", ".join(f"`{option}:`" for option in entry.options) + ")" for entry in entries]
+    if len(forms) == 1:
+        head, _, tail = forms[0].partition(" ")
+        return f"only {head} does {tail}"
+    return f"only {', '.join(forms[:-1])} and {forms[-1]} do"
+
+
+def _and(names: list[str]) -> str:
+    quoted = [f"`{name}:`" for name in names]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]

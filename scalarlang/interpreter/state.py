@@ -1,0 +1,356 @@
+"""The state of a session and the one place that changes it: `SessionState` holds the names
+(values, functions: one namespace), the generator of `uniform` and `gauss`, the record of the
+variables passes reached and the history of passes, and its `bind`, `commit` and `zero` keep
+them in step with the undo journal of an atomic run, so a statement never updates one of them
+by hand.
+
+The undo journal of an atomic run (`Journal`) is what to put back when the input fails or is
+interrupted. It keeps each name's FIRST old value and each node's FIRST saved gradient, nothing per
+statement: a REPL line that loops a million times rebinding `loss` journals one old `loss`.
+Everything is recorded before it is changed, so whatever point an interrupt stops the run
+at, putting the journal back restores the state before the input.
+
+Which gradients matter: those of the nodes the bindings the input started with can reach
+(the old values the journal keeps, and the names the input has not bound). A node made by
+the input is out of their reach (a node refers only to its operands, made before it), so
+once the names are put back nothing can show it again. A pass does not say which of its nodes
+are old, so the journal saves them all; when the saved table has doubled since it was last
+looked at, it keeps only the nodes those bindings reach (one walk of their tracked nodes, at
+most once per input). A loop of a million iterations so keeps at most a few iterations'
+graphs alive, and the engine's nodes carry nothing for it (a weak reference to each would
+cost every node 8 bytes: measured, 10-20% slower passes over graphs of 200,000 nodes and
+more). The table is rebuilt, never emptied in place, so an interrupt leaves it whole.
+
+`Reached` is which variables a committed backward pass reached since they were made or
+zeroed, so that `descend` can warn when it steps by gradients no pass wrote (a training loop that forgot
+`backward` prints the same loss forever).
+
+A gradient of 0 says nothing by itself: a pass may reach a variable and add 0 to it (`w * 0`).
+So the session keeps the identities of the tracked leaves (variables) in the graphs of the
+passes it committed, taken from each pass's topology after its commit (one scan of nodes the
+pass has just walked: measured, about 3% of a pass over a graph of 24,000 nodes). Forgotten
+again when the variable is zeroed (`zero_grad`, which walks the graph it zeroes only while the
+set holds something) or stepped by `descend` (its old variables; its fresh ones no pass has
+reached), so a training loop keeps about one step's variables. Identities, not nodes: the set
+keeps nothing alive, and the engine's nodes carry nothing for it. An identity freed and reused by a new variable
+could hide a warning, never make a false one; the set is emptied when it grows past `LIMIT`
+(a loop making fresh variables that it never steps nor zeroes), which could at worst make one.
+
+`History` is the passes a session has committed and the `zero_grad`s between them, for
+``explain``. A node's stored gradient is the sum of the pass adjoints committed since its last `zero_grad`;
+``explain(X)`` shows that sum, so the session keeps the committed passes (their records hold
+their graphs) and the nodes each `zero_grad` zeroed, newest last. Keeping a pass keeps its
+graph alive, so the history holds at most `MAX_NODES` nodes of passes in all, dropping the
+oldest; a pass larger than that is not kept (explain says so). A session keeps a history only
+once something may ask for it (a program that mentions `explain`, the REPL, a notebook):
+otherwise a training loop's passes are freed as soon as they are committed.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+import random as random_module
+from typing import Callable, Iterable
+
+from ..engine.gradients import restore_gradients
+from ..engine.passes import zero_gradients
+from ..engine.records import BackwardPass
+from ..engine.scalar import Scalar
+from .values import nodes_of
+
+
+class SessionState:
+    """What a session keeps between statements, changed only through these methods."""
+
+    __slots__ = ("names", "random", "reached", "history", "_journal", "bind", "_bind_plain")
+
+    def __init__(self) -> None:
+        self.names: dict[str, object] = {}
+        # `uniform`, `gauss` and `random_seed`: Python's generator, seeded 0 at the start, so
+        # output is reproducible (and `random_seed(N)` draws what Python's `random.seed(N)` does).
+        self.random = random_module.Random(0)
+        # The variables a committed pass reached since they were made or zeroed (`descend`'s
+        # warning when it steps by gradients no pass wrote).
+        self.reached = Reached()
+        # The committed passes and zero_grads, for `explain`: kept once something may ask for
+        # them (a program that mentions `explain`, or a front end that calls `keep_history`).
+        self.history: History | None = None
+        # ``bind(name, value)``: the one way a name is bound. Without a journal, a store into
+        # the names and nothing else (a loop binds its index a million times); with one,
+        # `Journal.bind`. Read it at each use: setting `journal` swaps it.
+        names = self.names
+
+        def bind(name: str, value: object) -> None:
+            names[name] = value
+
+        # (made once: going back to it allocates nothing, so a run's end sets off no collection)
+        self.bind: Callable[[str, object], None] = bind
+        self._bind_plain = bind
+        self._journal: Journal | None = None
+
+    @property
+    def journal(self) -> Journal | None:
+        """The journal of the atomic run going on (or of the `expect` inside it); None: changes
+        are not undone."""
+        return self._journal
+
+    @journal.setter
+    def journal(self, journal: Journal | None) -> None:
+        self._journal = journal
+        self.bind = self._bind_plain if journal is None else journal.bind
+
+    def keep_history(self) -> None:
+        if self.history is None:
+            self.history = History()
+
+    def reset(self) -> None:
+        self.names.clear()
+        self.random.seed(0)
+        self.reached = Reached()
+        if self.history is not None:
+            self.history = History()
+
+    # ---- the changes -----------------------------------------------------------------------
+
+    @property
+    def watches_passes(self) -> bool:
+        """Whether a commit must see the pass's records (to journal or keep them); when not, a
+        pass nobody shows can be the engine's own check-and-commit (`commit_unseen`)."""
+        return self._journal is not None or self.history is not None
+
+    def commit(self, backward_pass: BackwardPass, output: Callable[[], str]) -> None:
+        """Commit a checked pass: journal the gradients it changes, write them, record what it
+        reached, keep it in the history (``output()``: its output's label)."""
+        if self._journal is not None:
+            self._journal.remember_gradients(backward_pass.topology)
+        backward_pass._commit()
+        self.reached.committed(backward_pass.topology)
+        if self.history is not None:
+            self.history.committed(backward_pass, output())
+
+    def commit_unseen(self, output: Scalar, seed: float) -> None:
+        """A pass from ``output`` that nothing shows, journals or keeps (``watches_passes``
+        False): the engine checks it all, then commits it, in one call."""
+        committed = output.backward_with_seed(seed)
+        self.reached.committed(committed.topology)
+
+    def zero(self, outputs: list[Scalar], everything: bool) -> None:
+        """`zero_grad` of the graphs of ``outputs`` (``everything``: of every node a name
+        holds): journaled, kept in the history, and no pass has reached their variables since."""
+        journal, history, reached = self._journal, self.history, self.reached
+        walked = None  # the topologies of the outputs, when something needs them
+        if journal is not None or history is not None or (not everything and reached.ids):
+            walked = [node for output in outputs for node in output.topology()]
+            if journal is not None:
+                journal.remember_gradients(walked)
+            if history is not None:
+                history.zeroed(walked)
+            zero_gradients(walked)  # (the graphs are walked once)
+        else:
+            for output in outputs:
+                output.zero_grad()
+        if everything:
+            reached.clear()  # every node a name reaches
+        elif walked is not None:
+            reached.forget(walked)
+
+    def stepped(self, variables: Iterable[Scalar]) -> None:
+        """`descend` replaced ``variables`` by fresh ones: no pass has reached those."""
+        self.reached.forget(variables)
+
+
+# ---- the undo journal -----------------------------------------------------------------------
+
+
+MISSING = object()
+# The saved gradients are looked at when they have grown to twice their number after the
+# last look, and never below this many.
+PRUNE_MINIMUM = 1_024
+
+
+class Journal:
+    __slots__ = ("bindings", "names", "gradients", "prune_at", "older", "random", "random_state", "reached", "reached_ids")
+
+    def __init__(self, state: SessionState) -> None:
+        self.bindings = state.names  # the session's names, as the input changes them
+        # The session's generator and its state before the input (about 2.5 KB, taken once):
+        # draws and `random_seed` are undone with the rest.
+        self.random = state.random
+        self.random_state = state.random.getstate()
+        # Which variables passes reached (`descend`'s warning): an immutable set, kept as is.
+        self.reached = state.reached
+        self.reached_ids = state.reached.ids
+        self.names: dict[str, object] = {}
+        self.gradients: dict[Scalar, float] = {}
+        self.prune_at = PRUNE_MINIMUM
+        # The ids of the tracked nodes the starting bindings reach, once they are needed (the
+        # nodes stay alive through the input: the bindings or the journal hold them).
+        self.older: set[int] | None = None
+
+    def bind(self, name: str, value: object) -> None:
+        """The session's `bind` while this journal is on: the name's old value first."""
+        if name not in self.names:
+            self.names[name] = self.bindings.get(name, MISSING)
+        self.bindings[name] = value
+
+    def remember_gradients(self, nodes: Iterable[Scalar]) -> None:
+        saved = self.gradients
+        for node in nodes:
+            gradient = node.gradient
+            if gradient is not None and node not in saved:
+                saved[node] = gradient
+        if len(saved) > self.prune_at:
+            older = self._older()
+            kept = {node: gradient for node, gradient in saved.items() if id(node) in older}
+            self.gradients = kept
+            self.prune_at = max(PRUNE_MINIMUM, 2 * len(kept))
+
+    def _older(self) -> set[int]:
+        if self.older is None:
+            journaled = self.names
+            roots = [value for name, value in self.bindings.items() if name not in journaled]
+            roots.extend(journaled.values())
+            self.older = tracked_reach(roots)
+        return self.older
+
+    def undo(self) -> None:
+        """Put everything back. A second interrupt meanwhile does not stop it half-way: the
+        undo starts again (each step puts a value back, so doing one twice is harmless) and
+        the interrupt is raised once it is done."""
+        interrupted: KeyboardInterrupt | None = None
+        while True:
+            try:
+                self._put_back()
+                break
+            except KeyboardInterrupt as error:
+                interrupted = error
+        if interrupted is not None:
+            raise interrupted
+
+    def _put_back(self) -> None:
+        bindings = self.bindings
+        for name, previous in list(self.names.items()):
+            if previous is MISSING:
+                bindings.pop(name, None)
+            else:
+                bindings[name] = previous
+        restore_gradients(list(self.gradients.items()))
+        self.random.setstate(self.random_state)
+        self.reached.ids = self.reached_ids
+        self.names = {}
+        self.gradients = {}
+
+
+def tracked_reach(roots: Iterable[object]) -> set[int]:
+    """The ids of the tracked nodes among ``roots`` (any values) and their operands, at any
+    depth. An untracked node's operands are all untracked (the engine's rule), so the walk
+    stops there."""
+    reached: set[int] = set()
+    stack = [node for root in roots for node, _ in nodes_of(root) if node.tracks_gradient]
+    while stack:
+        node = stack.pop()
+        if id(node) not in reached:
+            reached.add(id(node))
+            stack.extend(edge.parent for edge in node.parents if edge.parent.tracks_gradient)
+    return reached
+
+
+# ---- reached variables ---------------------------------------------------------------------
+
+# The most identities kept; past it the set starts again empty.
+LIMIT = 1 << 20
+
+
+class Reached:
+    """``ids`` is a frozenset, replaced at each change, never changed in place: an undo journal
+    keeps the one it started with and puts it back (a REPL input that ran `backward` and then
+    failed reached nothing), at no cost per statement."""
+
+    __slots__ = ("ids",)
+
+    def __init__(self) -> None:
+        self.ids: frozenset[int] = frozenset()
+
+    def committed(self, topology: Iterable[Scalar]) -> None:
+        """A pass over ``topology`` was committed: its variables were reached."""
+        ids = self.ids if len(self.ids) <= LIMIT else frozenset()
+        self.ids = ids.union([id(node) for node in topology if node._left is None and node._gradient is not None])
+
+    def forget(self, nodes: Iterable[Scalar]) -> None:
+        """``nodes`` were zeroed, stepped or are new: no pass has reached them since."""
+        if self.ids:
+            self.ids = self.ids.difference([id(node) for node in nodes])
+
+    def clear(self) -> None:
+        """Every node a name reaches was zeroed (`zero_grad` alone)."""
+        self.ids = frozenset()
+
+    def __contains__(self, node: Scalar) -> bool:
+        return id(node) in self.ids
+
+
+# ---- the history of passes ------------------------------------------------------------------
+
+# The most nodes the kept passes may hold in all (a graph of this size is about 15 MB).
+MAX_NODES = 100_000
+
+
+@dataclass(slots=True)
+class KeptPass:
+    number: int  # the session's count of committed passes, from 1
+    output: str  # the output's label
+    backward_pass: BackwardPass
+    positions: dict[int, int] | None = None  # id of a node -> its topology index, when first asked
+
+    def index_of(self, node: Scalar) -> int | None:
+        if self.positions is None:
+            self.positions = {id(member): index for index, member in enumerate(self.backward_pass.topology)}
+        return self.positions.get(id(node))
+
+
+@dataclass(slots=True)
+class Zeroed:
+    after: int  # the number of the last pass committed before it
+    ids: frozenset[int]  # the nodes it zeroed (alive: a kept pass or a name holds them)
+
+
+class History:
+    """The committed passes and `zero_grad`s, newest last, within `MAX_NODES` nodes."""
+
+    __slots__ = ("events", "count", "nodes", "dropped", "skipped")
+
+    def __init__(self) -> None:
+        self.events: deque[KeptPass | Zeroed] = deque()
+        self.count = 0  # passes committed in the session, kept or not
+        self.nodes = 0  # nodes held by the kept passes and zero_grads
+        self.dropped = 0  # the number of the newest pass dropped for room (0: none)
+        self.skipped: dict[int, int] = {}  # a pass too large to keep -> its size
+
+    def committed(self, backward_pass: BackwardPass, output: str) -> None:
+        self.count += 1
+        size = len(backward_pass.topology)
+        if size > MAX_NODES:
+            self.skipped[self.count] = size
+            return
+        self.events.append(KeptPass(self.count, output, backward_pass))
+        self._make_room(size)
+
+    def zeroed(self, nodes: list[Scalar]) -> None:
+        ids = frozenset(id(node) for node in nodes if node._gradient is not None)
+        self.events.append(Zeroed(self.count, ids))
+        self._make_room(len(ids))
+
+    def _make_room(self, added: int) -> None:
+        self.nodes += added
+        events = self.events
+        while self.nodes > MAX_NODES and len(events) > 1:
+            oldest = events.popleft()
+            if isinstance(oldest, KeptPass):
+                self.nodes -= len(oldest.backward_pass.topology)
+                self.dropped = max(self.dropped, oldest.number)
+            else:
+                self.nodes -= len(oldest.ids)
+
+    def newest_first(self):
+        return reversed(self.events)

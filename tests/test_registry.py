@@ -1,0 +1,141 @@
+"""The registries of built-in callables (interpreter/registry.py): one entry per value function
+and per statement-like call is all a new built-in needs. The highlighter, the REPL's completion
+and `:help`, and the reserved names read them; an entry added here (and nowhere else) is
+called, checked, reserved, completed and listed."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+from pygments.token import Name
+
+from scalarlang.engine.numbers import format_number
+from scalarlang.front import highlight
+from scalarlang.front.editing import SadCompleter
+from scalarlang.front.highlight import SadLexer
+from scalarlang.front.repl_core import ReplCore
+from scalarlang.interpreter import node_functions, registry
+from scalarlang.interpreter.core import Interpreter
+from scalarlang.interpreter.outcomes import Failed, Printed
+from scalarlang.interpreter.registry import STATEMENT_FUNCTIONS, TEXT, VALUE, VALUE_FUNCTIONS, arity
+from scalarlang.language.source import Source
+from scalarlang.render.text import Renderer, make_console
+
+
+def run(text: str) -> list:
+    return list(Interpreter().run(Source("t.sad", text)))
+
+
+def failure(text: str):
+    outcomes = run(text)
+    assert isinstance(outcomes[-1], Failed), outcomes
+    return outcomes[-1].diagnostic
+
+
+def completions(text: str) -> dict[str, str]:
+    completer = SadCompleter(lambda: [])
+    found = completer.get_completions(Document(text, len(text)), CompleteEvent(completion_requested=True))
+    return {completion.text: completion.display_meta_text for completion in found}
+
+
+def help_text() -> str:
+    stream = io.StringIO()
+    ReplCore(Renderer(make_console(stream, width=200, color="never"))).handle(":help")
+    return stream.getvalue()
+
+
+# ---- every reader of names reads the registries ------------------------------------------------
+
+
+def test_the_highlighter_marks_exactly_the_registered_names_as_built_ins():
+    names = [*VALUE_FUNCTIONS, *STATEMENT_FUNCTIONS]
+    assert set(highlight.BUILTINS) == set(names) == set(registry.builtin_names())
+    lexer = SadLexer()
+    for name in names:
+        assert [token for token, _ in lexer.get_tokens(f"{name}(x)")][0] is Name.Builtin, name
+    assert [token for token, _ in lexer.get_tokens("expo(x)")][0] is Name
+
+
+def test_completion_help_and_reserved_names_cover_every_entry():
+    offered = completions("")
+    text = help_text()
+    for name, entry in [*VALUE_FUNCTIONS.items(), *STATEMENT_FUNCTIONS.items()]:
+        assert offered[name] == ("function" if name in VALUE_FUNCTIONS else "statement")
+        for form in entry.usage:
+            assert form in text
+        assert entry.summary in text
+        assert failure(f"let {name} = 1").kind == "reserved-name"
+
+
+@pytest.fixture
+def new_builtins(monkeypatch):
+    """`twice(X)`, a value function, and `note(X, title: "…", times: N)`, a statement-like call
+    with named options: two entries, nothing else."""
+
+    def compile_note(run, statement, call):
+        value_of = run.compiler.number(call.args[0])
+        options = {keyword.name: keyword.value for keyword in call.keywords}
+        title_of = run.compiler.text(options["title"]) if "title" in options else (lambda args: "note")
+        times_of = run.compiler.number(options["times"]) if "times" in options else (lambda args: 1.0)
+
+        def note(show):
+            run.emit(Printed(statement.span, f"{title_of(None)}: {value_of(None) * times_of(None)}"))
+
+        return note
+
+    twice = registry.ValueFunction(
+        "twice", arity(1), node_functions.engine_unary(lambda node: node + node), "twice(X)", "X + X, one node",
+        "functions",
+    )
+    note = registry.StatementCall(
+        "note", arity(1), compile_note, 'note(X[, title: "T"][, times: N])', "prints X times N under a title",
+        "notes", options={"title": TEXT, "times": VALUE},
+    )
+    monkeypatch.setitem(VALUE_FUNCTIONS, "twice", twice)
+    monkeypatch.setitem(STATEMENT_FUNCTIONS, "note", note)
+
+
+def test_a_new_value_function_is_only_its_entry(new_builtins):
+    outcomes = run("let x = var 3\nlet y = twice(x)\nbackward(y)\nprint y, grad(x)")
+    assert outcomes[-1].text == f"{format_number(6.0)} {format_number(2.0)}"
+    assert failure("twice(1, 2)").message == "`twice` takes 1 argument, got 2"
+    assert failure('twice("a")').message == "`twice` takes no text arguments"
+    assert failure("let twice = 1").kind == "reserved-name"
+    assert completions("twi") == {"twice": "function"}
+    assert "twice(X)" in help_text() and "X + X, one node" in help_text()
+
+
+def test_a_new_statement_with_named_options_is_only_its_entry(new_builtins):
+    outcomes = run('note(2, times: 3, title: "six")\nnote(1)')
+    assert [outcome.text for outcome in outcomes] == ["six: 6.0", "note: 1.0"]
+    unknown = failure("note(1, tim: 2)")
+    assert unknown.message == "`note` has no argument named `tim`"
+    assert unknown.notes == ("help: did you mean `times`?", "note: note's named arguments are `title:` and `times:`")
+    assert failure("note(1, times: 2, times: 3)").message == "`times:` is given twice"
+    assert failure("note(1, title: 2)").message == "`title:` of `note` is a text in quotes"
+    assert failure("let z = note(1)").kind == "unknown-function"  # a statement gives no value
+    # who takes named arguments is read from the registry too
+    assert "only `gradcheck` (`step:`, `tolerance:`) and `note` (`title:`, `times:`) do" in failure(
+        "exp(1, base: 2)").message
+    assert completions("not") == {"note": "statement"}
+    text = help_text()
+    assert 'note(X[, title: "T"][, times: N])' in text and "prints X times N under a title" in text
+
+
+def test_reserved_names_are_exactly_the_registered_names():
+    for name in ["exp", "backward", "read_table", "random_seed"]:
+        assert registry.is_reserved(name)
+        assert failure(f"fn f({name}) = 1").kind == "reserved-name"
+    assert not registry.is_reserved("loss")
+    assert not any(isinstance(outcome, Failed) for outcome in run("let loss = 1\nfn f(x) = x"))
+
+
+def test_a_text_argument_and_a_wrong_count_say_what_the_entry_takes():
+    assert failure("read_table(1)").message == '`read_table` takes a file name in quotes: read_table("data.csv")'
+    assert failure('draw("x")').message.startswith("`draw` takes an expression and, optionally, a file name")
+    assert failure("let x = var 1\ndraw(x, x)").kind == "wrong-arguments"
+    assert failure("gradcheck(1)").message == "`gradcheck` takes 2 or more arguments, got 1"
+    assert failure("backward()").message == "`backward` takes 1 or 2 arguments, got 0"
