@@ -78,11 +78,11 @@ def layer(W, b, xs):
 
 
 def number(value: float) -> str:
-    """As the program prints a number: scalarlang's format_number for ordinary magnitudes."""
-    if value == 0.0 or 1e-6 <= abs(value) < 1e15:
-        return f"{value:.12f}"
-    mantissa, exponent = f"{value:.12e}".split("e")
-    return f"{mantissa}e{int(exponent)}"
+    """As the program prints a finite number: scalarlang's format_number in its default style
+    (whole numbers as integers, others with 12 significant digits)."""
+    if value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return f"{value:.12g}"
 
 
 def main(argv: list[str]) -> int:

@@ -267,4 +267,6 @@ def test_style_names_become_colours():
     assert " on " in chart_style("positive/negative") and " on " in chart_style("point-1/positive")
     text = rows_text([(("[b]", ""), ("⠁", "series-0")), (("x", "point-0"),)])
     assert text.plain == "[b]⠁\nx"  # user text stays text
-    assert [str(span.style) for span in text.spans] == [chart_style("series-0"), chart_style("point-0")]
+    # (rich 13.0 keeps an empty span for the unstyled piece; later releases drop it)
+    styled = [str(span.style) for span in text.spans if str(span.style)]
+    assert styled == [chart_style("series-0"), chart_style("point-0")]

@@ -121,7 +121,17 @@ def _interrupt_lines_at_random_moments(tmp_path, count: int, seed: int) -> None:
     assert [item[4] for item in before["list ws"][1]] == ["ws[0]", "ws[1]", "ws[2]"]
     assert before["list data"][1][3][4] == "data[1][1]"
     main = threading.main_thread().ident
-    assert main is not None and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert main is not None
+    # Python's own handler, as an interactive run has it (a shell's background job, a CI
+    # runner, starts with SIGINT ignored, and then an interrupt of the main thread is dropped).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _interrupt_each(core, stream, before, rng, count, seed, main)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _interrupt_each(core, stream, before, rng, count: int, seed: int, main: int) -> None:
     for attempt in range(count):
         line = rng.choice(LINES)
         delay = rng.uniform(0.002, 0.12)
