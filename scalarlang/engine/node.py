@@ -46,11 +46,13 @@ class ScalarOperation(StrEnum):
     MAX = "max"
     MIN = "min"
     LOGSUMEXP = "logsumexp"
+    MAX_OF = "max_of"
+    MIN_OF = "min_of"
 
 
 # The operations whose nodes take any number of operands (`_nary`): their operands after the
 # first live in the _dright slot (see `Node`), which the walks read only for these.
-NARY_OPERATIONS = frozenset({ScalarOperation.LOGSUMEXP})
+NARY_OPERATIONS = frozenset({ScalarOperation.LOGSUMEXP, ScalarOperation.MAX_OF, ScalarOperation.MIN_OF})
 
 
 class Forward(NamedTuple):
