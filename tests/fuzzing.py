@@ -50,7 +50,7 @@ KINDS = (
     "assertion-failed", "non-finite-result", "non-finite-leaf", "tracked-exponent", "not-a-count",
     "not-a-value", "too-long", "reserved-name", "untracked-output", "non-finite-seed",
     "gradcheck-failed", "expectation-failed", "table-width", "not-a-node", "not-a-list",
-    "not-an-index", "index-out-of-range", "bad-table", "io-error",
+    "not-an-index", "index-out-of-range", "bad-table", "io-error", "bad-probabilities",
 )
 
 # The tables `read_table` reads: a good one (a line of names, then 3 rows of 3 numbers) and
@@ -95,6 +95,12 @@ BROKEN_LISTS = (
     ("let q = [var 1, [var 2]]\ndescend q by nan", "non-finite-leaf"),
     ('let q = read_table("no-such-file.csv")', "io-error"), ("let q = read_table({bad})", "bad-table"),
     ("let q = [{l}, 1] * 2", "not-a-node"), ("print {l}, {l}[{len}]", "index-out-of-range"),
+    # Classifiers and language models.
+    ("let q = max([])", "wrong-arguments"), ("let q = softmax([])", "wrong-arguments"), ("let q = logsumexp({n})", "not-a-list"),
+    ("let q = max({n})", "not-a-list"), ("let q = argmax([{l}])", "not-a-node"), ("let q = max({l}, 1)", "not-a-node"),
+    ("let q = cross_entropy({l}, {len})", "index-out-of-range"), ("let q = cross_entropy({l}, 0.5)", "not-an-index"),
+    ("let q = one_hot({len}, {len})", "index-out-of-range"), ("let q = one_hot(0, 0.5)", "not-a-count"),
+    ("let q = sample([0.5, 0.6])", "bad-probabilities"), ("let q = sample([-1, 2])", "bad-probabilities"),
 )
 
 # Slightly wrong statements. `{v}` is a tracked variable, `{n}` any bound value, `{t}` a table,
@@ -837,7 +843,7 @@ class ProgramGenerator:
         """A node read from a list or a table: an item by index, a fold, a count."""
         rng = self.rng
         full, matrices, tables = scope.flat_lists(nonempty=True), scope.matrices(), scope.full_tables()
-        choice = rng.randint(0, 4)
+        choice = rng.randint(0, 6)
         if choice == 0 and full:
             name = rng.choice(full)
             length = scope.lists[name][0]
@@ -848,6 +854,17 @@ class ProgramGenerator:
             return rng.choice((
                 f"sum({name})", f"mean({name})", f"dot({name}, {name})", f"sum([p * p for p in {name}])",
                 f"mean([p > 0 for p in {name}])", f"mean([(p > 0) == (p < 1) for p in {name}])", f"sum(flatten({name}, [1]))",
+            ))
+        if choice >= 5 and full:  # folds, probabilities and draws of classifiers
+            name = rng.choice(full)
+            length = scope.lists[name][0]
+            k = rng.randrange(length)
+            return rng.choice((
+                f"max({name})", f"min({name})", f"logsumexp({name})", f"softmax({name})[{k}]",
+                f"(max({name}) + argmax({name}) - logsumexp({name}))",
+                f"(min({name}, {name}[0], 1) + argmin({name}) + cross_entropy({name}, {k}))",
+                f"(sample(softmax({name})) + dot(one_hot({k}, len({name})), {name}) - max({name}, {name}[0], 1))",
+                f"(logsumexp(softmax({name})) + sample(one_hot({k}, {length})) - argmax({name}))",
             ))
         if choice == 2 and matrices:
             name = rng.choice(matrices)

@@ -640,7 +640,8 @@ def test_rule_of_a_full_width_table_is_exactly_the_width():
                 "   |         ^^^^",
                 "   = help: did you mean `tanh`?",
                 "   = note: the built-in functions are exp, tanh, log, detach, grad, value, sqrt, relu, sigmoid, abs, "
-                "max, min, sum, mean, node_count, edge_count, len, dot, flatten, zip, uniform, gauss, read_table",
+                "max, min, sum, mean, node_count, edge_count, len, dot, flatten, zip, uniform, gauss, read_table,",
+                "argmax, argmin, logsumexp, softmax, cross_entropy, one_hot, sample",
             ],
         ),
         (

@@ -776,6 +776,7 @@ def test_expect_every_runtime_kind_of_the_errors_example(tmp_path):
         "index-out-of-range": "a_list[1]",
         "bad-table": f'let t = read_table("{bad_table}")',
         "io-error": f'let t = read_table("{tmp_path / "missing.csv"}")',
+        "bad-probabilities": "sample([0.5, 0.6])",
     })
     programs["not-a-value"] = "let y = x + f"  # a function used as a value
     programs["unknown-picture-format"] = 'draw(x, "x.pdf")'

@@ -188,8 +188,8 @@ def test_the_docs_example_is_what_the_command_writes():
     text = DOC.read_text(encoding="utf-8").split("## Example")[1]
     lines = text.split("```")[1].strip("\n").splitlines()
     command, expected = lines[0], lines[1:]
-    assert command == "$ scalarlang --json -c 'let x = var 2; x * x; lose'"
-    result = subprocess.run([str(COMMAND), "--json", "-c", "let x = var 2; x * x; lose"], capture_output=True, timeout=60)
+    assert command == "$ scalarlang --json -c 'let loss = var 2; loss * loss; lose'"
+    result = subprocess.run([str(COMMAND), "--json", "-c", "let loss = var 2; loss * loss; lose"], capture_output=True, timeout=60)
     assert result.stdout.decode().splitlines() == expected
 
 

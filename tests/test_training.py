@@ -190,7 +190,8 @@ def test_wrong_argument_counts_and_duplicate_parameters():
     assert failure("fn f(x) = x\nfn g(y) = f()").kind == "wrong-arguments"
     assert failure("fn f(x, x) = x").kind == "syntax-error"  # the parser's
     assert failure("sum()").kind == "wrong-arguments"
-    assert failure("max(1)").kind == "wrong-arguments"
+    assert failure("max()").kind == "wrong-arguments"
+    assert failure("max(1)").kind == "not-a-list"  # max of one argument: of a list
 
 
 def test_an_unknown_function_lists_the_functions_that_exist():

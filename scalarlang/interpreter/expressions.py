@@ -74,22 +74,23 @@ class Compiler:
         self.random = random  # the session's generator (`random.Random`), for `uniform`, `gauss`
         self.budget = budget if budget is not None else operations.Budget()  # the session's, for comprehensions
         self.call_depth = 0  # the deepest function a function body calls
-        # In a function body, (start, end, count) -> the tag of the nodes made there, so that
+        # In a function body, (start, end, count, form) -> the tag of the nodes made there, so that
         # the body's own result is known by its tag (`Function.origin`); keyed by offsets,
         # which stand for the span in one source (hashing a span computes its line and column).
-        self._origins: dict[tuple[int, int, bool], Made] | None = {} if self.early else None
+        self._origins: dict[tuple[int, int, bool, str | None], Made] | None = {} if self.early else None
 
     # ---- helpers the built-ins use ---------------------------------------------------------
 
-    def origin(self, span: Span, count: bool = False) -> Made:
-        """The tag of the nodes the expression at ``span`` makes: one object per expression."""
+    def origin(self, span: Span, count: bool = False, form: str | None = None) -> Made:
+        """The tag of the nodes the expression at ``span`` makes: one object per expression
+        (``form``: of a part a built-in makes, see `Made`)."""
         origins = self._origins
         if origins is None:
-            return Made(self.source, span, count, self.function)
-        key = (span.start, span.end, count)
+            return Made(self.source, span, count, self.function, form)
+        key = (span.start, span.end, count, form)
         made = origins.get(key)
         if made is None:
-            made = origins[key] = Made(self.source, span, count, self.function)
+            made = origins[key] = Made(self.source, span, count, self.function, form)
         return made
 
     def fail(self, kind: str, message: str, span: Span, fields=None, notes=()) -> LanguageError:

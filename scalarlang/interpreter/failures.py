@@ -120,6 +120,8 @@ LANGUAGE_RUNTIME_KINDS = (
     "bad-table",
     # Seeing the chain rule.
     "too-many-paths",
+    # Text and language models.
+    "bad-probabilities",
 )
 # Pictures (`draw`, `--draw`), as in `pictures.errors`.
 DRAWING_KINDS = ("missing-graphviz", "unknown-picture-format", "graph-too-large", "graphviz-failed")

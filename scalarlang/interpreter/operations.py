@@ -20,7 +20,7 @@ from ..engine.numbers import format_count, format_number
 from ..engine.scalar import Scalar
 from ..language import tree
 from .failures import engine_failure, failure
-from .values import ListValue, Named, label_of, whole_number
+from .values import ListValue, Named, label_of, list_position, whole_number
 
 if TYPE_CHECKING:
     from .expressions import Compiler
@@ -202,29 +202,7 @@ def index(compiler: Compiler, node: tree.Index) -> Callable:
             raise not_a_list()
         if position.__class__ is not Scalar:
             raise index_not_a_node(position)
-        value = position._value
-        at = whole_number(value)
-        if at is None:
-            raise compiler.fail(
-                "not-an-index",
-                f"an index must be a whole number, not {format_number(value)}",
-                node.index.span,
-                {"value": value},
-            )
-        length = len(target)
-        if at < 0:
-            at += length
-        if not 0 <= at < length:
-            raise compiler.fail(
-                "index-out-of-range",
-                f"index {format_count(value)} is out of range for `{target_text}`, "
-                + (f"a list of {length}" if length else "an empty list"),
-                node.index.span,
-                {"index": value, "length": length},
-                (f"help: the indices of a list of {length} are 0 to {length - 1} (or -{length} to -1)",)
-                if length else (),
-            )
-        return target[at]
+        return target[list_position(compiler.source, position._value, len(target), node.index.span, target_text)]
 
     return item
 

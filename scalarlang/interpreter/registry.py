@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine.scalar import Scalar
 from ..language import tree
 from ..language.diagnostics import LanguageError
-from . import chain_rule, checks, graphs, list_functions, node_functions
+from . import chain_rule, checks, graphs, list_functions, logits, node_functions
 from .values import LABEL_LIMIT, shorten, suggestion
 
 if TYPE_CHECKING:
@@ -140,8 +140,8 @@ def _table(*entries: Any) -> dict:
 
 
 # The headings of `:help`, in its order (an entry's new heading comes after these).
-_PASSES, _CHAIN_RULE, _ENGINE, _GRADIENTS, _LISTS, _DATA = CATEGORIES = (
-    "passes", "chain rule", "functions", "gradients", "lists", "data",
+_PASSES, _CHAIN_RULE, _ENGINE, _GRADIENTS, _LISTS, _DATA, _MODELS = CATEGORIES = (
+    "passes", "chain rule", "functions", "gradients", "lists", "data", "models",
 )
 
 VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
@@ -156,10 +156,10 @@ VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
     ValueFunction("relu", arity(1), node_functions.engine_unary(Scalar.relu), "relu(X)", "max(0, X); derivative 0 at 0", _ENGINE),
     ValueFunction("sigmoid", arity(1), node_functions.engine_unary(Scalar.sigmoid), "sigmoid(X)", "1 / (1 + e^-X)", _ENGINE),
     ValueFunction("abs", arity(1), node_functions.engine_unary(Scalar.abs), "abs(X)", "|X|; derivative 0 at 0", _ENGINE),
-    ValueFunction("max", arity(2), node_functions.engine_binary(Scalar.max), "max(A, B)",
-        "the larger; a tie shares the gradient", _ENGINE),
-    ValueFunction("min", arity(2), node_functions.engine_binary(Scalar.min), "min(A, B)",
-        "the smaller; a tie shares the gradient", _ENGINE),
+    ValueFunction("max", arity(1, None), logits.compile_max, ("max(A, B)", "max(L)", "max(A, B, C, …)"),
+        "the larger; a tie of two shares the gradient, of a list the first largest takes it", _ENGINE),
+    ValueFunction("min", arity(1, None), logits.compile_min, ("min(A, B)", "min(L)", "min(A, B, C, …)"),
+        "the smaller; a tie of two shares the gradient, of a list the first smallest takes it", _ENGINE),
     ValueFunction("sum", arity(1, None), list_functions.compile_sum, ("sum(L)", "sum(A, B, …)"),
         "the left fold L[0] + L[1] + …", _LISTS),
     ValueFunction("mean", arity(1, None), list_functions.compile_mean, ("mean(L)", "mean(A, B, …)"),
@@ -180,6 +180,21 @@ VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
     ValueFunction("read_table", arity(1), list_functions.compile_read_table, 'read_table("FILE.csv")',
         "the rows of numbers of a CSV file, as constants", _DATA, (TEXT,),
         takes='a file name in quotes: read_table("data.csv")'),
+    ValueFunction("argmax", arity(1), logits.compile_argmax, "argmax(L)",
+        "the index of the first largest item, a constant", _LISTS, (LIST,)),
+    ValueFunction("argmin", arity(1), logits.compile_argmin, "argmin(L)",
+        "the index of the first smallest item, a constant", _LISTS, (LIST,)),
+    ValueFunction("logsumexp", arity(1), logits.compile_logsumexp, "logsumexp(L)",
+        "log(exp(L[0]) + exp(L[1]) + …) without overflow: one node, its edges carry softmax(L)", _MODELS, (LIST,)),
+    ValueFunction("softmax", arity(1), logits.compile_softmax, "softmax(L)",
+        "the probabilities exp(L[i] - logsumexp(L)), a list", _MODELS, (LIST,)),
+    ValueFunction("cross_entropy", arity(2), logits.compile_cross_entropy, "cross_entropy(LOGITS, TARGET)",
+        "logsumexp(LOGITS) - LOGITS[TARGET]: the loss of one example", _MODELS, (LIST, VALUE)),
+    ValueFunction("one_hot", arity(2), logits.compile_one_hot, "one_hot(I, N)",
+        "N constants, 1 at index I and 0 elsewhere", _MODELS),
+    ValueFunction("sample", arity(1), logits.compile_sample, "sample(P)",
+        "an index drawn with probabilities P, as Python's random.choices(range(len(P)), weights=P)[0]",
+        _MODELS, (LIST,)),
 )
 
 STATEMENT_FUNCTIONS: dict[str, StatementCall] = _table(

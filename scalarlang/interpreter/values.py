@@ -28,6 +28,7 @@ from typing import cast
 from ..engine.numbers import format_count, format_number, format_parameter
 from ..engine.scalar import Scalar, ScalarOperation
 from ..language.source import Source, Span
+from .failures import failure
 
 # Labels made from source text are cut to this many characters, whitespace collapsed; so are
 # names longer than that, in labels and messages.
@@ -36,20 +37,27 @@ LABEL_LIMIT = 60
 
 class Made:
     """The tag of the nodes one expression makes: its source, its span, whether it is a count,
-    and the function whose body it is in (its nodes are shown `layer: relu(...)`)."""
+    the function whose body it is in (its nodes are shown `layer: relu(...)`), and the form of
+    a part a built-in makes on the way, where ``{}`` stands for the span's text
+    (`logsumexp({})` for the logsumexp node inside `softmax(z)`)."""
 
-    __slots__ = ("source", "span", "count", "function")
+    __slots__ = ("source", "span", "count", "function", "form")
 
-    def __init__(self, source: Source, span: Span, count: bool = False, function: str | None = None):
+    def __init__(self, source: Source, span: Span, count: bool = False, function: str | None = None,
+                 form: str | None = None):
         self.source = source
         self.span = span
         self.count = count
         self.function = function
+        self.form = form
 
     def __str__(self) -> str:
+        text = source_label(self.source.text, self.span)
+        if self.form is not None:
+            text = shorten(self.form.replace("{}", text), LABEL_LIMIT)
         if self.function is None:
-            return source_label(self.source.text, self.span)
-        return shorten(f"{self.function}: {source_label(self.source.text, self.span)}", LABEL_LIMIT)
+            return text
+        return shorten(f"{self.function}: {text}", LABEL_LIMIT)
 
 
 class Named:
@@ -154,6 +162,31 @@ def suggestion(word: str, candidates: list[str]) -> tuple[str, ...]:
 def whole_number(value: float) -> int | None:
     """``value`` as an int when it is a whole number (a count, an index, a seed), else None."""
     return int(value) if value - value == 0.0 and value.is_integer() else None
+
+
+def list_position(source: Source, value: float, length: int, span: Span, target_text: str) -> int:
+    """The item an index's value names in a list of ``length`` (`target_text`): from 0, a
+    negative index from the end; else `not-an-index` or `index-out-of-range` at ``span``."""
+    at = whole_number(value)
+    if at is None:
+        raise failure(
+            source, "not-an-index", f"an index must be a whole number, not {format_number(value)}", span,
+            {"value": value},
+        )
+    if at < 0:
+        at += length
+    if not 0 <= at < length:
+        raise failure(
+            source,
+            "index-out-of-range",
+            f"index {format_count(value)} is out of range for `{target_text}`, "
+            + (f"a list of {length}" if length else "an empty list"),
+            span,
+            {"index": value, "length": length},
+            (f"help: the indices of a list of {length} are 0 to {length - 1} (or -{length} to -1)",)
+            if length else (),
+        )
+    return at
 
 
 def cut(text: str, limit: int) -> str:

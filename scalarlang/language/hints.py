@@ -43,10 +43,20 @@ _MODULES = {"np", "numpy", "math", "random", "torch", "F", "nn"}
 _BUILT_IN_FORMS = {
     "dot": "`dot(a, b)`", "exp": "`exp(x)`", "log": "`log(x)`", "tanh": "`tanh(x)`",
     "sqrt": "`sqrt(x)`", "relu": "`relu(x)`", "sigmoid": "`sigmoid(x)`", "abs": "`abs(x)`",
-    "sum": "`sum(xs)`", "mean": "`mean(xs)`", "max": "`max(a, b)`", "min": "`min(a, b)`",
+    "sum": "`sum(xs)`", "mean": "`mean(xs)`", "max": "`max(xs)` (or `max(a, b)`)", "min": "`min(xs)` (or `min(a, b)`)",
     "uniform": "`uniform(a, b)` (the session's generator; `random_seed(N)` seeds it)",
     "gauss": "`gauss(mu, sigma)` (the session's generator; `random_seed(N)` seeds it)",
     "seed": "`random_seed(N)`",
+    # Classifiers and language models: functions of one list of logits (no `dim`).
+    "argmax": "`argmax(xs)` (the index of the first largest item)", "argmin": "`argmin(xs)`",
+    "logsumexp": "`logsumexp(xs)` (of one list: no `dim`)", "softmax": "`softmax(xs)` (of one list: no `dim`)",
+    "log_softmax": "`[x - logsumexp(xs) for x in xs]`",
+    "cross_entropy": "`cross_entropy(logits, target)` for one example (a list of logits, the index of the right "
+    "class); over examples, `mean([cross_entropy(L[i], T[i]) for i in 0..len(T)])`",
+    "one_hot": "`one_hot(i, n)`",
+    "choices": "`sample(P)`: an index drawn with probabilities P, as `random.choices(range(len(P)), weights=P)[0]`",
+    "multinomial": "`sample(P)`: an index drawn with probabilities P (the session's generator)",
+    "random": "`uniform(a, b)`, `gauss(mu, sigma)` or `sample(P)` (the session's generator; `random_seed(N)` seeds it)",
 }
 
 
@@ -126,6 +136,10 @@ def token_hint(tok: Any, expected: set[str], stack: list, text: str) -> tuple[st
         if before.rstrip().endswith("]"):  # `ws[0] = 2`
             return ("help: lists never change: make a new one, like `let ws = [2, ws[1]]`;"
                     " a gradient step of a list of variables is `descend ws by LR`",)
+        function = _open_call(stack)
+        after = text[tok.end_pos : tok.end_pos + 1]
+        if function is not None and op == "NAME" and after not in ("<", ">"):  # `softmax(x, dim=0)`, `gradcheck(l, x, step=1e-4)`
+            return (_keyword_hint(function, str(previous)),)
         return ("help: bind a name with `let NAME = EXPR`; compare with `assert A == B`",)
     if _STARTS_WITH["def"].search(before):
         return ("help: a function is `fn f(x) = EXPR`: one expression, no `:` and no `return`",)
@@ -165,6 +179,27 @@ _PYTHON_FOR = re.compile(
     r"for[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+in[ \t]+range[ \t]*\([ \t]*([^,()]+?)[ \t]*"
     r"(?:,[ \t]*([^,()]+?)[ \t]*)?\)"
 )
+
+
+def _open_call(stack: list) -> str | None:
+    """The function whose call's arguments are being parsed, if any: the name before the
+    innermost `(` still open (an open `[` or `{` after it: none)."""
+    for position in range(len(stack) - 1, 0, -1):
+        kind = getattr(stack[position], "type", None)
+        if kind in ("LSQB", "LBRACE"):
+            return None
+        if kind == "LPAR":
+            before = stack[position - 1]
+            return str(before) if getattr(before, "type", None) == "NAME" else None
+    return None
+
+
+def _keyword_hint(function: str, keyword: str) -> str:
+    """`f(x, dim=0)`: PyTorch's dimension arguments, or a named argument written with `=`."""
+    if keyword in ("dim", "axis", "keepdim", "keepdims"):
+        return (f"help: `{function}` works along the one list it is given, so it takes no `{keyword}`; "
+                f"for each row of a table, `[{function}(row) for row in W]`")
+    return f"help: a named argument is written `{keyword}: VALUE`, not `{keyword}=VALUE` (as in `gradcheck(loss, x, step: 1e-4)`)"
 
 
 def _python_for(line: str) -> str:
