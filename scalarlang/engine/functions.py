@@ -10,6 +10,7 @@ the operation turns into its typed error.
 
 from __future__ import annotations
 
+import builtins
 import math
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -41,6 +42,8 @@ _log = math.log
 _tanh = math.tanh
 _sqrt = math.sqrt
 _fabs = math.fabs
+_largest = builtins.max  # (this module defines max and min of nodes)
+_sum = builtins.sum
 _new = object.__new__
 
 
@@ -188,18 +191,14 @@ def logsumexp_value(values: Sequence[float]) -> float:
 
 def _logsumexp(values: Sequence[float]) -> tuple[float, list[float], float]:
     """The value, each e^(v - largest) and their sum (the softmax is their ratio)."""
-    top = -_INF
-    for value in values:
-        if value != value:
-            return _NAN, [], 0.0
-        if value > top:
-            top = value
-    if top == _INF or top == -_INF:
-        return top, [], 0.0
+    top = _largest(values)  # (C's max: one pass, no Python loop)
+    if top - top != 0.0:  # inf, -inf or nan: no weights
+        for value in values:
+            if value != value:
+                return _NAN, [], 0.0
+        return top, [], 0.0  # (max skips a nan only after a number, so nan was caught above)
     weights = [_exp(value - top) for value in values]
-    total = 0.0
-    for weight in weights:
-        total += weight
+    total = _sum(weights)  # left to right, as `total += weight` in a loop
     return top + _log(total), weights, total
 
 

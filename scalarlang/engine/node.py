@@ -309,8 +309,11 @@ def _nary(value: float, operation: ScalarOperation, operands: Sequence[Any], der
     node._dleft = derivatives[0]
     node._right = None
     node._dright = tuple(zip(operands[1:], derivatives[1:]))  # type: ignore[assignment]
-    tracked = any(operand._gradient is not None for operand in operands)
-    node._gradient = 0.0 if tracked else None
+    node._gradient = None
+    for operand in operands:  # (a loop that stops at the first tracked one: cheaper than any())
+        if operand._gradient is not None:
+            node._gradient = 0.0
+            break
     node._walk = None
     node.tag = None
     return node

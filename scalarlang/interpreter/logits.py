@@ -36,26 +36,35 @@ SUM_TOLERANCE = 1e-9
 _max_of, _min_of, _logsumexp = Scalar.max_of, Scalar.min_of, Scalar.logsumexp
 
 
-def _items_of(compiler: Compiler, call: tree.Call, expr: tree.Expr, lacks: str) -> Callable[[object], ListValue]:
-    """A check that ``expr``'s value (an argument of ``call``) is a non-empty list of nodes;
-    ``lacks`` says what an empty list has not (`no largest item`)."""
-    name = call.function
-    not_a_list = compiler.list_check(expr, f"`{name}`")
+class _ListArgument:
+    """The checks of an argument that must be a non-empty list of nodes. ``items`` checks that
+    it is a list with items; that the items are nodes is left to the engine's operation (or to
+    reading their values), whose TypeError (AttributeError) becomes `not_nodes`' error: one pass
+    over the items, not two, on the path a training loop runs thousands of times a step."""
 
-    def items(value: object) -> ListValue:
+    __slots__ = ("compiler", "name", "expr", "lacks", "not_a_list")
+
+    def __init__(self, compiler: Compiler, call: tree.Call, expr: tree.Expr, lacks: str):
+        self.compiler, self.name, self.expr = compiler, call.function, expr
+        self.lacks = lacks  # what an empty list has not (`no largest item`)
+        self.not_a_list = compiler.list_check(expr, f"`{call.function}`")
+
+    def items(self, value: object) -> ListValue:
         if value.__class__ is not ListValue:
-            raise not_a_list()
+            raise self.not_a_list()
         if not value:
-            raise compiler.fail(
-                "wrong-arguments", f"`{name}` of an empty list: it has {lacks}", expr.span,
-                {"function": name, "length": 0},
+            raise self.compiler.fail(
+                "wrong-arguments", f"`{self.name}` of an empty list: it has {self.lacks}", self.expr.span,
+                {"function": self.name, "length": 0},
             )
-        for index, item in enumerate(value):  # type: ignore[arg-type]
-            if item.__class__ is not Scalar:
-                raise _item_not_a_node(compiler, name, expr, index, item)
         return value  # type: ignore[return-value]
 
-    return items
+    def not_nodes(self, items: ListValue) -> LanguageError:
+        """The error for the first item that is not a node."""
+        for index, item in enumerate(items):
+            if item.__class__ is not Scalar:
+                return _item_not_a_node(self.compiler, self.name, self.expr, index, item)
+        raise AssertionError("every item is a node")  # (only called when one is not)
 
 
 def _item_not_a_node(compiler: Compiler, name: str, expr: tree.Expr, index: int, item: object) -> LanguageError:
@@ -109,7 +118,7 @@ def compile_max(compiler: Compiler, call: tree.Call, largest: bool = True):
         return of_two, operands
     fold, origin = _max_of if largest else _min_of, compiler.origin(call.span)
     if len(args) == 1:
-        items_of = _items_of(compiler, call, args[0], "no largest item" if largest else "no smallest item")
+        argument = _ListArgument(compiler, call, args[0], "no largest item" if largest else "no smallest item")
         source, text, span = compiler.source, compiler.text_of(args[0]), args[0].span
 
         def of_list(args, value):
@@ -118,7 +127,11 @@ def compile_max(compiler: Compiler, call: tree.Call, largest: bool = True):
                     not_a_list(source, text, span, f"`{name}` of one argument"),
                     f"help: the {'larger' if largest else 'smaller'} of two values is `{name}(a, b)`",
                 )
-            node = fold(items_of(value))
+            items = argument.items(value)
+            try:
+                node = fold(items)
+            except TypeError:
+                raise argument.not_nodes(items) from None
             node.tag = origin
             return node
 
@@ -143,15 +156,19 @@ def compile_min(compiler: Compiler, call: tree.Call):
 def compile_argmax(compiler: Compiler, call: tree.Call, largest: bool = True):
     """``argmax(L)``: the index of the first largest item, a constant (a count)."""
     (argument,) = compiler.values(call)
-    items_of = _items_of(compiler, call, argument, "no largest item" if largest else "no smallest item")
+    checked = _ListArgument(compiler, call, argument, "no largest item" if largest else "no smallest item")
     origin = compiler.origin(call.span, True)
 
     def argmax(args, value):
-        items = items_of(value)
-        best, top = 0, items[0]._value
-        for index, item in enumerate(items):
-            if (item._value > top) if largest else (item._value < top):
-                best, top = index, item._value
+        items = checked.items(value)
+        try:
+            values = [item._value for item in items]
+        except AttributeError:
+            raise checked.not_nodes(items) from None
+        best, top = 0, values[0]
+        for index, number in enumerate(values):
+            if (number > top) if largest else (number < top):
+                best, top = index, number
         node = Scalar.constant(best)
         node.tag = origin
         return node
@@ -170,10 +187,14 @@ def compile_logsumexp(compiler: Compiler, call: tree.Call):
     """``logsumexp(L)``: one node with an edge to each item; its local derivatives are the
     softmax of the items."""
     (argument,) = compiler.values(call)
-    items_of, origin = _items_of(compiler, call, argument, "no terms"), compiler.origin(call.span)
+    checked, origin = _ListArgument(compiler, call, argument, "no terms"), compiler.origin(call.span)
 
     def logsumexp(args, value):
-        node = _logsumexp(items_of(value))
+        items = checked.items(value)
+        try:
+            node = _logsumexp(items)
+        except TypeError:
+            raise checked.not_nodes(items) from None
         node.tag = origin
         return node
 
@@ -183,14 +204,17 @@ def compile_logsumexp(compiler: Compiler, call: tree.Call):
 def compile_softmax(compiler: Compiler, call: tree.Call):
     """``softmax(L)``: the list ``exp(L[i] - logsumexp(L))``, one logsumexp node shared."""
     (argument,) = compiler.values(call)
-    items_of, span, engine_error = _items_of(compiler, call, argument, "no terms"), call.span, compiler.engine_error
+    checked, span, engine_error = _ListArgument(compiler, call, argument, "no terms"), call.span, compiler.engine_error
     total_tag = compiler.origin(argument.span, form="logsumexp({})")
     shifted_tag = _labels(compiler, argument.span, "{}[{i}] - logsumexp({})")
     item_tag = _labels(compiler, call.span, "{}[{i}]")
 
     def softmax(args, value):
-        items = items_of(value)
-        total = _logsumexp(items)
+        items = checked.items(value)
+        try:
+            total = _logsumexp(items)
+        except TypeError:
+            raise checked.not_nodes(items) from None
         total.tag = total_tag
         made = []
         try:
@@ -211,17 +235,20 @@ def compile_cross_entropy(compiler: Compiler, call: tree.Call):
     """``cross_entropy(LOGITS, TARGET)``: ``logsumexp(LOGITS) - LOGITS[TARGET]``, TARGET a whole
     number inside the list (as indexing takes it)."""
     logits, target = compiler.values(call)
-    items_of, origin = _items_of(compiler, call, logits, "no classes"), compiler.origin(call.span)
+    checked, origin = _ListArgument(compiler, call, logits, "no classes"), compiler.origin(call.span)
     total_tag = compiler.origin(logits.span, form="logsumexp({})")
     target_not_a_node = compiler.node_check(target, "`cross_entropy`'s target")
     source, target_span, logits_text, engine_error = compiler.source, target.span, compiler.text_of(logits), compiler.engine_error
 
     def cross_entropy(args, value, position):
-        items = items_of(value)
+        items = checked.items(value)
         if position.__class__ is not Scalar:
             raise _with_help(target_not_a_node(position), "help: the target is the index of the right class, a whole number")
         chosen = items[list_position(source, position._value, len(items), target_span, logits_text)]
-        total = _logsumexp(items)
+        try:
+            total = _logsumexp(items)
+        except TypeError:
+            raise checked.not_nodes(items) from None
         total.tag = total_tag
         try:
             loss = total - chosen
@@ -284,11 +311,15 @@ def compile_sample(compiler: Compiler, call: tree.Call):
     """``sample(P)``: an index drawn with the session's generator, the one
     ``random.choices(range(len(P)), weights=P)[0]`` draws in the same state."""
     (argument,) = compiler.values(call)
-    items_of, origin, random = _items_of(compiler, call, argument, "no index to draw"), compiler.origin(call.span, True), compiler.random
+    checked, origin, random = _ListArgument(compiler, call, argument, "no index to draw"), compiler.origin(call.span, True), compiler.random
     text = compiler.text_of(argument)
 
     def sample(args, value):
-        weights = [item._value for item in items_of(value)]
+        items = checked.items(value)
+        try:
+            weights = [item._value for item in items]
+        except AttributeError:
+            raise checked.not_nodes(items) from None
         for index, weight in enumerate(weights):
             if weight < 0.0:
                 raise compiler.fail(
