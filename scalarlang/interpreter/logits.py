@@ -23,9 +23,9 @@ from ..engine.numbers import format_count, format_number
 from ..engine.scalar import Scalar
 from ..language import tree
 from ..language.diagnostics import LanguageError
-from .failures import not_a_list, not_a_node
+from .failures import not_a_list, not_a_node, position_in
 from .node_functions import engine_binary
-from .values import ListValue, Made, list_position, whole_number
+from .values import ListValue, Made, whole_number
 
 if TYPE_CHECKING:
     from .expressions import Compiler
@@ -51,7 +51,7 @@ class _ListArgument:
 
     def items(self, value: object) -> ListValue:
         if value.__class__ is not ListValue:
-            raise self.not_a_list()
+            raise self.not_a_list(value)
         if not value:
             raise self.compiler.fail(
                 "wrong-arguments", f"`{self.name}` of an empty list: it has {self.lacks}", self.expr.span,
@@ -244,7 +244,7 @@ def compile_cross_entropy(compiler: Compiler, call: tree.Call):
         items = checked.items(value)
         if position.__class__ is not Scalar:
             raise _with_help(target_not_a_node(position), "help: the target is the index of the right class, a whole number")
-        chosen = items[list_position(source, position._value, len(items), target_span, logits_text)]
+        chosen = items[position_in(source, position._value, len(items), logits_text, target_span)]
         try:
             total = _logsumexp(items)
         except TypeError:
