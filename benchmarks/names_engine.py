@@ -6,8 +6,8 @@ operations as the `.sad` program, so it prints the same lines, bit for bit (benc
 checks it): the text with a newline in front, its sorted characters as the vocabulary, a V x V
 table of weights drawn with Python's `random.Random(42).gauss(0, 1)` row by row, each step the
 mean of `logsumexp(W[x]) - W[x][y]` over the text's pairs (a left fold of additions, then one
-division by the count), a backward pass, `w - 50 * grad(w)` for every weight; then ten names,
-each drawn a character at a time with `random.choices` over `exp(W[c][i] - logsumexp(W[c]))`
+division by the count), a backward pass, `w - 50 * grad(w)` for every weight; then the likeliest
+first letter and ten names, each drawn a character at a time with `random.choices` over `exp(W[c][i] - logsumexp(W[c]))`
 until a newline.
 """
 
@@ -35,6 +35,7 @@ def main() -> None:
     position = {char: index for index, char in enumerate(vocab)}
     ids = [position[char] for char in text]
     size = len(vocab)
+    print(f"{text.count(chr(10)) - 1} names, {len(ids) - 1} pairs of characters, a vocabulary of {size}")
     generator = random.Random(SEED)
     weights = [[Scalar.variable(generator.gauss(0, 1)) for _ in range(size)] for _ in range(size)]
     for step in range(steps):
@@ -48,9 +49,12 @@ def main() -> None:
         loss = total / Scalar.constant(len(terms))
         loss.backward()
         weights = [[Scalar.variable(w.value - RATE * w.gradient) for w in row] for row in weights]
-        if step % 10 == 0 or step == steps - 1:
+        if step % 10 == 0:
             print(f"step {step} loss {format_number(loss.value)}")
+    print(f"step {steps - 1} loss {format_number(loss.value)}")
     newline = position["\n"]
+    row = [weight.value for weight in weights[newline]]
+    print(f"the likeliest first letter: {vocab[row.index(max(row))]}")
     for _ in range(10):
         word, char = "", _sample(generator, weights[newline])
         while char != newline:
