@@ -158,9 +158,9 @@ VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
     ValueFunction("sigmoid", arity(1), node_functions.engine_unary(Scalar.sigmoid), "sigmoid(X)", "1 / (1 + e^-X)", _ENGINE),
     ValueFunction("abs", arity(1), node_functions.engine_unary(Scalar.abs), "abs(X)", "|X|; derivative 0 at 0", _ENGINE),
     ValueFunction("max", arity(1, None), logits.compile_max, ("max(A, B)", "max(L)", "max(A, B, C, …)"),
-        "the larger; a tie of two shares the gradient, of a list the first largest takes it", _ENGINE),
+        "the larger (a tie shares the gradient); of a list, its first largest item", _ENGINE),
     ValueFunction("min", arity(1, None), logits.compile_min, ("min(A, B)", "min(L)", "min(A, B, C, …)"),
-        "the smaller; a tie of two shares the gradient, of a list the first smallest takes it", _ENGINE),
+        "the smaller (a tie shares the gradient); of a list, its first smallest item", _ENGINE),
     ValueFunction("sum", arity(1, None), list_functions.compile_sum, ("sum(L)", "sum(A, B, …)"),
         "the left fold L[0] + L[1] + …", _LISTS),
     ValueFunction("mean", arity(1, None), list_functions.compile_mean, ("mean(L)", "mean(A, B, …)"),
@@ -202,7 +202,7 @@ VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
     ValueFunction("argmin", arity(1), logits.compile_argmin, "argmin(L)",
         "the index of the first smallest item, a constant", _LISTS, (LIST,)),
     ValueFunction("logsumexp", arity(1), logits.compile_logsumexp, "logsumexp(L)",
-        "log(exp(L[0]) + exp(L[1]) + …) without overflow: one node, its edges carry softmax(L)", _MODELS, (LIST,)),
+        "log(exp(L[0]) + exp(L[1]) + …) without overflow; its edges carry softmax(L)", _MODELS, (LIST,)),
     ValueFunction("softmax", arity(1), logits.compile_softmax, "softmax(L)",
         "the probabilities exp(L[i] - logsumexp(L)), a list", _MODELS, (LIST,)),
     ValueFunction("cross_entropy", arity(2), logits.compile_cross_entropy, "cross_entropy(LOGITS, TARGET)",
@@ -210,8 +210,7 @@ VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
     ValueFunction("one_hot", arity(2), logits.compile_one_hot, "one_hot(I, N)",
         "N constants, 1 at index I and 0 elsewhere", _MODELS),
     ValueFunction("sample", arity(1), logits.compile_sample, "sample(P)",
-        "an index drawn with probabilities P, as Python's random.choices(range(len(P)), weights=P)[0]",
-        _MODELS, (LIST,)),
+        "an index drawn with probabilities P, as Python's random.choices draws it", _MODELS, (LIST,)),
 )
 
 STATEMENT_FUNCTIONS: dict[str, StatementCall] = _table(
