@@ -49,6 +49,12 @@ ERRORS = [
     ("sample([0.5, 0.6])", "bad-probabilities", "[0.5, 0.6]", "the probabilities `[0.5, 0.6]` sum to 1.1, not 1"),
     ("sample([1.5, -0.5])", "bad-probabilities", "[1.5, -0.5]", "`[1.5, -0.5][1]` is -0.5: a probability is at least 0"),
     ("sample(z)", "bad-probabilities", "z", "sum to 6, not 1"),
+    # texts where numbers belong
+    ('softmax(["a", "b"])', "not-a-node", '["a", "b"]', '`["a", "b"][0]` is a text of 1 character, not a node'),
+    ('max("abc")', "not-a-list", '"abc"', 'is a text of 3 characters, not a list'),
+    ('cross_entropy(z, "b")', "not-a-node", '"b"', "is a text of 1 character"),
+    ('sample(["a"])', "not-a-node", '["a"]', "is a text of 1 character"),
+    ('argmax(chars("hello"))', "not-a-node", 'chars("hello")', "is a text of 1 character"),
 ]
 
 
