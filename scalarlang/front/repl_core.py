@@ -209,7 +209,9 @@ class ReplCore:
             ("", "assert A == B [within TOL] (also != < <= > >=) · expect KIND: STATEMENT · quiet STATEMENT"),
             ("training", "fn NAME(P, …) = EXPR · descend NAME, … by LR · let NAME = [(1, 3), (2, 5), …]"),
             ("", "repeat N { … } · for i in A..B { … } · for x, y in TABLE { … } · if A OP B { … } else { … }"),
-            ("expressions", "var EXPR · const EXPR · + - * / % ** · -a · ( … ) · 2.5 · 1e-3 · inf · nan · \"text {EXPR}\""),
+            ("", "while COND { … } · break (leaves the innermost loop) · for c in TEXT { … }"),
+            ("expressions", "var EXPR · const EXPR · + - * / // % ** · -a · ( … ) · 2.5 · 1e-3 · inf · nan · \"text {EXPR}\""),
+            ("", "[A, B, …] · L[I] · L + M · T[I] · T + U · T == U (texts)"),
         ]
         # Every built-in callable, from the registry: its forms and what it does.
         shown = ""

@@ -208,10 +208,10 @@ def quoted(text: str) -> str:
         escaped = _LITERAL_ESCAPES.get(char)
         if escaped is not None:
             pieces.append(escaped)
-        elif char == "\t" or char.isprintable():
+        elif char.isprintable():
             pieces.append(char)
         else:
-            pieces.append(repr(char)[1:-1])  # `\r`, `\x00`, `\u2028`
+            pieces.append(repr(char)[1:-1])  # `\t`, `\r`, `\x00`, `\u2028`
     pieces.append('"')
     return "".join(pieces)
 
