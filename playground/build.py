@@ -14,9 +14,10 @@ What it takes, all pinned, nothing from a CDN:
 - the pure-Python wheels scalarlang needs at run time, `pip download`ed by the versions and
   hashes of playground/requirements.txt; the page installs them with Pyodide's public
   `unpackArchive` (no micropip);
-- every examples/*.sad and its data files (read_table's CSV files), the page's sources, and
-  the `.sad` lexicon for the editor's highlighting (scalarlang.language.lexicon, the grammar's
-  terminals, and the built-in names: what the REPL's highlighter uses);
+- every examples/*.sad and its data files (read_table's CSV files, read_text's texts), the
+  page's sources, and the `.sad` lexicon for the editor's highlighting
+  (scalarlang.language.lexicon, the grammar's terminals, and the built-in names: what the
+  REPL's highlighter uses);
 - then, in Node with the built site's own Pyodide (prepare.mjs): a run of
   examples/reused_square.sad checked against its golden file, lark's grammar cache and the
   bytecode of the modules a run imports, shipped so that the page starts sooner.
@@ -55,7 +56,7 @@ PAGE_FILES = ("index.html", "style.css", "playground.js", "highlight.js", "kept.
 # What the wheel is built from (copied to a temporary folder first).
 PACKAGE_FILES = ("pyproject.toml", "README.md", "LICENSE", "MANIFEST.in")
 PACKAGE_FOLDERS = ("scalarlang", "grammars")
-DATA_SUFFIXES = (".csv",)
+DATA_SUFFIXES = (".csv", ".txt")  # read_table's tables, read_text's texts
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -423,7 +423,7 @@ def test_parent_edges_are_immutable():
 def test_operation_names():
     assert {str(op) for op in ScalarOperation} == {
         "variable", "constant", "detached", "add", "sub", "mul", "neg", "exp", "tanh", "div", "log",
-        "pow", "sqrt", "relu", "sigmoid", "abs", "max", "min", "logsumexp",
+        "pow", "sqrt", "relu", "sigmoid", "abs", "max", "min", "logsumexp", "max_of", "min_of",
     }
     assert str(ScalarOperation.POW) == "pow" and ScalarOperation("sigmoid") is ScalarOperation.SIGMOID
 

@@ -434,6 +434,8 @@ EVERY_OPERATION = {
     ScalarOperation.MAX: lambda a, b, c: a.max(b),
     ScalarOperation.MIN: lambda a, b, c: a.min(b),
     ScalarOperation.LOGSUMEXP: lambda a, b, c: Scalar.logsumexp([a, b * b, c]),
+    ScalarOperation.MAX_OF: lambda a, b, c: Scalar.max_of([a, b * b, c]),
+    ScalarOperation.MIN_OF: lambda a, b, c: Scalar.min_of([a, b * b, c]),
 }
 POINTS = (0.7, 1.3, -0.4)
 
@@ -535,3 +537,40 @@ def test_an_overflowing_pass_through_a_logsumexp_node_names_its_edge():
     topology = out.topology()
     assert (caught.value.fields["child"], caught.value.fields["parent"]) == (topology.index(scaled), topology.index(a))
     assert a.gradient == 0.0  # nothing committed
+
+
+# ---- max_of, min_of: the largest or smallest of any number of operands ---------------------
+
+
+@pytest.mark.parametrize("method, pick", [(Scalar.max_of, max), (Scalar.min_of, min)])
+def test_max_of_and_min_of_send_the_gradient_to_the_first_chosen_operand(method, pick):
+    values = [0.5, 2.0, -1.0, 2.0, -1.0, 0.25]  # ties both ways: the first one is chosen
+    operands = [Scalar.variable(value) for value in values]
+    node = method(operands)
+    assert node.operation is (ScalarOperation.MAX_OF if method == Scalar.max_of else ScalarOperation.MIN_OF)
+    chosen = values.index(pick(values))
+    assert node.value == values[chosen]
+    assert [edge.parent for edge in node.parents] == operands
+    assert local_derivatives(node) == [1.0 if index == chosen else 0.0 for index in range(len(values))]
+    (node * 3).backward()
+    assert [operand.gradient for operand in operands] == [3.0 if index == chosen else 0.0 for index in range(len(values))]
+
+
+def test_max_of_one_operand_and_numbers_as_constants():
+    x = Scalar.variable(-2.0)
+    alone = Scalar.max_of([x])
+    assert alone.value == -2.0 and local_derivatives(alone) == [1.0]
+    node = Scalar.min_of([x, -3, 4.5])
+    assert node.value == -3.0 and not node.parents[1].parent.tracks_gradient and node.tracks_gradient
+    assert local_derivatives(node) == [0.0, 1.0, 0.0]
+    with pytest.raises(ValueError):
+        Scalar.max_of([])
+    with pytest.raises(TypeError):
+        Scalar.min_of([x, "2"])
+
+
+def test_max_of_keeps_signed_zeros_and_extremes_of_the_float_range():
+    first, second = Scalar.variable(-0.0), Scalar.variable(0.0)
+    assert local_derivatives(Scalar.max_of([first, second])) == [1.0, 0.0]  # -0.0 == 0.0: a tie
+    big = [Scalar.variable(1.7e308), Scalar.variable(-1.7e308), Scalar.variable(5e-324)]
+    assert Scalar.max_of(big).value == 1.7e308 and Scalar.min_of(big).value == -1.7e308

@@ -776,11 +776,17 @@ def test_expect_every_runtime_kind_of_the_errors_example(tmp_path):
         "index-out-of-range": "a_list[1]",
         "bad-table": f'let t = read_table("{bad_table}")',
         "io-error": f'let t = read_table("{tmp_path / "missing.csv"}")',
+        "bad-probabilities": "sample([0.5, 0.6])",
     })
     programs["not-a-value"] = "let y = x + f"  # a function used as a value
     programs["unknown-picture-format"] = 'draw(x, "x.pdf")'
     programs["graph-too-large"] = "draw(long)"
     programs["too-many-paths"] = "paths(doubled, x)"  # 2^10 = 1,024 paths
+    bad_text = tmp_path / "bad.txt"
+    bad_text.write_bytes(b"caf\xe9\n")  # Latin-1, not UTF-8
+    programs["not-a-text"] = 'join(["a", 1])'
+    programs["bad-text"] = f'let t = read_text("{bad_text}")'
+    programs["not-in-vocabulary"] = 'encode("abc", "ab")'
     # Whether Graphviz is there, and works, depends on the machine (tests/test_drawing_language.py).
     graphviz = {"missing-graphviz", "graphviz-failed"}
     missing = RUNTIME_KINDS - set(programs) - {"non-finite-gradcheck-input"} - graphviz

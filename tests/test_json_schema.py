@@ -37,6 +37,7 @@ walk(loss)
 let v = var 1
 descend v by 0.1
 expect no-gradient: grad(3)
+"a\\n{len("é")}"
 lose
 """
 
@@ -67,7 +68,7 @@ def run_json(program: str, name: str = "every.sad") -> list[dict]:
 def test_the_doc_lists_every_event_type():
     assert set(EVENTS) == {
         "start", "value", "list", "print", "backward", "graph", "draw", "gradcheck", "explain", "paths", "step",
-        "expected", "warning", "error",
+        "expected", "warning", "error", "text",
     }
     assert EVENTS["start"] == {"version"}
 
@@ -76,7 +77,7 @@ def test_every_event_has_its_documented_keys():
     events = run_json(EVERY_EVENT)
     assert [event["event"] for event in events] == [
         "start", "value", "list", "print", "backward", "graph", "draw", "gradcheck", "explain", "paths",
-        "backward", "step", "step", "step", "step", "warning", "expected", "error",
+        "backward", "step", "step", "step", "step", "warning", "expected", "text", "error",
     ]
     for event in events:
         documented = COMMON | EVENTS[event["event"]]
@@ -94,6 +95,16 @@ def test_every_event_has_its_documented_keys():
     assert backward["nodes"] and all(set(node) == BACKWARD["nodes"] for node in backward["nodes"])
     assert backward["edges"] and all(set(edge) == BACKWARD["edges"] for edge in backward["edges"])
     assert graph["nodes"] and all(set(node) == GRAPH["nodes"] for node in graph["nodes"])
+
+
+def test_texts_are_strings_in_json():
+    """A text's value line is a `text` event whose `value` is the text; texts held in a list are
+    strings among its values; a print of one is its line."""
+    text, listed, printed = run_json('"a\\n\\"b\\" é"\n["x", [1, "{{y}}"]]\nprint "é", chars("ba")')[1:]
+    assert text["event"] == "text" and text["value"] == 'a\n"b" é' and set(text) == COMMON | EVENTS["text"]
+    assert (listed["event"], listed["shape"], listed["values"]) == ("list", None, ["x", [1.0, "{y}"]])
+    assert printed["text"] == 'é ["a", "b"]'
+    assert run_json("chars(\"cab\")")[1]["values"] == ["a", "b", "c"]
 
 
 def test_the_chain_rule_events_and_their_objects():
@@ -188,8 +199,8 @@ def test_the_docs_example_is_what_the_command_writes():
     text = DOC.read_text(encoding="utf-8").split("## Example")[1]
     lines = text.split("```")[1].strip("\n").splitlines()
     command, expected = lines[0], lines[1:]
-    assert command == "$ scalarlang --json -c 'let x = var 2; x * x; lose'"
-    result = subprocess.run([str(COMMAND), "--json", "-c", "let x = var 2; x * x; lose"], capture_output=True, timeout=60)
+    assert command == "$ scalarlang --json -c 'let loss = var 2; loss * loss; lose'"
+    result = subprocess.run([str(COMMAND), "--json", "-c", "let loss = var 2; loss * loss; lose"], capture_output=True, timeout=60)
     assert result.stdout.decode().splitlines() == expected
 
 

@@ -210,6 +210,32 @@ class Direct:
     UNARY = {"exp": Scalar.exp, "tanh": Scalar.tanh, "log": Scalar.log, "detach": Scalar.detach}
     BINARY = {"+": Scalar.add, "-": Scalar.sub, "*": Scalar.mul, "/": Scalar.div}
 
+    def softmax(self, logits, rest):
+        total = Scalar.logsumexp(logits)
+        return [(item - total).exp() for item in logits]
+
+    def cross_entropy(self, logits, rest):
+        return Scalar.logsumexp(logits) - logits[int(self.number(rest[0]))]
+
+    def extreme(largest: bool):  # type: ignore[misc]  # (a helper of the class body, deleted after)
+        def fold(self, first, rest):
+            items = first if isinstance(first, list) else [first, *map(self.node, rest)]
+            if len(items) == 2 and not isinstance(first, list):
+                return items[0].max(items[1]) if largest else items[0].min(items[1])
+            return Scalar.max_of(items) if largest else Scalar.min_of(items)
+
+        return fold
+
+    def argmax(self, logits, rest):
+        values = [item.value for item in logits]
+        return Scalar.constant(values.index(max(values)))
+
+    LISTS = {
+        "softmax": softmax, "cross_entropy": cross_entropy, "logsumexp": lambda self, logits, rest: Scalar.logsumexp(logits),
+        "max": extreme(True), "min": extreme(False), "argmax": argmax,
+    }
+    del extreme
+
     def __init__(self) -> None:
         self.bindings: dict[str, Scalar] = {}
         self.passes: list = []
@@ -223,8 +249,12 @@ class Direct:
             self.bindings[statement.name] = self.node(statement.value)
         elif isinstance(statement, ast.ZeroGrad):
             targets = list(self.bindings.values()) if statement.target is None else [self.node(statement.target)]
-            for target in targets:
-                target.zero_grad()
+            while targets:  # lists hold nodes too
+                target = targets.pop()
+                if isinstance(target, list):
+                    targets.extend(target)
+                else:
+                    target.zero_grad()
         elif isinstance(statement, ast.ExprStatement) and isinstance(statement.expr, ast.Call):
             call = statement.expr
             if call.function in ("backward", "walk"):  # a walk is backward's pass and commit
@@ -257,8 +287,15 @@ class Direct:
             literal = self.literal(expr.operand)
             value = literal if literal is not None else self.node(expr.operand).value
             return Scalar.variable(value) if expr.kind == "var" else Scalar.constant(value)
+        if isinstance(expr, ast.ListLiteral):  # a number item, possibly negated, is one constant
+            return [Scalar.constant(number) if (number := self.literal(item)) is not None else self.node(item)
+                    for item in expr.items]  # type: ignore[return-value]
+        if isinstance(expr, ast.Index):
+            return self.node(expr.target)[int(self.number(expr.index))]  # type: ignore[index]
         argument = self.node(expr.args[0])
         function = expr.function
+        if function in self.LISTS:  # issue 32's functions of a list of logits
+            return self.LISTS[function](self, argument, expr.args[1:])
         if function in self.UNARY:
             return self.UNARY[function](argument)
         if function == "value":

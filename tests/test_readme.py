@@ -6,6 +6,8 @@ import io
 import re
 from pathlib import Path
 
+import pytest
+
 from scalarlang.front.runner import ScriptOutput
 from scalarlang.language.source import Source
 
@@ -43,6 +45,29 @@ def test_readme_training_program_is_the_example_and_prints_its_output():
     shown = next(block for block in _blocks() if block.startswith("step 0 loss"))
     stream = io.StringIO()
     status = ScriptOutput(stream, stream, width=100, color="never").run(Source("fit_line.sad", program))
+    assert status == 0
+    assert stream.getvalue() == shown
+
+
+def _names_blocks() -> tuple[str, str]:
+    program = next(block for block in _blocks() if block.startswith("# A character-level language model"))
+    shown = next(block for block in _blocks() if block.startswith("600 names,"))
+    return program, shown
+
+
+def test_readme_language_model_is_the_example_and_shows_its_golden_output():
+    program, shown = _names_blocks()
+    assert program == (ROOT / "examples" / "names.sad").read_text(encoding="utf-8")
+    golden = (ROOT / "examples" / "names.out").read_text(encoding="utf-8")
+    assert golden == shown + "[exit status 0]\n"  # the golden item (slow run) checks the run itself
+
+
+@pytest.mark.slow  # 100 training steps: about 6 s
+def test_readme_language_model_prints_what_the_readme_shows():
+    program, shown = _names_blocks()
+    stream = io.StringIO()
+    source = Source(str(ROOT / "examples" / "names.sad"), program, folder=str(ROOT / "examples"))
+    status = ScriptOutput(stream, stream, width=100, color="never").run(source)
     assert status == 0
     assert stream.getvalue() == shown
 

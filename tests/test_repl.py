@@ -548,7 +548,7 @@ def test_completion_of_keywords_builtins_and_bound_names():
     every = set(KEYWORDS) | set(VALUE_FUNCTIONS) | set(STATEMENT_FUNCTIONS) | {"loss", "lr"}
     assert complete("let y = l") == sorted(word for word in every if word.startswith("l"))
     assert {"let", "log", "loss", "lr"} <= set(complete("let y = l"))
-    assert complete("backward(lo") == ["log", "loss"]
+    assert complete("backward(lo") == ["log", "logsumexp", "loss"]
     assert complete("ba") == ["backward"]
     assert complete("ze") == ["zero_grad"]
     assert complete("x + gradc") == ["gradcheck"]
@@ -566,7 +566,7 @@ def test_completion_reads_the_bindings_when_asked():
 
 def test_completion_inside_strings_only_in_holes():
     assert complete('print "lo') == []
-    assert complete('print "{lo') == ["log", "loss"]
+    assert complete('print "{lo') == ["log", "logsumexp", "loss"]
     assert complete('print "{loss} and lo') == []
     assert complete("x # lo") == []
 

@@ -179,8 +179,11 @@ def test_calling_a_value_and_using_a_function_as_a_value_are_clear_errors():
     # A list is a value: it prints, in brackets; where a node is needed it is `not-a-node`.
     session, outcomes = run_ok("let t = [1, 2]\nprint t")
     assert printed(outcomes) == ["[1, 2]"]
-    diagnostic = failure("let t = [1, 2]\nlet y = t + 1")
+    diagnostic = failure("let t = [1, 2]\nlet y = t * 1")
     assert diagnostic.kind == "not-a-node" and diagnostic.message == "`t` is a list of 2, not a node"
+    # (`+` of a list joins lists: a node after it is `not-a-list`)
+    diagnostic = failure("let t = [1, 2]\nlet y = t + 1")
+    assert diagnostic.kind == "not-a-list" and diagnostic.message == "`1` is a node, not a list: `+` of a list takes a list"
     diagnostic = failure("let t = [1, 2]\nt(1)")
     assert diagnostic.kind == "unknown-function" and diagnostic.message == "`t` is a list, not a function"
 
@@ -190,7 +193,8 @@ def test_wrong_argument_counts_and_duplicate_parameters():
     assert failure("fn f(x) = x\nfn g(y) = f()").kind == "wrong-arguments"
     assert failure("fn f(x, x) = x").kind == "syntax-error"  # the parser's
     assert failure("sum()").kind == "wrong-arguments"
-    assert failure("max(1)").kind == "wrong-arguments"
+    assert failure("max()").kind == "wrong-arguments"
+    assert failure("max(1)").kind == "not-a-list"  # max of one argument: of a list
 
 
 def test_an_unknown_function_lists_the_functions_that_exist():

@@ -1,5 +1,5 @@
-"""The elementary functions of a `Scalar`: exp, log, tanh, sqrt, relu, sigmoid, abs, max, min and
-logsumexp, each its forward function (its value from plain floats) beside the operation that
+"""The elementary functions of a `Scalar`: exp, log, tanh, sqrt, relu, sigmoid, abs, max, min,
+logsumexp and the largest or smallest of any number (max_of, min_of), each its forward function (its value from plain floats) beside the operation that
 computes its node's value with that very function and its local derivatives.
 
 `Scalar` takes the operations here as its methods (`x.exp()`); `FORWARD` names each one's
@@ -10,6 +10,7 @@ the operation turns into its typed error.
 
 from __future__ import annotations
 
+import builtins
 import math
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,8 @@ _ABS = ScalarOperation.ABS
 _MAX = ScalarOperation.MAX
 _MIN = ScalarOperation.MIN
 _LOGSUMEXP = ScalarOperation.LOGSUMEXP
+_MAX_OF = ScalarOperation.MAX_OF
+_MIN_OF = ScalarOperation.MIN_OF
 _CONSTANT = ScalarOperation.CONSTANT
 
 _INF = math.inf
@@ -39,6 +42,8 @@ _log = math.log
 _tanh = math.tanh
 _sqrt = math.sqrt
 _fabs = math.fabs
+_largest = builtins.max  # (this module defines max and min of nodes)
+_sum = builtins.sum
 _new = object.__new__
 
 
@@ -186,18 +191,14 @@ def logsumexp_value(values: Sequence[float]) -> float:
 
 def _logsumexp(values: Sequence[float]) -> tuple[float, list[float], float]:
     """The value, each e^(v - largest) and their sum (the softmax is their ratio)."""
-    top = -_INF
-    for value in values:
-        if value != value:
-            return _NAN, [], 0.0
-        if value > top:
-            top = value
-    if top == _INF or top == -_INF:
-        return top, [], 0.0
+    top = _largest(values)  # (C's max: one pass, no Python loop)
+    if top - top != 0.0:  # inf, -inf or nan: no weights
+        for value in values:
+            if value != value:
+                return _NAN, [], 0.0
+        return top, [], 0.0  # (max skips a nan only after a number, so nan was caught above)
     weights = [_exp(value - top) for value in values]
-    total = 0.0
-    for weight in weights:
-        total += weight
+    total = _sum(weights)  # left to right, as `total += weight` in a loop
     return top + _log(total), weights, total
 
 
@@ -210,6 +211,54 @@ def logsumexp(cls: type[Scalar], operands: Iterable[Scalar | int | float]) -> Sc
     # finite: the largest operand plus the log of a sum in [1, n]
     value, weights, total = _logsumexp([item._value for item in items])
     return _nary(value, _LOGSUMEXP, items, [weight / total for weight in weights])
+
+
+# ---- max_of, min_of: the largest or smallest of any number of operands ---------------------
+
+
+def _chosen(values: Sequence[float], largest: bool) -> int:
+    """The position of the first largest (smallest) value; -1 when one is nan."""
+    best = 0
+    top = values[0]
+    for index, value in enumerate(values):
+        if value != value:
+            return -1
+        if (value > top) if largest else (value < top):
+            best, top = index, value
+    return best
+
+
+def max_of_value(values: Sequence[float]) -> float:
+    """The largest; nan when any value is."""
+    index = _chosen(values, True)
+    return values[index] if index >= 0 else _NAN
+
+
+def min_of_value(values: Sequence[float]) -> float:
+    index = _chosen(values, False)
+    return values[index] if index >= 0 else _NAN
+
+
+def _extreme(cls: type[Scalar], operands: Iterable[Scalar | int | float], largest: bool) -> Scalar:
+    items = [item if type(item) is cls else _constant(cls, item) for item in operands]
+    if not items:
+        raise ValueError(f"{'max_of' if largest else 'min_of'} needs at least one operand")
+    index = _chosen([item._value for item in items], largest)  # node values are never nan
+    derivatives = [0.0] * len(items)
+    derivatives[index] = 1.0
+    return _nary(items[index]._value, _MAX_OF if largest else _MIN_OF, items, derivatives)
+
+
+def max_of(cls: type[Scalar], operands: Iterable[Scalar | int | float]) -> Scalar:
+    """The largest of one or more operands, one node with an edge to each: local derivative 1
+    on the chosen operand (the first of the largest, as PyTorch's max over a dimension) and 0
+    on the others. `max` of two operands is a different operation: it shares a tie."""
+    return _extreme(cls, operands, True)
+
+
+def min_of(cls: type[Scalar], operands: Iterable[Scalar | int | float]) -> Scalar:
+    """The smallest of one or more operands; as `max_of`, the first of the smallest chosen."""
+    return _extreme(cls, operands, False)
 
 
 # ---- numbers as operands --------------------------------------------------------------------
@@ -236,4 +285,6 @@ FORWARD: dict[ScalarOperation, Forward] = {
     _MAX: Forward(max_value, 2),
     _MIN: Forward(min_value, 2),
     _LOGSUMEXP: Forward(logsumexp_value, None),
+    _MAX_OF: Forward(max_of_value, None),
+    _MIN_OF: Forward(min_of_value, None),
 }

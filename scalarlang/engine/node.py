@@ -46,11 +46,13 @@ class ScalarOperation(StrEnum):
     MAX = "max"
     MIN = "min"
     LOGSUMEXP = "logsumexp"
+    MAX_OF = "max_of"
+    MIN_OF = "min_of"
 
 
 # The operations whose nodes take any number of operands (`_nary`): their operands after the
 # first live in the _dright slot (see `Node`), which the walks read only for these.
-NARY_OPERATIONS = frozenset({ScalarOperation.LOGSUMEXP})
+NARY_OPERATIONS = frozenset({ScalarOperation.LOGSUMEXP, ScalarOperation.MAX_OF, ScalarOperation.MIN_OF})
 
 
 class Forward(NamedTuple):
@@ -307,8 +309,11 @@ def _nary(value: float, operation: ScalarOperation, operands: Sequence[Any], der
     node._dleft = derivatives[0]
     node._right = None
     node._dright = tuple(zip(operands[1:], derivatives[1:]))  # type: ignore[assignment]
-    tracked = any(operand._gradient is not None for operand in operands)
-    node._gradient = 0.0 if tracked else None
+    node._gradient = None
+    for operand in operands:  # (a loop that stops at the first tracked one: cheaper than any())
+        if operand._gradient is not None:
+            node._gradient = 0.0
+            break
     node._walk = None
     node.tag = None
     return node

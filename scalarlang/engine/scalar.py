@@ -244,6 +244,8 @@ class Scalar(Node):
     max = functions.max
     min = functions.min
     logsumexp = classmethod(functions.logsumexp)
+    max_of = classmethod(functions.max_of)
+    min_of = classmethod(functions.min_of)
 
     def detach(self) -> Scalar:
         """A new untracked leaf with this node's value and no edge back to it."""

@@ -54,6 +54,14 @@ class ListShown:
 
 
 @dataclass(frozen=True, slots=True)
+class TextShown:
+    """A bare expression's value line when its value is a text."""
+
+    span: Span
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Bound:
     """``let NAME = ...``: silent in scripts, echoed by the REPL."""
 
@@ -263,5 +271,5 @@ class Drawn:
 
 Outcome = (
     ValueShown | ListShown | Bound | Defined | Printed | BackwardShown | GraphShown | GradcheckShown
-    | Explained | PathsShown | WalkShown | Drawn | Expected | Warned | Failed
+    | Explained | PathsShown | WalkShown | Drawn | Expected | Warned | Failed | TextShown
 )

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine.scalar import Scalar
 from ..language import tree
 from ..language.diagnostics import LanguageError
-from . import chain_rule, checks, graphs, list_functions, node_functions
+from . import chain_rule, checks, graphs, list_functions, logits, node_functions, text_functions
 from .values import LABEL_LIMIT, shorten, suggestion
 
 if TYPE_CHECKING:
@@ -140,9 +140,10 @@ def _table(*entries: Any) -> dict:
 
 
 # The headings of `:help`, in its order (an entry's new heading comes after these).
-_PASSES, _CHAIN_RULE, _ENGINE, _GRADIENTS, _LISTS, _DATA = CATEGORIES = (
-    "passes", "chain rule", "functions", "gradients", "lists", "data",
+_PASSES, _CHAIN_RULE, _ENGINE, _GRADIENTS, _LISTS, _DATA, _MODELS = CATEGORIES = (
+    "passes", "chain rule", "functions", "gradients", "lists", "data", "models",
 )
+_TEXTS = "texts"
 
 VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
     ValueFunction("exp", arity(1), node_functions.engine_unary(Scalar.exp), "exp(X)", "e to the power X", _ENGINE),
@@ -156,10 +157,10 @@ VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
     ValueFunction("relu", arity(1), node_functions.engine_unary(Scalar.relu), "relu(X)", "max(0, X); derivative 0 at 0", _ENGINE),
     ValueFunction("sigmoid", arity(1), node_functions.engine_unary(Scalar.sigmoid), "sigmoid(X)", "1 / (1 + e^-X)", _ENGINE),
     ValueFunction("abs", arity(1), node_functions.engine_unary(Scalar.abs), "abs(X)", "|X|; derivative 0 at 0", _ENGINE),
-    ValueFunction("max", arity(2), node_functions.engine_binary(Scalar.max), "max(A, B)",
-        "the larger; a tie shares the gradient", _ENGINE),
-    ValueFunction("min", arity(2), node_functions.engine_binary(Scalar.min), "min(A, B)",
-        "the smaller; a tie shares the gradient", _ENGINE),
+    ValueFunction("max", arity(1, None), logits.compile_max, ("max(A, B)", "max(L)", "max(A, B, C, …)"),
+        "the larger (a tie shares the gradient); of a list, its first largest item", _ENGINE),
+    ValueFunction("min", arity(1, None), logits.compile_min, ("min(A, B)", "min(L)", "min(A, B, C, …)"),
+        "the smaller (a tie shares the gradient); of a list, its first smallest item", _ENGINE),
     ValueFunction("sum", arity(1, None), list_functions.compile_sum, ("sum(L)", "sum(A, B, …)"),
         "the left fold L[0] + L[1] + …", _LISTS),
     ValueFunction("mean", arity(1, None), list_functions.compile_mean, ("mean(L)", "mean(A, B, …)"),
@@ -168,7 +169,8 @@ VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
         "the unique nodes of X's graph", _GRADIENTS),
     ValueFunction("edge_count", arity(1), node_functions.compile_edge_count, "edge_count(X)",
         "the operand edges of X's graph", _GRADIENTS),
-    ValueFunction("len", arity(1), list_functions.compile_len, "len(L)", "the number of items of a list", _LISTS, (LIST,)),
+    ValueFunction("len", arity(1), list_functions.compile_len, ("len(L)", "len(T)"),
+        "the number of items of a list, or of characters of a text", _LISTS),
     ValueFunction("dot", arity(2), list_functions.compile_dot, "dot(A, B)", "A[0]*B[0] + A[1]*B[1] + …", _LISTS, (LIST,)),
     ValueFunction("flatten", arity(1, None), list_functions.compile_flatten, "flatten(L, …)",
         "every node the arguments hold, in one list", _LISTS),
@@ -180,6 +182,35 @@ VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
     ValueFunction("read_table", arity(1), list_functions.compile_read_table, 'read_table("FILE.csv")',
         "the rows of numbers of a CSV file, as constants", _DATA, (TEXT,),
         takes='a file name in quotes: read_table("data.csv")'),
+    ValueFunction("floor", arity(1), node_functions.compile_floor, "floor(X)",
+        "the largest whole number not above X: a constant, no gradient", _ENGINE),
+    ValueFunction("read_text", arity(1), text_functions.compile_read_text, 'read_text("FILE")',
+        "the text of a UTF-8 file (its \\r\\n read as \\n)", _TEXTS, (TEXT,),
+        takes='a file name in quotes: read_text("names.txt")'),
+    ValueFunction("lines", arity(1), text_functions.compile_lines, "lines(T)",
+        "the lines of a text, without their \\n", _TEXTS),
+    ValueFunction("chars", arity(1), text_functions.compile_chars, "chars(T)",
+        "the distinct characters of a text, sorted: a vocabulary", _TEXTS),
+    ValueFunction("join", arity(1, 2), text_functions.compile_join, ("join(L)", "join(L, SEP)"),
+        "a list of texts as one text (with SEP between them)", _TEXTS),
+    ValueFunction("encode", arity(2), text_functions.compile_encode, "encode(T, VOCAB)",
+        "the index in VOCAB of each character of T", _TEXTS),
+    ValueFunction("decode", arity(2), text_functions.compile_decode, "decode(L, VOCAB)",
+        "the text of the characters of VOCAB at the indices in L", _TEXTS),
+    ValueFunction("argmax", arity(1), logits.compile_argmax, "argmax(L)",
+        "the index of the first largest item, a constant", _LISTS, (LIST,)),
+    ValueFunction("argmin", arity(1), logits.compile_argmin, "argmin(L)",
+        "the index of the first smallest item, a constant", _LISTS, (LIST,)),
+    ValueFunction("logsumexp", arity(1), logits.compile_logsumexp, "logsumexp(L)",
+        "log(exp(L[0]) + exp(L[1]) + …) without overflow; its edges carry softmax(L)", _MODELS, (LIST,)),
+    ValueFunction("softmax", arity(1), logits.compile_softmax, "softmax(L)",
+        "the probabilities exp(L[i] - logsumexp(L)), a list", _MODELS, (LIST,)),
+    ValueFunction("cross_entropy", arity(2), logits.compile_cross_entropy, "cross_entropy(LOGITS, TARGET)",
+        "logsumexp(LOGITS) - LOGITS[TARGET]: the loss of one example", _MODELS, (LIST, VALUE)),
+    ValueFunction("one_hot", arity(2), logits.compile_one_hot, "one_hot(I, N)",
+        "N constants, 1 at index I and 0 elsewhere", _MODELS),
+    ValueFunction("sample", arity(1), logits.compile_sample, "sample(P)",
+        "an index drawn with probabilities P, as Python's random.choices draws it", _MODELS, (LIST,)),
 )
 
 STATEMENT_FUNCTIONS: dict[str, StatementCall] = _table(
@@ -251,16 +282,17 @@ def call_problem(entry: Entry, call: tree.Call, fail: Fail) -> LanguageError | N
     return options_problem(entry, call, fail)
 
 
-def _kind_problem(entry: Entry, kind: Kind, arg: tree.Expr | tree.StringLiteral, which: str) -> str | None:
+def _kind_problem(entry: Entry, kind: Kind, arg: tree.Expr, which: str) -> str | None:
+    """A text in quotes is a value like any other (a text: where a node or a list is needed,
+    the compile function's check says so when it runs), except where the entry says what its
+    text arguments are (`takes`) or takes a function's name."""
     name, is_text = entry.name, isinstance(arg, tree.StringLiteral)
     if kind is TEXT and not is_text:
         return f"`{name}` takes {entry.takes}" if entry.takes else f"{which} of `{name}` is a text in quotes"
-    if kind is not TEXT and is_text:
+    if kind is not TEXT and is_text and (entry.takes or kind is FUNCTION):
         if entry.takes:
             return f"`{name}` takes {entry.takes}"
-        if TEXT not in entry.kinds:
-            return f"`{name}` takes no text arguments"
-        return f"{which} of `{name}` is {'a value' if kind is not FUNCTION else 'the name of a function'}, not a text"
+        return f"{which} of `{name}` is the name of a function, not a text"
     if kind is FUNCTION and not isinstance(arg, tree.Name):
         return f"{which} of `{name}` is the name of a function defined with `fn`"
     return None
