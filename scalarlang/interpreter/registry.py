@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine.scalar import Scalar
 from ..language import tree
 from ..language.diagnostics import LanguageError
-from . import chain_rule, checks, graphs, list_functions, node_functions
+from . import chain_rule, checks, graphs, list_functions, node_functions, plots
 from .values import LABEL_LIMIT, shorten, suggestion
 
 if TYPE_CHECKING:
@@ -143,6 +143,7 @@ def _table(*entries: Any) -> dict:
 _PASSES, _CHAIN_RULE, _ENGINE, _GRADIENTS, _LISTS, _DATA = CATEGORIES = (
     "passes", "chain rule", "functions", "gradients", "lists", "data",
 )
+_CHARTS = "charts"
 
 VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
     ValueFunction("exp", arity(1), node_functions.engine_unary(Scalar.exp), "exp(X)", "e to the power X", _ENGINE),
@@ -203,6 +204,15 @@ STATEMENT_FUNCTIONS: dict[str, StatementCall] = _table(
         "backward, one edge per Enter", _CHAIN_RULE),
     StatementCall("random_seed", arity(1), list_functions.compile_random_seed, "random_seed(N)",
         "draws start again as Python's random.seed(N) would", _DATA),
+    StatementCall("plot", arity(1, 2), plots.compile_plot,
+        ('plot(Y[, title: "T"][, log: 1][, file: "F.svg"])', "plot(X, Y)", "plot([Y1, Y2, …])"),
+        "a line chart of a list of numbers (several lists: one series each)", _CHARTS,
+        options={"title": TEXT, "log": VALUE, "file": TEXT},
+        notes=('(file: writes .svg or .txt; log: 1 makes the y axis logarithmic)',)),
+    StatementCall("boundary", arity(2), plots.compile_boundary,
+        'boundary(F, DATA[, grid: N][, title: "T"][, file: "F.svg"])',
+        "the sign of F(x1, x2) over DATA's rows x1, x2, label, on an N × N grid (40)", _CHARTS,
+        (FUNCTION, VALUE), options={"grid": VALUE, "title": TEXT, "file": TEXT}),
 )
 
 
