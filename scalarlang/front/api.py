@@ -77,8 +77,9 @@ class PicturePart:
 
 @dataclass(frozen=True, slots=True)
 class ChartPart:
-    """A chart among the outcomes (`plot`, `boundary`): SVG, with the terminal's picture as
-    its plain text (what the command prints for it)."""
+    """A chart among the outcomes (`plot`, `boundary`): SVG (an element, without the XML
+    declaration of a file), with the terminal's picture as its plain text (what the command
+    prints for it)."""
 
     svg: str
     text: str
@@ -296,7 +297,8 @@ def chart_part(charted: Charted, width: int = DEFAULT_WIDTH) -> ChartPart:
 
     plain = io.StringIO()
     Renderer(make_console(plain, width=width, color="never")).outcome(charted)
-    return ChartPart(chart_svg(charted.chart), plain.getvalue())
+    svg = chart_svg(charted.chart)
+    return ChartPart(svg[svg.find("<svg"):], plain.getvalue())  # (inline: no XML declaration)
 
 
 def diagnostic_result(diagnostic: Diagnostic, width: int = DEFAULT_WIDTH) -> Result:
