@@ -204,15 +204,14 @@ STATEMENT_FUNCTIONS: dict[str, StatementCall] = _table(
         "backward, one edge per Enter", _CHAIN_RULE),
     StatementCall("random_seed", arity(1), list_functions.compile_random_seed, "random_seed(N)",
         "draws start again as Python's random.seed(N) would", _DATA),
-    StatementCall("plot", arity(1, 2), plots.compile_plot,
-        ('plot(Y[, title: "T"][, log: 1][, file: "F.svg"])', "plot(X, Y)", "plot([Y1, Y2, …])"),
-        "a line chart of a list of numbers (several lists: one series each)", _CHARTS,
+    StatementCall("plot", arity(1, 2), plots.compile_plot, ("plot(Y)", "plot(X, Y)", "plot([Y1, Y2])"),
+        "a line chart of lists of numbers", _CHARTS,
         options={"title": TEXT, "log": VALUE, "file": TEXT},
-        notes=('(file: writes .svg or .txt; log: 1 makes the y axis logarithmic)',)),
-    StatementCall("boundary", arity(2), plots.compile_boundary,
-        'boundary(F, DATA[, grid: N][, title: "T"][, file: "F.svg"])',
-        "the sign of F(x1, x2) over DATA's rows x1, x2, label, on an N × N grid (40)", _CHARTS,
-        (FUNCTION, VALUE), options={"grid": VALUE, "title": TEXT, "file": TEXT}),
+        notes=('(named: title: "T", log: 1 for a log y axis, file: "F.svg" or "F.txt")',)),
+    StatementCall("boundary", arity(2), plots.compile_boundary, "boundary(F, DATA)",
+        "the sign of F(x1, x2) over DATA's rows x1, x2, label", _CHARTS,
+        (FUNCTION, VALUE), options={"grid": VALUE, "title": TEXT, "file": TEXT},
+        notes=('(named: grid: N cells a side, 40 by default; title: "T", file: "F.svg" or "F.txt")',)),
 )
 
 
