@@ -37,20 +37,20 @@ INDEX_NAMES = ("i", "j", "k", "step")
 ROW_NAMES = ("a", "c", "u", "v")
 NUMBERS = ("0", "1", "2", "3", "0.5", "0.25", "0.1", "1.5", "-1", "-0.5", "2.5", "1e-3", ".5")
 RARE_NUMBERS = ("1e308", "1e-320", "1e300", "inf", "nan", "-inf", "700", "0.0", "1e16")
-UNARY = ("exp", "tanh", "log", "sqrt", "relu", "sigmoid", "abs", "detach", "grad", "value")
+UNARY = ("exp", "tanh", "log", "sqrt", "relu", "sigmoid", "abs", "detach", "grad", "value", "floor")
 DRAWS = ("uniform(-1, 1)", "uniform(0, 0.5)", "gauss(0, 1)", "gauss(1, 0.1)")
 SAFE_UNARY = ("tanh", "sigmoid", "relu", "abs", "detach", "value")
 BINARY = ("max", "min")
 VARIADIC = ("sum", "mean")
 COUNTS = ("node_count", "edge_count")
-OPERATORS = ("+", "-", "*", "/", "%")
+OPERATORS = ("+", "-", "*", "/", "%", "//")
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 KINDS = (
     "undefined-name", "unknown-function", "wrong-arguments", "no-gradient", "not-a-variable",
     "assertion-failed", "non-finite-result", "non-finite-leaf", "tracked-exponent", "not-a-count",
     "not-a-value", "too-long", "reserved-name", "untracked-output", "non-finite-seed",
     "gradcheck-failed", "expectation-failed", "table-width", "not-a-node", "not-a-list",
-    "not-an-index", "index-out-of-range", "bad-table", "io-error",
+    "not-an-index", "index-out-of-range", "bad-table", "io-error", "not-a-text", "bad-text", "not-in-vocabulary",
 )
 
 # The tables `read_table` reads: a good one (a line of names, then 3 rows of 3 numbers) and
@@ -59,6 +59,14 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 TABLE_FILE = FIXTURES / "fuzz_table.csv"
 TABLE_FILE_SHAPE = (3, 3)
 BAD_TABLE_FILE = FIXTURES / "fuzz_bad_table.csv"
+# The texts `read_text` reads: three names with CRLF line ends and a non-ASCII letter, and a
+# file that is not UTF-8.
+TEXT_FILE = FIXTURES / "fuzz_text.txt"
+BAD_TEXT_FILE = FIXTURES / "fuzz_bad_text.txt"
+# Names of texts and of what is made of them: no other statement uses them.
+TEXT_NAMES = ("s", "u", "vocab", "ids", "word")
+# Texts as literals: escapes, doubled braces, letters beyond ASCII, the empty text.
+TEXT_LITERALS = ('"hello"', '"a\\nb\\n"', '"ab{{c}}"', '"é→z"', '""', '"x\\"y"', '"tab\there"')
 
 
 def quoted(path: Path) -> str:
@@ -75,10 +83,10 @@ BROKEN_LISTS = (
     ("let q = [1, 2][2]", "index-out-of-range"), ("let q = [][0]", "index-out-of-range"),
     ("let q = {l}[0.5]", "not-an-index"), ("let q = {l}[1 / 3]", "not-an-index"), ("print {l}[-0.5]", "not-an-index"),
     ("let q = {l}[{l}]", "not-a-node"),
-    ("tanh({l})", "not-a-node"), ("let q = {l} + 1", "not-a-node"), ("backward({l})", "not-a-node"),
+    ("tanh({l})", "not-a-node"), ("let q = {l} + 1", "not-a-list"), ("backward({l})", "not-a-node"),
     ("let q = {n} < {l}", "not-a-node"), ("if {l} > 1 {{ }}", "not-a-node"), ("assert {l} == 1", "not-a-node"),
     ("zero_grad({l})", "not-a-node"), ("graph({l})", "not-a-node"), ("let q = uniform({l}, 1)", "not-a-node"),
-    ("random_seed({l})", "not-a-node"), ("let q = [1, (2, 3)][1] + 1", "not-a-node"), ("let q = [1, 2] + 1", "not-a-node"),
+    ("random_seed({l})", "not-a-node"), ("let q = [1, (2, 3)][1] + 1", "not-a-list"), ("let q = [1, 2] + 1", "not-a-list"),
     ("let q = sum([1, [2]])", "not-a-node"), ("let q = var {l}", "not-a-node"), ("repeat {l} {{ }}", "not-a-node"),
     ("let q = len({n})", "not-a-list"), ("let q = len(1 + 2)", "not-a-list"), ("let q = {n}[0]", "not-a-list"),
     ("let q = zip({l}, {n})", "not-a-list"), ("let q = dot({n}, {l})", "not-a-list"), ("let q = [p for p in {n}]", "not-a-list"),
@@ -95,6 +103,20 @@ BROKEN_LISTS = (
     ("let q = [var 1, [var 2]]\ndescend q by nan", "non-finite-leaf"),
     ('let q = read_table("no-such-file.csv")', "io-error"), ("let q = read_table({bad})", "bad-table"),
     ("let q = [{l}, 1] * 2", "not-a-node"), ("print {l}, {l}[{len}]", "index-out-of-range"),
+    # Texts and `+` of lists.
+    ("let q = {l} + {n}", "not-a-list"), ('let q = "a" + {n}', "not-a-text"), ('let q = {n} + "a"', "not-a-node"),
+    ('let q = exp("abc")', "not-a-node"), ('let q = "abc"[3]', "index-out-of-range"), ('let q = "abc"[0.5]', "not-an-index"),
+    ('let q = "a" < "b"', "not-a-node"), ('let q = "a" == {n}', "not-a-text"), ("let q = lines({n})", "not-a-text"),
+    ("let q = join({l} + [1])", "not-a-text"), ('let q = join(["a"], {n})', "not-a-text"), ("let q = chars({l})", "not-a-text"),
+    ('let q = encode("abz", "ab")', "not-in-vocabulary"), ('let q = encode("ab", ["a", "bc"])', "wrong-arguments"),
+    ('let q = decode([2], "ab")', "index-out-of-range"), ('let q = decode(["a"], "ab")', "not-a-node"),
+    ('let q = read_text("no-such-file.txt")', "io-error"), ("let q = read_text({badtext})", "bad-text"),
+    ("let q = read_text({n})", "wrong-arguments"),
+    ('let q = "ab"\ndescend q by 0.1', "not-a-variable"), ('let q = floor("a")', "not-a-node"),
+    ("let q = {n} // 0", "non-finite-result"), ("let q = 1e308 // 1e-308", "non-finite-result"),
+    ('let q = [{n}] + "a"', "not-a-list"), ('for a, c in "ab" {{ }}', "table-width"), ('let q = "ab" * 2', "not-a-node"),
+    ('let q = "{{1:.3f}}" + "{{\"a\":.2f}}"', "not-a-node"), ("let q = 1\nwhile q < 2 {{ }}", "too-long"),
+    ('while "a" {{ }}', "not-a-node"), ("let q = 0\nwhile q < 3 {{ let q = q + [1] }}", "not-a-node"),
     ("plot([])", "empty-series"), ("plot({n})", "not-a-list"), ("plot([1, [2]])", "not-a-node"),
     ("plot({l}, [1, 2, 3, 4, 5, 6, 7])", "length-mismatch"), ('plot({l}, file: "chart.pdf")', "unknown-picture-format"),
     ("fn q(a, c) = a - c\nboundary(q, [(0, 1, 1)], grid: 1000)", "grid-out-of-range"),
@@ -128,23 +150,26 @@ BROKEN_RUNTIME = (
 ) + tuple(template for template, _ in BROKEN_LISTS)
 # Wrong whole programs: the parser (or the builder) refuses them, nothing runs.
 BROKEN_SYNTAX = (
-    "let T = [(1, 2), (3)", "let T = [1 2]", "let T = [{n},, 1]", "let T = [(1, 2)) ]", "let T = [1, \"a\"]",
+    "let T = [(1, 2), (3)", "let T = [1 2]", "let T = [{n},, 1]", "let T = [(1, 2)) ]",
     "let q = {l}[]", "let q = [for i in 0..3]", "let q = [i for i in]", "let q = [i for i, j in 0..3]",
     "let q = [i for i in 0..3, 4]", "let q = 1 < 2 < 3", "assert 1 < 2 < 3", "let q = {l}[0", "let q = {l}[0]]",
     "{l}[0] = 1", "{l}.append(1)", "let q = np.dot({l}, {l})", "let q = random.uniform(-1, 1)", "random.seed(1)",
     "let q = [i for i in 0..3 if i > 1]", "let q = {l}[1:2]", "let q = assert == 1",
     "fn q(a, a) = a", "for a, a in {t2} {{ }}", "for i, j in 0..3 {{ }}",
     "{n} ^ 2", "def q(a):", "def q(a): return a", "{v} -= 1", "{v} += 0.1", "{v}.grad", "{v}.backward()",
-    "for i in range(3):", "if {n} > 1:", "while {n} < 2 {{ }}", "{n} = 1", "x == 1 {{", "import math",
+    "for i in range(3):", "if {n} > 1:", "while {n} < 2:", "{n} = 1", "x == 1 {{", "import math",
     "print(\"unclosed)", "print \"{{1 +}}\"", "print \"\\q\"", "repeat 2 {{", "}}", "repeat 2\n{{ }}",
     "if 1 < 2 {{ }} elif 2 < 3 {{ }}", "fn q() =", "descend by 0.1", "descend {v} 0.1", "let = 1",
     "quiet", "expect: 1", "expect No_Kind: 1", "assert 1 < 2 within 1", "let q = 1 +", "{n} ** ",
     "let q = lambda a: a", "descend {v}, {v} by 0.1",
+    "break", "if 1 < 2 {{ break }}", "repeat 2 {{ expect too-long: break }}", "let q = \"abc\".upper()",
+    "let q = {l}[0:1]", "let break = 1", "fn q(a) = break", "while {n} < 2 {{ }} else {{ }}",
 )
 PYTHON_HABITS = (
     ("{n} ^ 2", "**"), ("def q(a):", "fn "), ("def q(a): return a", "fn "), ("{v} -= 1", "descend"),
     ("{v} += 0.1", "let "), ("{v}.grad", "grad("), ("for i in range(3):", "0..3"),
-    ("{l}.append(1)", "flatten("), ("let q = np.dot({l}, {l})", "`dot(a, b)`"),
+    ("{l}.append(1)", " + [item]"), ("let q = np.dot({l}, {l})", "`dot(a, b)`"),
+    ('let q = "a, b".split(",")', "lines("), ("while {n} < 2:", "{ ... }"), ("let q = {l}[1:]", "no slices"),
     ("let q = random.uniform(-1, 1)", "`uniform(a, b)`"),
 )
 
@@ -261,7 +286,7 @@ class ProgramGenerator:
         return template.format(
             v=rng.choice(variables), n=rng.choice(values), t=rng.choice(tables), t1=rng.choice(width_one),
             t2=rng.choice(wider), f=function, fargs=", ".join(["1"] * (arity + 1)),
-            l=name, len=length, len1=length + 1, bad=quoted(BAD_TABLE_FILE),
+            l=name, len=length, len1=length + 1, bad=quoted(BAD_TABLE_FILE), badtext=quoted(BAD_TEXT_FILE),
         )
 
     # ---- statements ---------------------------------------------------------------------------
@@ -278,7 +303,9 @@ class ProgramGenerator:
             (1, self.boundary_stmt),
         ]
         if depth < 3:
-            forms += [(2, self.repeat_stmt), (2, self.for_range), (2, self.for_table), (2, self.for_list), (2, self.if_stmt)]
+            forms += [(2, self.repeat_stmt), (2, self.for_range), (2, self.for_table), (2, self.for_list), (2, self.if_stmt),
+                      (2, self.while_loop)]
+        forms.append((2, self.text_stmt))
         if depth == 0:
             forms += [(2, self.training_loop), (1, self.model_loop), (1, self.comment)]
         makers = [maker for weight, maker in forms for _ in range(weight)]
@@ -621,6 +648,46 @@ class ProgramGenerator:
 
     def broken_runtime_inline(self, scope: Scope) -> str:
         return self.fill(self.rng.choice(BROKEN_RUNTIME[:30]), scope)
+
+    def while_loop(self, scope: Scope, depth: int) -> str:
+        """`while` counting down a name of its own (bound before it), now and then with a
+        `break` under an `if`, or in a `for` or `repeat` of its body."""
+        rng = self.rng
+        name = f"left{depth}"
+        self.pending.append(f"let {name} = {rng.randint(0, 3)}")
+        body = self.block(scope, depth)
+        step = f"let {name} = {name} - 1"
+        breaking = rng.random()
+        if breaking < 0.3:
+            step += f"\n  if {name} == 1 {{ break }}"
+        elif breaking < 0.45:
+            step += "\n  repeat 3 { break }\n  for i in 0..3 { if i == 1 { break } }"
+        return f"while {name} > 0 {{\n  {step}\n  while 0 {{ }}\n}}" if body == "{ }" else (
+            f"while {name} > 0 " + body[:-1].rstrip() + f"\n  {step}\n}}"
+        )
+
+    def text_stmt(self, scope: Scope, depth: int) -> str:
+        """A statement of texts, after the ones that bind what it uses (`s`, `vocab`): literals,
+        `read_text`, `len`, indexing, `+`, `==`, `lines`, `chars`, `join`, `encode`, `decode`,
+        `for c in s`, `floor` and `//` of their counts."""
+        rng = self.rng
+        source = f"read_text({quoted(TEXT_FILE)})" if rng.random() < 0.5 else rng.choice(TEXT_LITERALS)
+        self.pending.append(f"let s = {source}")
+        self.pending.append(rng.choice(("let vocab = chars(s)", "let vocab = chars(s + \"q\")", "let vocab = join(chars(s))")))
+        forms = (
+            "let ids = encode(s, vocab)",
+            "print decode(encode(s, vocab), vocab) == s, len(s), s",
+            'print join(lines(s), ", "), lines(s)',
+            'let u = s + "!" + "{len(s) // 2}"',
+            "s",
+            '[c for c in s + "."]',
+            'for c in s + "xy" {\n  if c == "y" { break }\n  print c, floor(len(s) / 3)\n}',
+            'if len(s) > 0 { print s[0], s[-1], s[len(s) // 2] } else { print "empty" }',
+            "let word = decode([i % len(vocab) for i in 0..4], vocab)" if rng.random() < 0.5 else "vocab",
+            'assert join(lines(s + "\\n")) == join(lines(s))',
+            'print len(lines(s)) // 1, flatten([s], ["a"]) + [1] + []',
+        )
+        return rng.choice(forms)
 
     def repeat_stmt(self, scope: Scope, depth: int) -> str:
         rng = self.rng

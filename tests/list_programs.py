@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from fuzzing import BAD_TABLE_FILE, BROKEN_LISTS, quoted
+from fuzzing import BAD_TABLE_FILE, BAD_TEXT_FILE, BROKEN_LISTS, quoted
 from test_list_properties import LEARNING_RATES, NUMBERS
 
 N = "n"  # a node, among the item types of a list's type (a tuple of item types)
@@ -459,7 +459,7 @@ class ListProgramGenerator:
         length = len(scope.lists[name])
         text = template.format(
             l=name, len=length, len1=length + 1, n=rng.choice(scope.scalars), t=rng.choice(scope.tables),
-            bad=quoted(BAD_TABLE_FILE),
+            bad=quoted(BAD_TABLE_FILE), badtext=quoted(BAD_TEXT_FILE),
         )
         return ("expect", kind, text)
 

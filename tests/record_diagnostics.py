@@ -11,7 +11,11 @@ commit before the modules moved into subpackages, and again when lists came into
 language (issue 24; the changed diagnostics were reviewed: tables' own errors gone, lists
 and comparisons in the expected sets), and when an unclosed opener became a related note
 with its own excerpt (issue 26, from f2bfd79: the 31 programs whose error is found on a
-later line than the open `(`, `[` or block `{` changed, nothing else). (Run it from the repository's root or
+later line than the open `(`, `[` or block `{` changed, nothing else), and when texts, `while`,
+`break` and `//` came in (issue 32, from the branch `text`: 137 programs changed, reviewed: 29
+now parse (string literals as values, `while`, `//`), "an expression or a string" became "an
+expression", a string where an operator was expected is now said as such, Python's `while x:`
+gets the block hint instead of "no `while`"). (Run it from the repository's root or
 anywhere else: the script's folder, not the working folder, is first on ``sys.path``.)
 
 It prints which `scalarlang` it imported and refuses the working tree's own package unless

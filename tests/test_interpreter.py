@@ -781,9 +781,15 @@ def test_expect_every_runtime_kind_of_the_errors_example(tmp_path):
     programs["unknown-picture-format"] = 'draw(x, "x.pdf")'
     programs["graph-too-large"] = "draw(long)"
     programs["too-many-paths"] = "paths(doubled, x)"  # 2^10 = 1,024 paths
+    bad_text = tmp_path / "bad.txt"
+    bad_text.write_bytes(b"caf\xe9\n")  # Latin-1, not UTF-8
+    programs["not-a-text"] = 'join(["a", 1])'
+    programs["bad-text"] = f'let t = read_text("{bad_text}")'
+    programs["not-in-vocabulary"] = 'encode("abc", "ab")'
     programs.update({
         "empty-series": "plot([])",
         "length-mismatch": "plot([1, 2], [1, 2, 3])",
+        "label-count": 'plot([[1], [2]], labels: ["one"])',
         "log-non-positive": "plot([1, 0], log: 1)",
         "range-too-wide": "plot([-1e308, 1e308])",
         "grid-out-of-range": "boundary(g, [[0, 0, 1]], grid: 1000)",

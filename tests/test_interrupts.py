@@ -53,6 +53,7 @@ LINES = (
     "repeat 999999 { expect undefined-name: let q = nope\n let z = z + 0 }",
     "for i in 0..999999 { let h = layer(ws, data[i % 3][0])\n let loss = sum(h) + dot(ws, h)\n backward(loss)\n"
     " descend ws by 0.0001\n zero_grad }",
+    "let k = 0\nwhile k < 999999 { let k = k + 1\n let z = z * 1.0000001\n if k < 0 { break } }",
 )
 
 

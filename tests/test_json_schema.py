@@ -40,6 +40,7 @@ plot([loss, x], title: "two")
 fn side(a, b) = a - b
 boundary(side, [[0, 1, -1], [1, 0, 1]], grid: 3)
 expect no-gradient: grad(3)
+"a\\n{len("é")}"
 lose
 """
 
@@ -71,7 +72,7 @@ def run_json(program: str, name: str = "every.sad") -> list[dict]:
 def test_the_doc_lists_every_event_type():
     assert set(EVENTS) == {
         "start", "value", "list", "print", "backward", "graph", "draw", "gradcheck", "explain", "paths", "step",
-        "expected", "warning", "plot", "error",
+        "expected", "warning", "plot", "error", "text",
     }
     assert EVENTS["start"] == {"version"}
 
@@ -80,7 +81,7 @@ def test_every_event_has_its_documented_keys():
     events = run_json(EVERY_EVENT)
     assert [event["event"] for event in events] == [
         "start", "value", "list", "print", "backward", "graph", "draw", "gradcheck", "explain", "paths",
-        "backward", "step", "step", "step", "step", "warning", "plot", "plot", "expected", "error",
+        "backward", "step", "step", "step", "step", "warning", "plot", "plot", "expected", "text", "error",
     ]
     for event in events:
         documented = COMMON | EVENTS[event["event"]]
@@ -116,6 +117,16 @@ def test_the_plot_events_and_their_objects():
     # The data's range and 10% each side, in 3 cells: centres at -0.1 + (i + 0.5) * 0.4.
     assert grid["x"] == pytest.approx([0.1, 0.5, 0.9]) and grid["y"] == pytest.approx([0.1, 0.5, 0.9])
     assert grid["sign"] == [[0, 1, 1], [-1, 0, 1], [-1, -1, 0]]  # the sign of x - y, a row per y
+
+
+def test_texts_are_strings_in_json():
+    """A text's value line is a `text` event whose `value` is the text; texts held in a list are
+    strings among its values; a print of one is its line."""
+    text, listed, printed = run_json('"a\\n\\"b\\" é"\n["x", [1, "{{y}}"]]\nprint "é", chars("ba")')[1:]
+    assert text["event"] == "text" and text["value"] == 'a\n"b" é' and set(text) == COMMON | EVENTS["text"]
+    assert (listed["event"], listed["shape"], listed["values"]) == ("list", None, ["x", [1.0, "{y}"]])
+    assert printed["text"] == 'é ["a", "b"]'
+    assert run_json("chars(\"cab\")")[1]["values"] == ["a", "b", "c"]
 
 
 def test_the_chain_rule_events_and_their_objects():

@@ -76,7 +76,7 @@ def test_python_habits_with_lists_get_the_sad_form():
     notes = error_of("let ws = [1]\nws[0] = 2").notes
     assert any("lists never change" in note for note in notes)
     notes = error_of("[1, 2].append(3)").notes
-    assert any("flatten(L, [item])" in note for note in notes)
+    assert any("L + [item]" in note for note in notes)
     notes = error_of("let d = np.dot(a, b)").notes
     assert notes == ("help: `.sad` has no modules: the built-in is `dot(a, b)`",)
     notes = error_of("let xs = [i for i in range(3)]").notes

@@ -88,6 +88,9 @@ def test_several_series_are_known_by_their_source_texts_in_the_legend():
     assert [series.label for series in charted.chart.series] == ["train", "test"]
     text = render_text(run(program), 60)
     assert text.splitlines()[-1] == "⠒⠒ train   x test"
+    # labels: names them, whatever the expression.
+    (charted,) = charts(run(program.replace("plot([train, test])", 'plot([train, test], labels: ["train set", "te" + "st"])')))
+    assert [series.label for series in charted.chart.series] == ["train set", "test"]
     # A list of lists that is not written out has numbered series.
     (charted,) = charts(run("let both = [[1, 2], [2, 1]]\nplot(both)"))
     assert [series.label for series in charted.chart.series] == ["series 0", "series 1"]
@@ -272,6 +275,11 @@ ERRORS = [
     ("let x = var 1\nplot(x)", "not-a-list", "x", "takes a list"),
     ("plot([1, [2]])", "not-a-node", "[1, [2]]", "item 1"),
     ("plot([[1, 2], [3, [4]]])", "not-a-node", "[[1, 2], [3, [4]]]", "item 1 of `[[1, 2], [3, [4]]][1]`"),
+    ('plot([[1], [2]], labels: ["one"])', "label-count", '["one"]', "1 labels for 2 series"),
+    ('plot([1], labels: "one")', "not-a-list", '"one"', "takes a list"),
+    ('plot([1], labels: [1])', "not-a-text", "[1]", "`[1][0]`"),
+    ('plot(["a", 1])', "not-a-node", '["a", 1]', "item 0"),
+    ('plot("abc")', "not-a-list", '"abc"', "a text of 3 characters"),
     ("plot([1, 2], [1, 2, 3])", "length-mismatch", "plot([1, 2], [1, 2, 3])", "2 x values"),
     ("plot([1, 0], log: 1)", "log-non-positive", "[1, 0]", "above 0"),
     ("plot([1, 2], log: 2)", "wrong-arguments", "2", "`log:` is 1"),
@@ -331,7 +339,7 @@ def test_a_file_that_cannot_be_written_is_an_io_error_and_the_repl_keeps_everyth
 def test_the_chart_kinds_a_program_can_meet_are_the_charts_and_runtime_kinds():
     # The kinds the language lists for `expect` are the chart modules' but those it cannot meet.
     assert set(LANGUAGE_CHART_KINDS) == set(CHART_KINDS) - {
-        "no-series", "non-finite-value", "undefined-score", "sign-grid-shape", "label-count",
+        "no-series", "non-finite-value", "undefined-score", "sign-grid-shape",
     }
     assert set(LANGUAGE_CHART_KINDS) <= RUNTIME_KINDS
 

@@ -102,7 +102,7 @@ def test_a_new_value_function_is_only_its_entry(new_builtins):
     outcomes = run("let x = var 3\nlet y = twice(x)\nbackward(y)\nprint y, grad(x)")
     assert outcomes[-1].text == f"{format_number(6.0)} {format_number(2.0)}"
     assert failure("twice(1, 2)").message == "`twice` takes 1 argument, got 2"
-    assert failure('twice("a")').message == "`twice` takes no text arguments"
+    assert failure('twice("a")').message == '`"a"` is a text of 1 character, not a node'
     assert failure("let twice = 1").kind == "reserved-name"
     assert completions("twi") == {"twice": "function"}
     assert "twice(X)" in help_text() and "X + X, one node" in help_text()

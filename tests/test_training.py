@@ -179,8 +179,11 @@ def test_calling_a_value_and_using_a_function_as_a_value_are_clear_errors():
     # A list is a value: it prints, in brackets; where a node is needed it is `not-a-node`.
     session, outcomes = run_ok("let t = [1, 2]\nprint t")
     assert printed(outcomes) == ["[1, 2]"]
-    diagnostic = failure("let t = [1, 2]\nlet y = t + 1")
+    diagnostic = failure("let t = [1, 2]\nlet y = t * 1")
     assert diagnostic.kind == "not-a-node" and diagnostic.message == "`t` is a list of 2, not a node"
+    # (`+` of a list joins lists: a node after it is `not-a-list`)
+    diagnostic = failure("let t = [1, 2]\nlet y = t + 1")
+    assert diagnostic.kind == "not-a-list" and diagnostic.message == "`1` is a node, not a list: `+` of a list takes a list"
     diagnostic = failure("let t = [1, 2]\nt(1)")
     assert diagnostic.kind == "unknown-function" and diagnostic.message == "`t` is a list, not a function"
 

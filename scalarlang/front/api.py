@@ -28,7 +28,7 @@ from ..language.diagnostics import Diagnostic
 from ..pictures import DrawingError, Picture, graph_picture, svg_text, write_picture
 from ..interpreter.core import Interpreter
 from ..interpreter.outcomes import BackwardShown, Charted, Drawn, Failed, Outcome, WalkShown
-from ..interpreter.values import ListValue
+from ..interpreter.values import ListValue, TextValue
 from ..render.text import DEFAULT_WIDTH, Renderer, make_console
 from ..language.source import Source, Span
 
@@ -175,12 +175,12 @@ class Session:
             return render_outcomes(self._session.run(Source(name, text)), self.width)
 
     @property
-    def names(self) -> dict[str, Scalar | ListValue]:
-        """Every name bound to a value (a node, or a list: a tuple of nodes and lists), in
-        binding order."""
+    def names(self) -> dict[str, Scalar | ListValue | TextValue]:
+        """Every name bound to a value (a node; a list: a tuple of nodes, texts and lists; a
+        text: a `str`), in binding order."""
         return self._session.values  # type: ignore[return-value]
 
-    def __getitem__(self, name: str) -> Scalar | ListValue:
+    def __getitem__(self, name: str) -> Scalar | ListValue | TextValue:
         value = self._session.values.get(name) if isinstance(name, str) else None
         if value is None:
             raise KeyError(f"no name {name!r} is bound in this session")

@@ -24,7 +24,7 @@ from ..interpreter.core import Interpreter
 from ..interpreter.registry import help_rows
 from ..interpreter.failures import RUNTIME_KINDS
 from ..interpreter.outcomes import Drawn, Failed, Outcome, WalkShown, Warned
-from ..interpreter.values import ListValue, shape_text, shorten
+from ..interpreter.values import ListValue, TextValue, characters, shape_text, shorten, text_summary
 from ..language.diagnostics import Diagnostic
 from ..language.source import Source, Span
 from ..render.styles import STYLES
@@ -210,7 +210,9 @@ class ReplCore:
             ("", "assert A == B [within TOL] (also != < <= > >=) · expect KIND: STATEMENT · quiet STATEMENT"),
             ("training", "fn NAME(P, …) = EXPR · descend NAME, … by LR · let NAME = [(1, 3), (2, 5), …]"),
             ("", "repeat N { … } · for i in A..B { … } · for x, y in TABLE { … } · if A OP B { … } else { … }"),
-            ("expressions", "var EXPR · const EXPR · + - * / % ** · -a · ( … ) · 2.5 · 1e-3 · inf · nan · \"text {EXPR}\""),
+            ("", "while COND { … } · break (leaves the innermost loop) · for c in TEXT { … }"),
+            ("expressions", "var EXPR · const EXPR · + - * / // % ** · -a · ( … ) · 2.5 · 1e-3 · inf · nan · \"text {EXPR}\""),
+            ("", "[A, B, …] · L[I] · L + M · T[I] · T + U · T == U (texts)"),
         ]
         # Every built-in callable, from the registry: its forms and what it does.
         shown = ""
@@ -258,6 +260,10 @@ class ReplCore:
             try:
                 if isinstance(value, ListValue):  # by its shape: `W1: 16 × 2 variables`
                     self.out.line(Text.assemble((name, STYLES["label"]), (f": {shape_text(value)}", STYLES["dim"])))
+                elif isinstance(value, TextValue):  # `s: "hello" (a text of 5 characters)`
+                    self.out.line(Text.assemble(
+                        (name, STYLES["label"]), (f": {text_summary(value)} ({characters(len(value))})", STYLES["dim"])
+                    ))
                 else:
                     self.out.line(value_line(self.session.state_of(cast("Scalar", value), name)))
             except Exception as error:
@@ -308,6 +314,9 @@ class ReplCore:
                 f"`{name}` is a list ({shape_text(value)}): `:{command}` shows the graph of one node",
                 (f"help: `{command}({name}[0])`, or a fold of the list: `{command}(sum({name}))`",),
             )
+            return None
+        if isinstance(value, TextValue):
+            self.complain(f"`{name}` is {characters(len(value))}, a constant with no graph: `:{command}` shows a node's")
             return None
         if node is None:
             close = difflib.get_close_matches(name, list(self.session.values), n=1)

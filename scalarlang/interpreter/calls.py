@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, cast
 from ..engine.scalar import Scalar
 from ..language import tree
 from ..language.diagnostics import LanguageError
-from ..language.hints import range_hint
+from ..language.hints import call_hint
 from ..language.source import Span
 from .failures import with_note
 from .registry import (
@@ -20,7 +20,7 @@ from .registry import (
     call_problem as builtin_problem,
     options_problem,
 )
-from .values import LABEL_LIMIT, ListValue, shorten, suggestion
+from .values import LABEL_LIMIT, ListValue, TextValue, shorten, suggestion
 
 if TYPE_CHECKING:
     from .expressions import Compiler
@@ -119,22 +119,19 @@ def call_problem(compiler: Compiler, call: tree.Call) -> LanguageError | None:
         return builtin_problem(builtin, call, compiler.fail)
     if call.keywords:
         return options_problem(None, call, compiler.fail)
-    text = next((arg for arg in call.args if isinstance(arg, tree.StringLiteral)), None)
-    if text is not None:
-        return compiler.fail("wrong-arguments", f"`{name}` takes no text arguments", text.span, {"function": name})
     if not compiler.early:
         return None  # a function of the session: looked up when the call runs
     value = compiler.names.get(name)
     if isinstance(value, Function):
         return arity_problem(compiler, call, len(value.params))
-    return unknown_function(compiler, name, value, call.function_span)
+    return unknown_function(compiler, name, value, call.function_span, _python_hint(compiler, call) if value is None else ())
 
 def unknown_function(compiler: Compiler, name: str, value: object, span: Span, first: tuple[str, ...] = ()) -> LanguageError:
-    if value.__class__ is Scalar or value.__class__ is ListValue:
-        what = "a value" if value.__class__ is Scalar else "a list"
+    if value.__class__ is Scalar or value.__class__ is ListValue or value.__class__ is TextValue:
+        what = {Scalar: "a value", ListValue: "a list", TextValue: "a text"}[value.__class__]
         return compiler.fail("unknown-function", f"`{name}` is {what}, not a function", span, {"function": name})
     functions = [key for key, item in compiler.names.items() if isinstance(item, Function)]
-    notes = list(first) + list(suggestion(name, list(VALUE_FUNCTIONS) + functions))
+    notes = list(first) or list(suggestion(name, list(VALUE_FUNCTIONS) + functions))
     notes.append("note: the built-in functions are " + ", ".join(VALUE_FUNCTIONS))
     if functions:
         notes.append("note: the functions defined so far are " + ", ".join(functions[-20:]))
@@ -147,10 +144,16 @@ def unknown_function(compiler: Compiler, name: str, value: object, span: Span, f
 def resolve_failure(compiler: Compiler, call: tree.Call, function: object) -> LanguageError:
     """Why the function a call names when it runs cannot be called."""
     if not isinstance(function, Function):
-        # Python's `for i in range(n)`: the `.sad` range, before the list of built-ins.
-        first = (range_hint(call),) if call.function == "range" and function is None else ()
+        # Python's `range(n)`, `ord(c)`, `str(x)`: the `.sad` form, before the list of built-ins.
+        first = _python_hint(compiler, call) if function is None else ()
         return unknown_function(compiler, call.function, function, call.function_span, first)
     return cast(LanguageError, arity_problem(compiler, call, len(function.params)))  # (a count that differs)
+
+
+def _python_hint(compiler: Compiler, call: tree.Call) -> tuple[str, ...]:
+    """The `.sad` form of a Python function's call (`ord(c)`, `str(x)`, `range(n)`)."""
+    argument = compiler.text_of(call.args[0]) if call.args else None
+    return call_hint(call, argument if argument is not None and len(argument) <= 30 else None)
 
 
 def _raiser(error: LanguageError):

@@ -12,11 +12,12 @@ from ..engine.replay import Replay
 from ..engine.scalar import ScalarOperation
 from ..language import tree
 from ..language.diagnostics import Diagnostic, LanguageError
+from . import texts
 from .failures import RUNTIME_KINDS
 from .graphs import pass_failure
-from .operations import COMPARISONS, literal_value
+from .operations import COMPARISONS, compared, literal_value, number_of
 from .outcomes import Expected, GradcheckShown
-from .values import LABEL_LIMIT, cut, label_of, shorten, suggestion
+from .values import LABEL_LIMIT, cut, label_of, shorten, suggestion, text_summary
 
 if TYPE_CHECKING:
     from .control import Run
@@ -139,13 +140,30 @@ def _check_failed(compiler: Compiler, output, variable, check, span) -> Language
 
 def compile_assert(run: Run, statement: tree.Assert):
     compiler = run.compiler
-    left_of, right_of = compiler.number(statement.left), compiler.number(statement.right)
+    left_of, right_of = compared(compiler, statement.left), compared(compiler, statement.right)
     tolerance_of = None if statement.tolerance is None else compiler.number(statement.tolerance)
     left_text, right_text = compiler.text_of(statement.left), compiler.text_of(statement.right)
     op, span, compare = statement.op, statement.span, COMPARISONS[statement.op]
+    # Not two numbers: two texts compare with `==` and `!=` (without `within`); else an error.
+    of_texts = texts.comparison(compiler, op, statement.left, statement.right, "a number here")
+    left_error = compiler.node_check(statement.left, "a number here")
+    right_error = compiler.node_check(statement.right, "a number here")
 
     def check(show):
-        left, right = left_of(None), right_of(None)
+        left_value, right_value = left_of(None), right_of(None)
+        left, right = number_of(left_value), number_of(right_value)
+        if left is None or right is None:
+            if tolerance_of is not None:
+                raise left_error(left_value) if left is None else right_error(right_value)
+            if of_texts(left_value, right_value):
+                return
+            raise compiler.fail(
+                "assertion-failed",
+                f"assertion failed: `{left_text}` is {text_summary(left_value)}, `{right_text}` is "
+                f"{text_summary(right_value)}, so `{op}` does not hold",
+                span,
+                fields={"op": op, "left": str(left_value), "right": str(right_value)},
+            )
         fields = {"op": op, "left": left, "right": right}
         if tolerance_of is not None:
             tolerance = tolerance_of(None)

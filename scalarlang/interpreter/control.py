@@ -20,10 +20,11 @@ from ..engine.numbers import format_count
 from ..engine.scalar import Scalar
 from ..language import tree
 from ..language.diagnostics import Diagnostic, LanguageError
+from . import texts
 from .checks import compile_assert, compile_expect
 from .expressions import Compiler
 from .failures import with_note
-from .operations import COMPARISONS, MAX_ITEMS
+from .operations import COMPARISONS, MAX_ITEMS, characters_of, compared, number_of
 from .outcomes import Outcome
 from .state import Journal
 from .statements import (
@@ -35,7 +36,7 @@ from .statements import (
     compile_zero_grad,
     reserved,
 )
-from .values import ListValue, Named, cut, formatted_value
+from .values import ListValue, Named, TextValue, cut, describe, shown_value
 
 # Limits, each a typed error (`too-long`), checked before a loop starts where its count is known.
 MAX_ITERATIONS = 1_000_000
@@ -55,16 +56,25 @@ _SIMPLE: dict[type[tree.Statement], Callable[[Run, Any], Callable]] = {
 
 
 class Loop:
-    """A running loop: ``begin(i)`` binds the loop's names for iteration i (0-based)."""
+    """A running loop: ``begin(i)`` binds the loop's names for iteration i (0-based). A `while`
+    has no count (``count`` None): ``again()`` says whether it runs once more."""
 
-    __slots__ = ("span", "count", "iteration", "begin", "describe")
+    __slots__ = ("span", "count", "iteration", "begin", "describe", "again")
 
-    def __init__(self, span, count: int, begin: Callable[[int], None], describe: Callable[[int], str]):
+    def __init__(
+        self, span, count: int | None, begin: Callable[[int], None], describe: Callable[[int], str],
+        again: Callable[[], bool] | None = None,
+    ):
         self.span = span
         self.count = count
         self.iteration = 0
         self.begin = begin
         self.describe = describe
+        self.again = again
+
+
+# What the action of `break` gives the driver: leave the innermost loop.
+BREAK = object()
 
 
 class Frame:
@@ -146,7 +156,14 @@ class Run:
                     loop = frame.loop
                     if loop is not None:
                         loop.iteration += 1
-                        if loop.iteration < loop.count:
+                        if loop.again is not None:  # a `while`: its condition again
+                            if loop.again():
+                                if loop.iteration >= MAX_ITERATIONS:
+                                    stack.pop()
+                                    raise self._too_long_while(loop)
+                                frame.index = 0
+                                continue
+                        elif loop.iteration < loop.count:  # type: ignore[operator]  # (counted)
                             frame.index = 0
                             loop.begin(loop.iteration)
                             continue
@@ -167,7 +184,11 @@ class Run:
                         action = actions[index] = self._compile(statement)
                 pushed = action(frame.show)
                 if pushed is not None:
-                    stack.append(pushed)
+                    if pushed is BREAK:  # out of every block up to the innermost loop's, and it
+                        while stack.pop().loop is None:
+                            pass
+                    else:
+                        stack.append(pushed)
                 if pending:
                     batch = pending[:]
                     pending.clear()
@@ -187,6 +208,10 @@ class Run:
             return self._compile_each(statement)
         if isinstance(statement, tree.If):
             return self._compile_if(statement)
+        if isinstance(statement, tree.While):
+            return self._compile_while(statement)
+        if isinstance(statement, tree.Break):
+            return _break
         if isinstance(statement, tree.Quiet):
             inner = (statement.statement,)
             inner_actions = actions_for(inner)
@@ -245,8 +270,11 @@ class Run:
             if problem is not None:
                 raise problem
             items = source_of(None)
+            if items.__class__ is TextValue:  # its characters, as Python's `for c in text`
+                self._count(float(len(items)), source_span, "the text")
+                items = characters_of(items)
             if items.__class__ is not ListValue:
-                raise not_a_list()
+                raise not_a_list(items)
             if width > 1:
                 self._check_rows(statement, items, width)
             count = self._count(float(len(items)), source_span, "the list")
@@ -260,7 +288,7 @@ class Run:
 
             def describe(iteration):
                 return ", ".join(
-                    f"{name} = {cut(formatted_value(value), 40)}" for name, value in zip(names, values(iteration))
+                    f"{name} = {cut(shown_value(value), 40)}" for name, value in zip(names, values(iteration))
                 )
 
             return self._loop(statement, body, actions, count, begin, describe)
@@ -271,7 +299,7 @@ class Run:
         """Several names take the items of each row: every item a list of that many."""
         for index, row in enumerate(items):
             if row.__class__ is not ListValue or len(row) != width:
-                found = f"a row of {len(row)}" if row.__class__ is ListValue else "a node"
+                found = f"a row of {len(row)}" if row.__class__ is ListValue else describe(row)
                 raise self.compiler.fail(
                     "table-width",
                     f"`for` names {width}, but item {index} of `{self.compiler.text_of(statement.source)}` "
@@ -281,22 +309,55 @@ class Run:
                 )
 
     def _compile_if(self, statement: tree.If):
-        left_of = self.compiler.number(statement.left)
-        right_of = self.compiler.number(statement.right)
+        compiler = self.compiler
+        left_of, right_of = compared(compiler, statement.left), compared(compiler, statement.right)
         compare = COMPARISONS[statement.op]
+        # (not two numbers: two texts compare with `==` and `!=`, the rest is an error)
+        of_texts = texts.comparison(compiler, statement.op, statement.left, statement.right, "a number here")
         then = statement.then.statements
         then_actions = actions_for(then)
         otherwise = statement.otherwise.statements if statement.otherwise is not None else None
         otherwise_actions = actions_for(otherwise) if otherwise is not None else None
 
         def if_(show):
-            if compare(left_of(None), right_of(None)):
+            left_value, right_value = left_of(None), right_of(None)
+            left, right = number_of(left_value), number_of(right_value)
+            if left is not None and right is not None:
+                holds = compare(left, right)
+            else:
+                holds = of_texts(left_value, right_value)
+            if holds:
                 return Frame(then, then_actions, show)
             if otherwise is not None:
                 return Frame(otherwise, otherwise_actions, show)
             return None
 
         return if_
+
+    def _compile_while(self, statement: tree.While):
+        """``while COND { ... }``: the condition before each iteration; at most
+        `MAX_ITERATIONS` iterations (`too-long` when it still holds after them)."""
+        condition_of = self.compiler.node_expression(statement.condition, "`while`")
+        body = statement.body.statements
+        actions = actions_for(body)
+
+        def again() -> bool:
+            return condition_of(None)._value != 0.0
+
+        def while_(show):
+            if not again():
+                return None
+            return Frame(body, actions, False, Loop(statement.span, None, _nothing, _no_names, again))
+
+        return while_
+
+    def _too_long_while(self, loop: Loop) -> LanguageError:
+        return self.compiler.fail(
+            "too-long",
+            f"this `while` has run {MAX_ITERATIONS:,} iterations, the most a loop may, and its condition still holds",
+            loop.span,
+            {"iterations": MAX_ITERATIONS, "limit": MAX_ITERATIONS},
+        )
 
     def _loop(self, statement, body: tuple, actions: list, count: int, begin, describe) -> Frame | None:
         if count == 0:
@@ -347,6 +408,10 @@ def _nothing(iteration: int) -> None:
     return None
 
 
+def _break(show: bool) -> object:
+    return BREAK
+
+
 def _no_names(iteration: int) -> str:
     return ""
 
@@ -358,9 +423,10 @@ def _in_iterations(error: LanguageError, stack: list[Frame]) -> LanguageError:
         if loop is None:
             continue
         names = loop.describe(loop.iteration)
+        of = f" of {loop.count:,}" if loop.count is not None else ""
         error = with_note(
             error,
-            f"in iteration {loop.iteration + 1:,} of {loop.count:,} of the loop at "
+            f"in iteration {loop.iteration + 1:,}{of} of the loop at "
             f"{loop.span.line}:{loop.span.column}" + (f", where {names}" if names else ""),
         )
     return error

@@ -29,7 +29,7 @@ from .outcomes import Failed, GraphNode, GraphShown, NodeState, Outcome
 from .registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
 from .state import History, Journal, SessionState
 from .statements import node_state
-from .values import LABEL_LIMIT, ListValue, is_count, label_of, operation_text
+from .values import LABEL_LIMIT, ListValue, TextValue, is_count, label_of, operation_text
 
 __all__ = [
     "KEYWORDS",
@@ -80,10 +80,10 @@ class Interpreter:
 
     @property
     def values(self) -> dict[str, object]:
-        """A copy of the names bound to values (nodes and lists), in binding order."""
+        """A copy of the names bound to values (nodes, lists and texts), in binding order."""
         return {
             name: value for name, value in self.state.names.items()
-            if value.__class__ is Scalar or value.__class__ is ListValue
+            if value.__class__ is Scalar or value.__class__ is ListValue or value.__class__ is TextValue
         }
 
     @property

@@ -23,22 +23,23 @@ once: `fn` reports them where the function is defined.
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import Any, Callable, cast
+from typing import Any, Callable
 
 from ..engine.errors import ScalarAutodiffError
 from ..engine.numbers import format_number
 from ..engine.scalar import Scalar
 from ..language import tree
 from ..language.diagnostics import LanguageError
+from ..language.hints import name_hint
 from ..language.source import Source, Span
-from . import calls, operations
+from . import calls, operations, texts
 from .calls import Function
 from .failures import drawing_failure, engine_failure, failure, not_a_list, not_a_node
 from .operations import arithmetic, fused, literal_value
 from .registry import VALUE_FUNCTIONS
-from .values import LABEL_LIMIT, ListValue, Made, formatted_value, shorten, suggestion, whole_number
+from .values import LABEL_LIMIT, ListValue, Made, TextValue, formatted_value, shorten, suggestion, whole_number
 
-Evaluate = Callable[[tuple | None], Any]  # a Scalar or a ListValue
+Evaluate = Callable[[tuple | None], Any]  # a Scalar, a ListValue or a TextValue
 # Deeper expressions run on an explicit stack (Python's recursion limit is 1,000 frames).
 CLOSURE_DEPTH = 100
 # How deep calls of functions may nest, in Python frames (a function calling one that calls
@@ -117,15 +118,16 @@ class Compiler:
         happens: every operator of a program is compiled with one)."""
         return lambda value: not_a_node(self.source, value, self.text_of(expr), expr.span, needed_by)
 
-    def list_check(self, expr: tree.Expr, needed_by: str) -> Callable[[], LanguageError]:
-        """The error for a node where ``expr`` should give a list (made when it happens)."""
-        return lambda: not_a_list(self.source, self.text_of(expr), expr.span, needed_by)
+    def list_check(self, expr: tree.Expr, needed_by: str) -> Callable[..., LanguageError]:
+        """The error for a node (or a text: pass the value) where ``expr`` should give a list
+        (made when it happens)."""
+        return lambda value=None: not_a_list(self.source, self.text_of(expr), expr.span, needed_by, value)
 
     @staticmethod
     def values(call: tree.Call) -> tuple[tree.Expr, ...]:
-        """A checked call's arguments, where its registry entry takes values: the registry has
-        refused a text in quotes there (a text's place is read with `text`)."""
-        return cast(tuple[tree.Expr, ...], call.args)
+        """A checked call's arguments as values (a text in quotes among them is a text; where
+        the entry takes a file name in quotes, it is read with `text`)."""
+        return call.args
 
     # ---- the public entry points ----------------------------------------------------------
 
@@ -149,26 +151,10 @@ class Compiler:
 
         return number, frames + 1
 
-    def text(self, item: tree.StringLiteral | tree.Expr) -> Callable[[tuple | None], str]:
-        """A print item: a string with its holes filled, or a value; counts as whole numbers,
-        a hole with a format spec (`{x:.3f}`) as the spec says."""
-        if not isinstance(item, tree.StringLiteral):
-            evaluate = self.expression(item)
-            return lambda args: formatted_value(evaluate(args))
-        # Texts and functions of args, told apart by `__class__ is str` (mypy cannot narrow on it).
-        pieces: list[Any] = [self._piece(part) for part in item.parts]
-        if all(isinstance(piece, str) for piece in pieces):
-            constant = "".join(pieces)
-            return lambda args: constant
-        return lambda args: "".join(piece if piece.__class__ is str else piece(args) for piece in pieces)
-
-    def _piece(self, part: tree.Text | tree.Expr | tree.Formatted) -> Any:
-        if isinstance(part, tree.Text):
-            return part.text
-        if isinstance(part, tree.Formatted):
-            evaluate, spec = self.expression(part.expr), part.spec
-            return lambda args: formatted_value(evaluate(args), spec)
-        evaluate = self.expression(part)
+    def text(self, item: tree.Expr) -> Callable[[tuple | None], str]:
+        """A print item (or a text in quotes, a file name): a string with its holes filled, or
+        a value as `print` shows it (counts as whole numbers, a text as it is)."""
+        evaluate = self.expression(item)
         return lambda args: formatted_value(evaluate(args))
 
     def node_expression(self, expr: tree.Expr, needed_by: str) -> Callable[[tuple | None], Scalar]:
@@ -276,7 +262,7 @@ class Compiler:
 
         def name(args):
             value = get(key)
-            if value.__class__ is Scalar or value.__class__ is ListValue:
+            if value.__class__ is Scalar or value.__class__ is ListValue or value.__class__ is TextValue:
                 return value
             raise self.name_failure(key, value, span)
 
@@ -296,7 +282,7 @@ class Compiler:
             f"`{shorten(key, LABEL_LIMIT)}` is not defined",
             span,
             {"name": key},
-            suggestion(key, candidates),
+            name_hint(key) or suggestion(key, candidates),
         )
 
     def _inner(self, node: tree.Expr):
@@ -305,11 +291,15 @@ class Compiler:
         if isinstance(node, tree.Binary):
             operation = ARITHMETIC.get(node.op)
             if operation is not None:
-                not_nodes = self.not_nodes(node.left, node.right, f"`{node.op}`")
+                # Where an operand is not a node: `+` joins texts and lists, the rest fail.
+                otherwise = (
+                    texts.concatenation(self, node) if node.op == "+"
+                    else _raiser_of(self.not_nodes(node.left, node.right, f"`{node.op}`"))
+                )
                 return (
-                    arithmetic(operation, span, origin, source, not_nodes),
+                    arithmetic(operation, span, origin, source, otherwise),
                     (node.left, node.right),
-                    fused(operation, span, origin, source, not_nodes),
+                    fused(operation, span, origin, source, otherwise),
                 )
             if node.op == "**":
                 literal = literal_value(node.right)
@@ -318,7 +308,11 @@ class Compiler:
                     # never part of the graph.
                     return operations.literal_power(self, node, literal), (node.left,), None
                 return operations.power(self, node), (node.left, node.right), None
+            if node.op == "//":
+                return operations.floor_division(self, node), (node.left, node.right), None
             return operations.remainder(self, node), (node.left, node.right), None
+        if isinstance(node, tree.StringLiteral):
+            return texts.string_literal(self, node)
         if isinstance(node, tree.Unary):
             not_a_node_error = self.node_check(node.operand, "`-`")
 
@@ -370,6 +364,13 @@ class Compiler:
         """The error for ``left OP right`` when one of them is a list (the left one first)."""
         left_error, right_error = self.node_check(left, needed_by), self.node_check(right, needed_by)
         return lambda a, b: left_error(a) if a.__class__ is not Scalar else right_error(b)
+
+
+def _raiser_of(not_nodes: Callable[[Any, Any], LanguageError]) -> Callable[[Any, Any], Any]:
+    def fail(left, right):
+        raise not_nodes(left, right)
+
+    return fail
 
 
 # ---- postfix items into something to run ----------------------------------------------------

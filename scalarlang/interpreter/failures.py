@@ -13,10 +13,11 @@ from ..engine.gradcheck import (
     NonFiniteGradcheckInput,
     NonFiniteGradcheckValue,
 )
-from ..engine.numbers import format_number
+from ..engine.numbers import format_count, format_number
 from ..engine.scalar import ScalarOperation
 from ..language.diagnostics import Diagnostic, LanguageError
 from ..language.source import Source, Span
+from .values import ListValue, TextValue, characters, describe
 
 
 def failure(source: Source | None, kind: str, message: str, span: Span | None, fields=None, notes=()) -> LanguageError:
@@ -79,9 +80,16 @@ def raising(error: LanguageError):
 
 
 def not_a_node(source: Source, value: object, text: str, span: Span, needed_by: str) -> LanguageError:
-    """A list where a node is needed (``tanh(ws)``, ``ws + 1``, ``backward(ws)``); ``needed_by``
-    names what needs it (`` `tanh` ``, "an index")."""
-    length = len(value)  # type: ignore[arg-type]  # (only lists are not nodes)
+    """A list or a text where a node is needed (``tanh(ws)``, ``ws + 1``, ``backward(ws)``);
+    ``needed_by`` names what needs it (`` `tanh` ``, "an index")."""
+    if value.__class__ is TextValue:
+        return failure(
+            source, "not-a-node", f"`{text}` is {characters(len(value))}, not a node",  # type: ignore[arg-type]
+            span, {"found": "text", "length": len(value)},  # type: ignore[arg-type]
+            (f"help: a text is not a number: `len({text})` is its length, `encode({text}, VOCAB)` the indices of"
+             " its characters",),
+        )
+    length = len(value)  # type: ignore[arg-type]  # (only lists and texts are not nodes)
     found = f"a list of {length}" if length else "an empty list"
     notes = (f"help: {needed_by} takes a node: one item (`{text}[0]`) or a fold of the list (`sum({text})`)",)
     return failure(
@@ -90,9 +98,39 @@ def not_a_node(source: Source, value: object, text: str, span: Span, needed_by: 
     )
 
 
-def not_a_list(source: Source, text: str, span: Span, needed_by: str) -> LanguageError:
-    """A node where a list is needed (``len(x)``, ``x[0]``, ``for a in x``)."""
+def not_a_list(source: Source, text: str, span: Span, needed_by: str, value: object = None) -> LanguageError:
+    """A node (or a text: ``value``) where a list is needed (``dot(x, w)``, ``x[0]``, ``for a
+    in x``)."""
+    if value.__class__ is TextValue:
+        return failure(
+            source, "not-a-list", f"`{text}` is {characters(len(value))}, not a list: {needed_by} takes a list",  # type: ignore[arg-type]
+            span, {"found": "text", "length": len(value)},  # type: ignore[arg-type]
+        )
     return failure(source, "not-a-list", f"`{text}` is a node, not a list: {needed_by} takes a list", span, {"found": "node"})
+
+
+def index_out_of_range(
+    source: Source, value: float, length: int, target_text: str, span: Span, text: bool = False
+) -> LanguageError:
+    """An index outside a list (or a text: ``text``) of ``length``."""
+    what = characters(length) if text else (f"a list of {length}" if length else "an empty list")
+    return failure(
+        source,
+        "index-out-of-range",
+        f"index {format_count(value)} is out of range for `{target_text}`, {what}",
+        span,
+        {"index": value, "length": length},
+        (f"help: the indices of {what} are 0 to {length - 1} (or -{length} to -1)",) if length else (),
+    )
+
+
+def not_a_text(source: Source, value: object, text: str, span: Span, needed_by: str, notes: tuple = ()) -> LanguageError:
+    """A node or a list where a text is needed (``"a" + 1``, ``join([1, 2])``, ``lines(x)``)."""
+    found = describe(value)
+    return failure(
+        source, "not-a-text", f"`{text}` is {found}, not a text: {needed_by} takes a text", span,
+        {"found": "list" if value.__class__ is ListValue else "node"}, notes,
+    )
 
 
 # ---- the kinds -------------------------------------------------------------------------------
@@ -126,6 +164,10 @@ LANGUAGE_RUNTIME_KINDS = (
     "bad-table",
     # Seeing the chain rule.
     "too-many-paths",
+    # Texts (docs/language.md, "Texts").
+    "not-a-text",
+    "bad-text",
+    "not-in-vocabulary",
 )
 # Pictures (`draw`, `--draw`), as in `pictures.errors`.
 DRAWING_KINDS = ("missing-graphviz", "unknown-picture-format", "graph-too-large", "graphviz-failed")
@@ -133,7 +175,7 @@ DRAWING_KINDS = ("missing-graphviz", "unknown-picture-format", "graph-too-large"
 # cannot meet: a node's value is always finite (no `non-finite-value`, no `undefined-score`),
 # `plot([])` is one empty series (`empty-series`, not `no-series`), and the signs are F's own.
 CHART_KINDS = (
-    "empty-series", "length-mismatch", "log-non-positive", "grid-out-of-range", "no-points",
+    "empty-series", "length-mismatch", "label-count", "log-non-positive", "grid-out-of-range", "no-points",
     "point-shape", "range-too-wide", "chart-too-small",
 )
 # A file a running program cannot read (`read_table`) or write (`draw`): a runtime error like

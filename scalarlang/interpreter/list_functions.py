@@ -18,7 +18,7 @@ from ..engine.scalar import Scalar
 from ..language import tree
 from .csv_reader import TableError, read_table
 from .failures import not_a_node
-from .values import ListValue, nodes_of, whole_number
+from .values import ListValue, TextValue, items_of, whole_number
 
 if TYPE_CHECKING:
     from .control import Run
@@ -79,11 +79,12 @@ def compile_mean(compiler: Compiler, call: tree.Call):
 
 
 def compile_len(compiler: Compiler, call: tree.Call):
+    """``len(L)``: a list's items, or a text's characters."""
     origin = compiler.origin(call.span, True)
     not_a_list = compiler.list_check(compiler.values(call)[0], "`len`")
 
     def length(args, value):
-        if value.__class__ is not ListValue:
+        if value.__class__ is not ListValue and value.__class__ is not TextValue:
             raise not_a_list()
         node = Scalar.constant(len(value))
         node.tag = origin
@@ -100,7 +101,7 @@ def compile_dot(compiler: Compiler, call: tree.Call):
     def dot(args, left, right):
         for value, problem in zip((left, right), checks):
             if value.__class__ is not ListValue:
-                raise problem()
+                raise problem(value)
         if len(left) != len(right) or not left:
             raise compiler.fail(
                 "wrong-arguments",
@@ -127,10 +128,10 @@ def compile_dot(compiler: Compiler, call: tree.Call):
 
 
 def compile_flatten(compiler: Compiler, call: tree.Call):
-    """``flatten(L, …)``: every node held in the arguments, depth first, in order."""
+    """``flatten(L, …)``: every node (and text) held in the arguments, depth first, in order."""
 
     def flatten(args, *values):
-        return ListValue([node for value in values for node, _ in nodes_of(value)])
+        return ListValue([item for value in values for item in items_of(value)])
 
     return flatten, compiler.values(call)
 
@@ -142,7 +143,7 @@ def compile_zip(compiler: Compiler, call: tree.Call):
     def zip_lists(args, *values):
         for value, problem in zip(values, checks):
             if value.__class__ is not ListValue:
-                raise problem()
+                raise problem(value)
         return ListValue([ListValue(row) for row in zip(*values)])
 
     return zip_lists, compiler.values(call)

@@ -1,6 +1,6 @@
 """The value functions of single nodes, compiled for the `Compiler`: the engine's operations
-(`exp`, `max`, `detach`, ...), `grad` and `value` (constants read off a node), and the counts
-of a graph (`node_count`, `edge_count`). Their entries are in ``registry.VALUE_FUNCTIONS``.
+(`exp`, `max`, `detach`, ...), `grad`, `value` and `floor` (constants read off a node), and the
+counts of a graph (`node_count`, `edge_count`). Their entries are in ``registry.VALUE_FUNCTIONS``.
 
 Each ``compile(compiler, call)`` returns ``(combine, operand expressions[, fuse])``: the
 compiler evaluates the operands and calls ``combine(args, *operand values)`` (see
@@ -9,6 +9,7 @@ compiler evaluates the operands and calls ``combine(args, *operand values)`` (se
 
 from __future__ import annotations
 
+import math
 from typing import Callable, TYPE_CHECKING
 
 from ..engine.errors import ScalarAutodiffError
@@ -136,3 +137,5 @@ def _edge_count(node: Scalar) -> int:
 compile_value = _constant_of(lambda node: node.value)
 compile_node_count = _constant_of(_topology_size, count=True)
 compile_edge_count = _constant_of(_edge_count, count=True)
+# (a node's value is finite, so its floor is a float: math.floor gives an exact int)
+compile_floor = _constant_of(lambda node: float(math.floor(node._value)), count=True)

@@ -19,8 +19,9 @@ from ..engine.errors import ScalarAutodiffError
 from ..engine.numbers import format_count, format_number
 from ..engine.scalar import Scalar
 from ..language import tree
-from .failures import engine_failure, failure
-from .values import ListValue, Named, label_of, whole_number
+from . import texts
+from .failures import engine_failure, failure, index_out_of_range
+from .values import ListValue, Named, TextValue, describe, label_of, whole_number
 
 if TYPE_CHECKING:
     from .expressions import Compiler
@@ -35,12 +36,29 @@ def literal_value(expr: tree.Expr) -> float | None:
     return None
 
 
-def arithmetic(operation, span, origin, source, not_nodes):
-    """``left OP right``; ``not_nodes(left, right)`` is the error when one is a list."""
+def compared(compiler: Compiler, expr: tree.Expr) -> Callable[[tuple | None], Any]:
+    """One side of a statement's comparison (`if`, `assert`): a number literal read as written
+    (a float: `if x < inf` makes no constant `inf`, which could not be one), else the value."""
+    literal = literal_value(expr)
+    if literal is not None:
+        return lambda args: literal
+    return compiler.expression(expr)
+
+
+def number_of(value: Any) -> float | None:
+    """What `compared` gave as a number: its value, or None for a text or a list."""
+    if value.__class__ is Scalar:
+        return value._value
+    return value if value.__class__ is float else None
+
+
+def arithmetic(operation, span, origin, source, otherwise):
+    """``left OP right``; ``otherwise(left, right)`` is what it is when one is not a node: the
+    concatenation of `+`, else it raises the error."""
 
     def combine(args, left, right):
         if left.__class__ is not Scalar or right.__class__ is not Scalar:
-            raise not_nodes(left, right)
+            return otherwise(left, right)
         try:
             node = operation(left, right)
         except ScalarAutodiffError as error:
@@ -51,7 +69,7 @@ def arithmetic(operation, span, origin, source, not_nodes):
     return combine
 
 
-def fused(operation, span, origin, source, not_nodes):
+def fused(operation, span, origin, source, otherwise):
     """The closure of ``left OP right`` with its operands' closures called inline."""
 
     def fuse(left, right):
@@ -59,7 +77,7 @@ def fused(operation, span, origin, source, not_nodes):
             a = left(args)
             b = right(args)
             if a.__class__ is not Scalar or b.__class__ is not Scalar:
-                raise not_nodes(a, b)
+                return otherwise(a, b)
             try:
                 node = operation(a, b)
             except ScalarAutodiffError as error:
@@ -79,13 +97,16 @@ COMPARISONS = {
 
 
 def compare(compiler: Compiler, node: tree.Compare):
-    """``a < b`` inside an expression: the constant 1 or 0 (a count), no gradient."""
+    """``a < b`` inside an expression: the constant 1 or 0 (a count), no gradient; two texts
+    compare with `==` and `!=`."""
     holds, origin = COMPARISONS[node.op], compiler.origin(node.span, True)
-    not_nodes = compiler.not_nodes(node.left, node.right, f"`{node.op}`")
+    of_texts = texts.comparison(compiler, node.op, node.left, node.right, f"`{node.op}`")
 
     def comparison(args, left, right):
         if left.__class__ is not Scalar or right.__class__ is not Scalar:
-            raise not_nodes(left, right)
+            result = Scalar.constant(1.0 if of_texts(left, right) else 0.0)
+            result.tag = origin
+            return result
         result = Scalar.constant(1.0 if holds(left._value, right._value) else 0.0)
         result.tag = origin
         return result
@@ -158,6 +179,33 @@ def remainder(compiler: Compiler, node: tree.Binary):
     return remainder
 
 
+def floor_division(compiler: Compiler, node: tree.Binary):
+    """``a // b``: the constant ``floor(a / b)`` as Python's ``//`` gives it (a whole number,
+    printed whole), no gradient, as `%`."""
+    span, origin, source = node.span, compiler.origin(node.span, True), compiler.source
+    not_nodes = compiler.not_nodes(node.left, node.right, "`//`")
+
+    def floor_divide(args, left, right):
+        if left.__class__ is not Scalar or right.__class__ is not Scalar:
+            raise not_nodes(left, right)
+        dividend, divisor = left._value, right._value
+        quotient = dividend // divisor if divisor != 0.0 else float("nan")
+        if quotient - quotient != 0.0:  # by 0, or beyond the float range (`1e308 // 1e-308`)
+            raise failure(
+                source,
+                "non-finite-result",
+                f"the floor division of {format_count(dividend)} by {format_count(divisor)} is "
+                + ("not a number" if divisor == 0.0 else f"not finite ({format_number(quotient)})"),
+                span,
+                {"operation": "floor-divide", "value": quotient},
+            )
+        result = Scalar.constant(quotient)
+        result.tag = origin
+        return result
+
+    return floor_divide
+
+
 # ---- lists -----------------------------------------------------------------------------------
 
 # As for `for` loops: at most this many iterations of one range; and at most this many
@@ -192,14 +240,15 @@ def literal_items(node: tree.ListLiteral) -> tuple[tree.Expr, ...]:
 
 
 def index(compiler: Compiler, node: tree.Index) -> Callable:
-    """``target[index]``: counting from 0, a negative index from the end; no node is made."""
+    """``target[index]``: counting from 0, a negative index from the end; no node is made. Of
+    a text, the one-character text at the index."""
     target_text = compiler.text_of(node.target)
     not_a_list = compiler.list_check(node.target, "indexing")
     index_not_a_node = compiler.node_check(node.index, "an index")
 
     def item(args, target, position):
-        if target.__class__ is not ListValue:
-            raise not_a_list()
+        if target.__class__ is not ListValue and target.__class__ is not TextValue:
+            raise not_a_list(target)
         if position.__class__ is not Scalar:
             raise index_not_a_node(position)
         value = position._value
@@ -215,15 +264,11 @@ def index(compiler: Compiler, node: tree.Index) -> Callable:
         if at < 0:
             at += length
         if not 0 <= at < length:
-            raise compiler.fail(
-                "index-out-of-range",
-                f"index {format_count(value)} is out of range for `{target_text}`, "
-                + (f"a list of {length}" if length else "an empty list"),
-                node.index.span,
-                {"index": value, "length": length},
-                (f"help: the indices of a list of {length} are 0 to {length - 1} (or -{length} to -1)",)
-                if length else (),
+            raise index_out_of_range(
+                compiler.source, value, length, target_text, node.index.span, target.__class__ is TextValue
             )
+        if target.__class__ is TextValue:
+            return TextValue(target[at])
         return target[at]
 
     return item
@@ -294,8 +339,12 @@ def _clause(compiler: Compiler, clause: tree.ForClause) -> tuple[Callable[[tuple
 
     def values(slots: tuple) -> Iterator[tuple]:
         items = source(slots)
+        if items.__class__ is TextValue:  # its characters, as Python's `for c in text`
+            if width == 1:
+                return ((TextValue(char),) for char in items)
+            items = characters_of(TextValue(items[:1]))  # (a character is no row: `table-width`)
         if items.__class__ is not ListValue:
-            raise not_a_list()
+            raise not_a_list(items)
         if width == 1:
             return ((item,) for item in items)
         return _rows(compiler, clause, items, width)
@@ -303,10 +352,15 @@ def _clause(compiler: Compiler, clause: tree.ForClause) -> tuple[Callable[[tuple
     return values, frames
 
 
+def characters_of(text: TextValue) -> ListValue:
+    """A text's characters, in order, as a list of one-character texts."""
+    return ListValue([TextValue(char) for char in text])
+
+
 def _rows(compiler: Compiler, clause: tree.ForClause, items: ListValue, width: int) -> Iterator[tuple]:
     for row in items:
         if row.__class__ is not ListValue or len(row) != width:
-            found = f"a row of {len(row)}" if row.__class__ is ListValue else "a node"
+            found = f"a row of {len(row)}" if row.__class__ is ListValue else describe(row)
             raise compiler.fail(
                 "table-width",
                 f"`for` names {width}, but an item of `{compiler.text_of(clause.source)}` is {found}",

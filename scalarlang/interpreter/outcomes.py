@@ -55,6 +55,14 @@ class ListShown:
 
 
 @dataclass(frozen=True, slots=True)
+class TextShown:
+    """A bare expression's value line when its value is a text."""
+
+    span: Span
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Bound:
     """``let NAME = ...``: silent in scripts, echoed by the REPL."""
 
@@ -277,5 +285,5 @@ class Charted:
 
 Outcome = (
     ValueShown | ListShown | Bound | Defined | Printed | BackwardShown | GraphShown | GradcheckShown
-    | Explained | PathsShown | WalkShown | Drawn | Charted | Expected | Warned | Failed
+    | Explained | PathsShown | WalkShown | Drawn | Charted | Expected | Warned | Failed | TextShown
 )

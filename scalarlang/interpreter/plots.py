@@ -1,6 +1,6 @@
 """`plot` and `boundary`: charts of what a session computed.
 
-``plot(Y)``, ``plot(X, Y)`` and ``plot([Y1, Y2, …], labels: [...])`` read the values of the
+``plot(Y)``, ``plot(X, Y)`` and ``plot([Y1, Y2, …], labels: ["a", "b"])`` read the values of the
 nodes in lists (nothing is tracked, nothing made); ``boundary(F, DATA)`` evaluates a function
 defined with `fn` at the centre of each cell of a grid over DATA's points (rows x1, x2,
 label). `pictures.charts` makes the chart (scales, round ticks, series or signs) and checks
@@ -21,10 +21,10 @@ from ..engine.scalar import Scalar
 from ..language import tree
 from ..language.diagnostics import LanguageError
 from ..language.source import Span
-from .failures import with_note
+from .failures import not_a_text, with_note
 from .operations import MAX_ITEMS
 from .outcomes import Charted
-from .values import ListValue, describe
+from .values import ListValue, TextValue, describe
 
 if TYPE_CHECKING:
     from ..pictures.charts import Chart
@@ -43,6 +43,8 @@ def compile_plot(run: Run, statement: tree.ExprStatement, call: tree.Call):
     options = {keyword.name: keyword.value for keyword in call.keywords}
     title_of = compiler.text(options["title"]) if "title" in options else None
     log_of = compiler.number(options["log"]) if "log" in options else None  # type: ignore[arg-type]
+    labels_expr = options.get("labels")
+    labels_of = compiler.expression(labels_expr) if labels_expr is not None else None  # type: ignore[arg-type]
     output = _Output(run, options.get("file"), statement.span)
     # A single series is known by its source text; the items of a list literal of series by theirs.
     label = compiler.text_of(y_expr)
@@ -57,6 +59,8 @@ def compile_plot(run: Run, statement: tree.ExprStatement, call: tree.Call):
             return x_expr.span
         if kind in ("no-series", "empty-series", "non-finite-value", "log-non-positive", "range-too-wide"):
             return y_expr.span
+        if kind == "label-count" and labels_expr is not None:
+            return labels_expr.span
         return call.span
 
     def plot(show: bool) -> None:
@@ -69,7 +73,9 @@ def compile_plot(run: Run, statement: tree.ExprStatement, call: tree.Call):
             x = _numbers(compiler, x_of(None), x_expr, "`plot`'s X")
         title = title_of(None) if title_of is not None else None
         log = _flag(compiler, log_of(None), options["log"].span) if log_of is not None else False
-        if several:
+        if labels_of is not None and labels_expr is not None:
+            labels: tuple[str, ...] | None = _texts(compiler, labels_of(None), labels_expr)
+        elif several:
             labels = item_labels if item_labels is not None and len(item_labels) == len(ys) else None
         else:
             labels = (label,)
@@ -164,7 +170,7 @@ class _Output:
 def _series(compiler: Compiler, value: object, expr: tree.Expr) -> tuple[list[tuple[float, ...]], bool]:
     """The series of ``plot``'s Y: one list of numbers, or a list of such lists (several)."""
     if value.__class__ is not ListValue:
-        raise compiler.list_check(expr, "`plot`")()
+        raise compiler.list_check(expr, "`plot`")(value)
     items: ListValue = value  # type: ignore[assignment]
     if items and all(item.__class__ is ListValue for item in items):
         text = compiler.text_of(expr)
@@ -175,7 +181,7 @@ def _series(compiler: Compiler, value: object, expr: tree.Expr) -> tuple[list[tu
 def _numbers(compiler: Compiler, value: object, expr: tree.Expr, what: str) -> tuple[float, ...]:
     """The values of a list of nodes (read: nothing is tracked)."""
     if value.__class__ is not ListValue:
-        raise compiler.list_check(expr, "`plot`")()
+        raise compiler.list_check(expr, "`plot`")(value)
     numbers = []
     for index, item in enumerate(value):  # type: ignore[call-overload]
         if item.__class__ is not Scalar:
@@ -184,10 +190,20 @@ def _numbers(compiler: Compiler, value: object, expr: tree.Expr, what: str) -> t
                 f"item {index} of {what} is {describe(item)}: `plot` takes a list of numbers, "
                 "or a list of such lists (one per series)",
                 expr.span,
-                {"index": index, "found": "list"},
+                {"index": index, "found": "text" if item.__class__ is TextValue else "list"},
             )
         numbers.append(item._value)
     return tuple(numbers)
+
+
+def _texts(compiler: Compiler, value: object, expr: tree.Expr) -> tuple[str, ...]:
+    """`labels:`: a list of texts, one a series."""
+    if value.__class__ is not ListValue:
+        raise compiler.list_check(expr, "`labels:`")(value)
+    for index, item in enumerate(value):  # type: ignore[call-overload]
+        if item.__class__ is not TextValue:
+            raise not_a_text(compiler.source, item, f"{compiler.text_of(expr)}[{index}]", expr.span, "`labels:`")
+    return tuple(value)  # type: ignore[call-overload]
 
 
 def _flag(compiler: Compiler, value: float, span: Span) -> bool:
@@ -202,7 +218,7 @@ def _flag(compiler: Compiler, value: float, span: Span) -> bool:
 def _points(compiler: Compiler, value: object, expr: tree.Expr) -> list[tuple[float, ...]]:
     """DATA's rows as numbers: each a list of nodes (x1, x2, label; the chart checks there are 3)."""
     if value.__class__ is not ListValue:
-        raise compiler.list_check(expr, "`boundary`")()
+        raise compiler.list_check(expr, "`boundary`")(value)
     rows = []
     for index, row in enumerate(value):  # type: ignore[call-overload]
         if row.__class__ is not ListValue or any(item.__class__ is not Scalar for item in row):

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine.scalar import Scalar
 from ..language import tree
 from ..language.diagnostics import LanguageError
-from . import chain_rule, checks, graphs, list_functions, node_functions, plots
+from . import chain_rule, checks, graphs, list_functions, node_functions, plots, text_functions
 from .values import LABEL_LIMIT, shorten, suggestion
 
 if TYPE_CHECKING:
@@ -143,6 +143,7 @@ def _table(*entries: Any) -> dict:
 _PASSES, _CHAIN_RULE, _ENGINE, _GRADIENTS, _LISTS, _DATA = CATEGORIES = (
     "passes", "chain rule", "functions", "gradients", "lists", "data",
 )
+_TEXTS = "texts"
 _CHARTS = "charts"
 
 VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
@@ -169,7 +170,8 @@ VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
         "the unique nodes of X's graph", _GRADIENTS),
     ValueFunction("edge_count", arity(1), node_functions.compile_edge_count, "edge_count(X)",
         "the operand edges of X's graph", _GRADIENTS),
-    ValueFunction("len", arity(1), list_functions.compile_len, "len(L)", "the number of items of a list", _LISTS, (LIST,)),
+    ValueFunction("len", arity(1), list_functions.compile_len, ("len(L)", "len(T)"),
+        "the number of items of a list, or of characters of a text", _LISTS),
     ValueFunction("dot", arity(2), list_functions.compile_dot, "dot(A, B)", "A[0]*B[0] + A[1]*B[1] + …", _LISTS, (LIST,)),
     ValueFunction("flatten", arity(1, None), list_functions.compile_flatten, "flatten(L, …)",
         "every node the arguments hold, in one list", _LISTS),
@@ -181,6 +183,21 @@ VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
     ValueFunction("read_table", arity(1), list_functions.compile_read_table, 'read_table("FILE.csv")',
         "the rows of numbers of a CSV file, as constants", _DATA, (TEXT,),
         takes='a file name in quotes: read_table("data.csv")'),
+    ValueFunction("floor", arity(1), node_functions.compile_floor, "floor(X)",
+        "the largest whole number not above X: a constant, no gradient", _ENGINE),
+    ValueFunction("read_text", arity(1), text_functions.compile_read_text, 'read_text("FILE")',
+        "the text of a UTF-8 file (its \\r\\n read as \\n)", _TEXTS, (TEXT,),
+        takes='a file name in quotes: read_text("names.txt")'),
+    ValueFunction("lines", arity(1), text_functions.compile_lines, "lines(T)",
+        "the lines of a text, without their \\n", _TEXTS),
+    ValueFunction("chars", arity(1), text_functions.compile_chars, "chars(T)",
+        "the distinct characters of a text, sorted: a vocabulary", _TEXTS),
+    ValueFunction("join", arity(1, 2), text_functions.compile_join, ("join(L)", "join(L, SEP)"),
+        "a list of texts as one text (with SEP between them)", _TEXTS),
+    ValueFunction("encode", arity(2), text_functions.compile_encode, "encode(T, VOCAB)",
+        "the index in VOCAB of each character of T", _TEXTS),
+    ValueFunction("decode", arity(2), text_functions.compile_decode, "decode(L, VOCAB)",
+        "the text of the characters of VOCAB at the indices in L", _TEXTS),
 )
 
 STATEMENT_FUNCTIONS: dict[str, StatementCall] = _table(
@@ -206,8 +223,8 @@ STATEMENT_FUNCTIONS: dict[str, StatementCall] = _table(
         "draws start again as Python's random.seed(N) would", _DATA),
     StatementCall("plot", arity(1, 2), plots.compile_plot, ("plot(Y)", "plot(X, Y)", "plot([Y1, Y2])"),
         "a line chart of lists of numbers", _CHARTS,
-        options={"title": TEXT, "log": VALUE, "file": TEXT},
-        notes=('(named: title: "T", log: 1 for a log y axis, file: "F.svg" or "F.txt")',)),
+        options={"title": TEXT, "log": VALUE, "file": TEXT, "labels": VALUE},
+        notes=('(named: title: "T", log: 1 for a log y axis, labels: ["a", "b"], file: "F.svg" or "F.txt")',)),
     StatementCall("boundary", arity(2), plots.compile_boundary, "boundary(F, DATA)",
         "the sign of F(x1, x2) over DATA's rows x1, x2, label", _CHARTS,
         (FUNCTION, VALUE), options={"grid": VALUE, "title": TEXT, "file": TEXT},
@@ -260,16 +277,17 @@ def call_problem(entry: Entry, call: tree.Call, fail: Fail) -> LanguageError | N
     return options_problem(entry, call, fail)
 
 
-def _kind_problem(entry: Entry, kind: Kind, arg: tree.Expr | tree.StringLiteral, which: str) -> str | None:
+def _kind_problem(entry: Entry, kind: Kind, arg: tree.Expr, which: str) -> str | None:
+    """A text in quotes is a value like any other (a text: where a node or a list is needed,
+    the compile function's check says so when it runs), except where the entry says what its
+    text arguments are (`takes`) or takes a function's name."""
     name, is_text = entry.name, isinstance(arg, tree.StringLiteral)
     if kind is TEXT and not is_text:
         return f"`{name}` takes {entry.takes}" if entry.takes else f"{which} of `{name}` is a text in quotes"
-    if kind is not TEXT and is_text:
+    if kind is not TEXT and is_text and (entry.takes or kind is FUNCTION):
         if entry.takes:
             return f"`{name}` takes {entry.takes}"
-        if TEXT not in entry.kinds:
-            return f"`{name}` takes no text arguments"
-        return f"{which} of `{name}` is {'a value' if kind is not FUNCTION else 'the name of a function'}, not a text"
+        return f"{which} of `{name}` is the name of a function, not a text"
     if kind is FUNCTION and not isinstance(arg, tree.Name):
         return f"{which} of `{name}` is the name of a function defined with `fn`"
     return None

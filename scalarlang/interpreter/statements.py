@@ -19,11 +19,12 @@ from ..language.diagnostics import LanguageError
 from ..language.source import Span
 from .expressions import Compiler, Function, MAX_CALL_DEPTH
 from .failures import raising
-from .outcomes import Bound, Defined, ListShown, NodeState, Printed, ValueShown, Warned
+from .outcomes import Bound, Defined, ListShown, NodeState, Printed, TextShown, ValueShown, Warned
 from .registry import STATEMENT_FUNCTIONS, call_problem, is_reserved
 from .values import (
     ListValue,
     Named,
+    TextValue,
     describe,
     is_count,
     label_of,
@@ -33,6 +34,7 @@ from .values import (
     path_text,
     rebuilt,
     shape_text,
+    text_summary,
 )
 
 if TYPE_CHECKING:
@@ -83,6 +85,11 @@ def compile_let(run: Run, statement: tree.Let):
             state.bind(name, node)
             if show and echo:
                 run.emit(Defined(span, name, f"= {shape_text(node)}"))
+            return
+        if node.__class__ is TextValue:
+            state.bind(name, node)
+            if show and echo:
+                run.emit(Defined(span, name, f"= {text_summary(node)}"))
             return
         tag = node.tag
         if tag.__class__ is not Named:  # a new node: its first name (before it is bound)
@@ -233,12 +240,12 @@ def _fresh(value: float, label: str) -> Scalar:
 
 
 def _not_a_variable(compiler: Compiler, name: str, node: object, span: Span) -> LanguageError:
-    if isinstance(node, ListValue):
+    if isinstance(node, (ListValue, TextValue)):
         return compiler.fail(
             "not-a-variable",
             f"`descend` needs tracked variables; `{name}` is {describe(node)}",
             span,
-            {"name": name, "operation": "list"},
+            {"name": name, "operation": "list" if isinstance(node, ListValue) else "text"},
         )
     if not isinstance(node, Scalar):
         return compiler.name_failure(name, node, span)
@@ -270,6 +277,8 @@ def compile_expression_statement(run: Run, statement: tree.ExprStatement):
         if show:
             if value.__class__ is ListValue:
                 run.emit(ListShown(span, value))
+            elif value.__class__ is TextValue:
+                run.emit(TextShown(span, str(value)))
             else:
                 run.emit(ValueShown(span, node_state(value)))
 

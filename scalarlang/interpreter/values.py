@@ -12,8 +12,9 @@ tag (made by Python code) is shown by its operation; one with a tag the session 
 (``Scalar.variable(2, label="w")``) by that tag's text. Counts (`len`, `node_count`, a loop's
 index) are shown as whole numbers.
 
-A list is a `ListValue`: an immutable tuple of values (nodes or lists), so indexing, `len` and
-iteration are Python's own. Lists never change: `descend` makes a new list of the same shape.
+A list is a `ListValue`: an immutable tuple of values (nodes, texts or lists), so indexing, `len`
+and iteration are Python's own. A text is a `TextValue`: an immutable `str`, a constant with no
+node and no gradient. Lists never change: `descend` makes a new list of the same shape.
 Walks over nested lists use explicit stacks, never recursion (a list nests at most as deep as
 the source's brackets, but a model's lists are walked every step).
 """
@@ -165,10 +166,68 @@ def shorten(text: str, limit: int = LABEL_LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+# ---- texts -----------------------------------------------------------------------------------
+
+# The longest text, in characters (`read_text`, `+`, `join`, a string's holes filled), and the
+# longest list `+` makes: beyond them is `too-long`, before the memory runs out.
+MAX_TEXT = 10_000_000
+MAX_LIST = 10_000_000
+
+
+class TextValue(str):
+    """A `.sad` text: a `str` (its length, indexing and equality are Python's), a constant with
+    no node and no gradient. What makes a new text wraps it again: Python's own operations
+    give a plain `str`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"TextValue({str.__repr__(self)})"
+
+
+def is_text(value: object) -> bool:
+    return value.__class__ is TextValue
+
+
+# How a text is written as a literal (`"a\n\"b\""`): the escapes `.sad` has, braces doubled
+# (`{` starts a hole); other control characters as Python writes them, since no literal can.
+_LITERAL_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "{": "{{", "}": "}}"}
+
+
+def quoted(text: str) -> str:
+    """``text`` as a `.sad` literal, as a value line, a list and `:vars` show it."""
+    pieces = ['"']
+    for char in text:
+        escaped = _LITERAL_ESCAPES.get(char)
+        if escaped is not None:
+            pieces.append(escaped)
+        elif char.isprintable():
+            pieces.append(char)
+        else:
+            pieces.append(repr(char)[1:-1])  # `\t`, `\r`, `\x00`, `\u2028`
+    pieces.append('"')
+    return "".join(pieces)
+
+
+def characters(count: int) -> str:
+    """``a text of 5 characters``, ``a text of 1 character``, ``an empty text``."""
+    if count == 0:
+        return "an empty text"
+    return f"a text of {count:,} character{'' if count == 1 else 's'}"
+
+
+def text_summary(text: str, limit: int = LABEL_LIMIT) -> str:
+    """A text in one short line: quoted whole when it is short, else its start and its length."""
+    shown = quoted(text)
+    if len(shown) <= limit:
+        return shown
+    return f"{cut(shown[:-1], limit)}\" ({characters(len(text))})"
+
+
 # ---- lists -----------------------------------------------------------------------------------
 
 class ListValue(tuple):
-    """A `.sad` list: its items are nodes (`Scalar`) and lists."""
+    """A `.sad` list: its items are nodes (`Scalar`), texts (`TextValue`) and lists."""
 
     __slots__ = ()
 
@@ -190,6 +249,18 @@ def nodes_of(value: object) -> Iterator[tuple[Scalar, tuple[int, ...]]]:
             stack.extend((child, (*path, index)) for index, child in reversed(list(enumerate(item))))  # type: ignore[arg-type]
         elif item.__class__ is Scalar:
             yield item, path  # type: ignore[misc]
+
+
+def items_of(value: object) -> Iterator[object]:
+    """Every item held in ``value`` that is not a list (nodes and texts), depth first in order;
+    ``value`` itself when it is not a list."""
+    stack: list[object] = [value]
+    while stack:
+        item = stack.pop()
+        if item.__class__ is ListValue:
+            stack.extend(reversed(item))  # type: ignore[call-overload]
+        else:
+            yield item
 
 
 def path_text(name: str, path: tuple[int, ...]) -> str:
@@ -237,8 +308,12 @@ def shape(value: ListValue) -> tuple[int, ...] | None:
 
 
 def kind_of_nodes(value: ListValue) -> str:
-    """What a list holds, in a word: "variables", "constants", "nodes" (mixed)."""
+    """What a list holds, in a word: "variables", "constants", "nodes" (mixed), "texts",
+    "items" (texts and nodes)."""
+    texts = any(item.__class__ is TextValue for item in items_of(value))
     operations = {node._operation for node, _ in nodes_of(value)}
+    if texts:
+        return "items" if operations else "texts"
     if operations == {ScalarOperation.VARIABLE}:
         return "variables"
     if operations == {ScalarOperation.CONSTANT}:
@@ -247,9 +322,12 @@ def kind_of_nodes(value: ListValue) -> str:
 
 
 def describe(value: object) -> str:
-    """What a value is, for messages: "a list of 16", "an empty list", "a node"."""
+    """What a value is, for messages: "a list of 16", "an empty list", "a text of 5
+    characters", "a node"."""
     if value.__class__ is ListValue:
         return f"a list of {len(value)}" if value else "an empty list"  # type: ignore[arg-type]
+    if value.__class__ is TextValue:
+        return characters(len(value))  # type: ignore[arg-type]
     return "a node"
 
 
@@ -265,7 +343,9 @@ def shape_text(value: ListValue) -> str:
 
 def formatted_value(value: object, spec: str | None = None) -> str:
     """A value as a person reads it: a node's number (counts whole, or as a format spec such
-    as ``.3f`` says), a list in brackets."""
+    as ``.3f`` says), a text as it is, a list in brackets (its texts quoted)."""
+    if value.__class__ is TextValue:
+        return str(value)
     if value.__class__ is not ListValue:
         return _number_text(cast(Scalar, value), spec)
     pieces: list[str] = []
@@ -286,9 +366,17 @@ def formatted_value(value: object, spec: str | None = None) -> str:
         if child.__class__ is ListValue:
             pieces.append("[")
             stack.append([child, 0])
+        elif child.__class__ is TextValue:
+            pieces.append(quoted(child))
         else:
             pieces.append(_number_text(child, spec))
     return "".join(pieces)
+
+
+def shown_value(value: object) -> str:
+    """A value as a value line shows it: a text quoted (so that its ends and newlines show),
+    anything else as `formatted_value` writes it."""
+    return quoted(value) if value.__class__ is TextValue else formatted_value(value)  # type: ignore[arg-type]
 
 
 def _number_text(node: Scalar, spec: str | None) -> str:
@@ -298,7 +386,7 @@ def _number_text(node: Scalar, spec: str | None) -> str:
 
 
 def plain_values(value: ListValue) -> list:
-    """The list as nested Python lists of floats (for JSON)."""
+    """The list as nested Python lists of floats and strings (for JSON)."""
     # (the list, the Python list being filled) frames, innermost last.
     result: list = []
     stack: list[tuple[Iterator, list]] = [(iter(value), result)]
@@ -311,6 +399,8 @@ def plain_values(value: ListValue) -> list:
             inner: list = []
             into.append(inner)
             stack.append((iter(item), inner))
+        elif item.__class__ is TextValue:
+            into.append(str(item))
         else:
             into.append(item.value)  # type: ignore[attr-defined]
     return result

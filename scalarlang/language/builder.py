@@ -23,6 +23,7 @@ from .tree import (
     Assert,
     Binary,
     Block,
+    Break,
     Call,
     Compare,
     Comprehension,
@@ -47,6 +48,7 @@ from .tree import (
     Repeat,
     StringLiteral,
     Unary,
+    While,
     ZeroGrad,
 )
 from .parts import (
@@ -71,6 +73,7 @@ class Builder(Transformer):
     # -- program, blocks and statements
 
     def start(self, statements: list) -> Program:
+        check_breaks(statements)
         return Program(tuple(statements))
 
     def block(self, children: list) -> Block:
@@ -87,8 +90,7 @@ class Builder(Transformer):
 
     def print_stmt(self, children: list) -> Print:
         keyword, *items = children
-        nodes = tuple(value_of(item)[0] for item in items)
-        return Print(join(tok_span(keyword), value_of(items[-1])[1]), nodes)
+        return Print(join(tok_span(keyword), items[-1].outer), tuple(item.node for item in items))
 
     def zero_grad_all(self, children: list) -> ZeroGrad:
         return ZeroGrad(tok_span(children[0]), None)
@@ -162,6 +164,14 @@ class Builder(Transformer):
             node = If(join(tok_span(keyword), end), str(op), left.node, right.node, then, otherwise)
             otherwise = Block(node.span, (node,))
         return node
+
+    def while_stmt(self, children: list) -> While:
+        keyword, condition, body = children
+        return While(join(tok_span(keyword), body.span), condition.node, body)
+
+    def break_stmt(self, children: list) -> Break:
+        (keyword,) = children
+        return Break(tok_span(keyword))
 
     def descend_stmt(self, children: list) -> Descend:
         names: list[Any] | tuple[str, ...]  # the name tokens, then their texts
@@ -285,14 +295,54 @@ class Builder(Transformer):
             raise too_deep(tok_span(open_))
         return Part(part.node, join(tok_span(open_), tok_span(close)), part.depth + 1)
 
-    def string(self, children: list) -> StringLiteral:
+    def string(self, children: list) -> Part:
+        """A text: its pieces in order (a string inside a hole is one level deeper: the
+        layout counts it as a parenthesis)."""
         open_, *pieces, close = children
         parts: list = []
+        depth = 0
         for piece in pieces:
             if isinstance(piece, Part):
                 parts.append(piece.node)
+                depth = max(depth, piece.depth)
             elif piece.type == "TEXT":
                 parts.append(decode_text(piece))
             elif piece.type == "SPEC_AND_RBRACE":  # the hole just before it has a format spec
                 parts[-1] = formatted(parts[-1], piece)
-        return StringLiteral(join(tok_span(open_), tok_span(close)), tuple(parts))
+        return Part(StringLiteral(join(tok_span(open_), tok_span(close)), tuple(parts)), join(tok_span(open_), tok_span(close)), depth)
+
+
+_LOOPS = (Repeat, ForRange, ForEach, While)
+
+
+def check_breaks(statements: list) -> None:
+    """Every `break` is inside a loop's block (through `if`s and `quiet`; not through `expect`,
+    which runs its statement on its own): else a syntax error at the first one, in source
+    order. Each item of the walk: a statement, whether a loop holds it, whether an `expect`
+    does (nearer than any loop)."""
+    stack = [(statement, False, False) for statement in reversed(statements)]
+    while stack:
+        statement, in_loop, expected = stack.pop()
+        if isinstance(statement, Break):
+            if in_loop:
+                continue
+            if expected:
+                raise syntax_error(
+                    "`break` under `expect` leaves no loop: `expect` runs its statement on its own",
+                    statement.span,
+                    ("help: put the `expect` inside the loop's body, and the `break` after it",),
+                )
+            raise syntax_error(
+                "`break` outside a loop: it leaves the innermost `for`, `repeat` or `while`", statement.span
+            )
+        if isinstance(statement, _LOOPS):
+            stack.extend((inner, True, False) for inner in reversed(statement.body.statements))
+        elif isinstance(statement, If):
+            blocks = [statement.then] + ([statement.otherwise] if statement.otherwise is not None else [])
+            stack.extend(
+                (inner, in_loop, expected) for block in reversed(blocks) for inner in reversed(block.statements)
+            )
+        elif isinstance(statement, Quiet):
+            stack.append((statement.statement, in_loop, expected))
+        elif isinstance(statement, Expect):
+            stack.append((statement.statement, False, True))

@@ -1,9 +1,11 @@
 """Hints for the habits of Python and micrograd users: the `.sad` form of what they typed.
 
-Each hint is a note (``help: ...``) added to a syntax error that the parser found anyway;
-it never changes what is an error. ``character_hint`` answers a character no token starts
-with (``^``, ``.``), ``token_hint`` a token the parser did not take (``def f(x):``,
-``for i in range(3):``, ``w -= ...``, ``while``, a block's ``:``).
+Each hint is a note (``help: ...``) added to an error that happened anyway; it never changes
+what is an error. ``character_hint`` answers a character no token starts with (``^``, ``.``),
+``token_hint`` a token the parser did not take (``def f(x):``, ``for i in range(3):``,
+``w -= ...``, ``while x:``, a slice's ``:``); ``call_hint`` a call of a Python function `.sad`
+does not have (``range(n)``, ``ord(c)``, ``str(x)``) and ``name_hint`` a Python word used as
+a name (``True``, ``continue``).
 """
 
 from __future__ import annotations
@@ -57,21 +59,25 @@ def _attribute_hint(text: str, pos: int, before: str) -> tuple[str, ...]:
     if attribute is not None and owner is None and before.rstrip().endswith("]"):
         # `[1, 2].append(3)`, `W[0].size`: a list before the dot
         if attribute.group(1) in ("append", "extend"):
-            return ("help: lists never change: make the list whole, `[f(i) for i in 0..n]`, "
-                    "or a longer one, `flatten(L, [item])`",)
+            return ("help: lists never change: a longer one is `L + [item]` (`let L = L + [item]`)",)
         return ("help: `.sad` has no attributes or methods: call a function of the list, like `len(L)`",)
+    if attribute is not None and owner is None and before.rstrip().endswith('"'):
+        # `"abc".upper()`, `", ".join(names)`: a text before the dot
+        literal = _STRING_BEFORE.search(before.rstrip())
+        return (_text_method_hint(attribute.group(1), literal.group(0) if literal else '"..."', "T"),)
     if attribute is None or owner is None:
         return ()
     name, x = attribute.group(1), owner.group(1)
+    if name in _TEXT_METHODS and x not in _MODULES:
+        return (_text_method_hint(name, x, x),)
     if x in _MODULES:
         form = _BUILT_IN_FORMS.get(name)
         if form is not None:
             return (f"help: `.sad` has no modules: the built-in is {form}",)
         return ("help: `.sad` has no modules; the built-in functions are called by name, like `tanh(x)`",)
     forms = {
-        "append": f"lists never change: make the list whole, `[f(i) for i in 0..n]`, or a longer one, "
-        f"`flatten({x}, [item])`",
-        "extend": f"lists never change: a longer list is `flatten({x}, more)`",
+        "append": f"lists never change: a longer one is `{x} + [item]` (`let {x} = {x} + [item]`)",
+        "extend": f"lists never change: a longer one is `{x} + more` (`let {x} = {x} + more`)",
         "grad": f"a stored gradient is `grad({x})`",
         "backward": f"a backward pass is `backward({x})`",
         "zero_grad": f"gradients are reset with `zero_grad({x})` (or `zero_grad` for every name)",
@@ -89,6 +95,31 @@ def _attribute_hint(text: str, pos: int, before: str) -> tuple[str, ...]:
     if name in forms:
         return (f"help: {forms[name]}",)
     return (f"help: `.sad` has no attributes or methods: call a function, like `{name}({x})`",)
+
+
+# Python's methods of `str`, each answered with what `.sad` has (texts have no methods).
+_TEXT_METHODS = frozenset((
+    "split", "splitlines", "join", "lower", "upper", "strip", "lstrip", "rstrip", "replace", "startswith",
+    "endswith", "find", "index", "count", "format", "title", "capitalize", "isalpha", "isdigit", "encode",
+    "decode",
+))
+_STRING_BEFORE = re.compile(r'"(?:[^"\\]|\\.)*"\Z')
+_TEXT_FUNCTIONS = "`len`, `lines`, `chars`, `join`, `encode` and `decode` (and `T[I]`, `T + U`, `T == U`)"
+
+
+def _text_method_hint(name: str, text: str, operand: str) -> str:
+    """What to write for Python's ``text.name(...)``."""
+    if name in ("split", "splitlines"):
+        return (f"help: texts have no methods: `lines({text})` splits a text at its line ends;"
+                f" its characters are `[c for c in {text}]`")
+    if name == "join":
+        return f"help: texts have no methods: `join(L, {text})` joins the texts of a list with {text} between them"
+    if name == "format":
+        return 'help: texts have no methods: a value goes into a text through a hole, `"loss {loss}"`'
+    if name in ("encode", "decode"):
+        return (f"help: texts have no methods: `encode({operand}, VOCAB)` gives the indices of a text's characters"
+                " in a vocabulary (`chars(T)`), `decode(L, VOCAB)` the text back")
+    return f"help: texts have no methods, and `.sad` has no `{name}`: the functions of texts are {_TEXT_FUNCTIONS}"
 
 
 def _paths_hint(output: str, variable: str | None) -> str:
@@ -129,10 +160,12 @@ def token_hint(tok: Any, expected: set[str], stack: list, text: str) -> tuple[st
         return ("help: bind a name with `let NAME = EXPR`; compare with `assert A == B`",)
     if _STARTS_WITH["def"].search(before):
         return ("help: a function is `fn f(x) = EXPR`: one expression, no `:` and no `return`",)
-    if _STARTS_WITH["while"].search(before):
+    if kind == "_COLON" and header == "WHILE":
+        return (f"help: a loop's body is a block in braces: `{_python_while(before)} {{ ... }}`",)
+    if kind == "_COLON" and _innermost(stack) == "LSQB":
         return (
-            "help: `.sad` has no `while`: run a block N times with `repeat N { ... }`,"
-            " or count with `for i in 0..N { ... }`",
+            "help: `.sad` has no slices: the items from i to j are `[L[k] for k in i..j]`,"
+            " the characters of a text `join([T[k] for k in i..j])`",
         )
     if _STARTS_WITH["return"].search(before):
         return ("help: a function's body is the expression after `=`: `fn f(x) = x * x`",)
@@ -140,6 +173,9 @@ def token_hint(tok: Any, expected: set[str], stack: list, text: str) -> tuple[st
         return (f"help: a loop's body is a block in braces: `{_python_for(before)} {{ ... }}`",)
     if kind == "NAME" and str(tok) in ("and", "or", "not") and header in ("IF", None):
         return (_NO_AND_OR,)
+    if kind == "NAME" and str(tok) in ("and", "or", "not") and header == "WHILE":
+        return ("help: `while` runs while its condition is not 0; comparisons are 1 or 0, so two conditions"
+                " that must both hold multiply: `while (a < 3) * (b < 2) { ... }`",)
     if kind == "NAME" and str(tok) == "elif":
         return ("help: write `else if`: `if A > B { ... } else if A < B { ... }`",)
     if kind == "LBRACE" and header == "IF":
@@ -154,10 +190,10 @@ def token_hint(tok: Any, expected: set[str], stack: list, text: str) -> tuple[st
         return ("help: a function's body is one expression after `=`: `fn f(x) = x * x`",)
     if kind == "ELSE":
         return ("help: `else` follows the `}` of an `if`: `if A > B { ... } else { ... }`",)
+    if _TEXT_FIRST.match(before) and expected & {"_NL", "$END", "_SEMI", "RBRACE"}:
+        return ('help: a text on its own is a value line; `print "..."` prints it, `let s = "..."` names it',)
     if kind == "DOTDOT":
         return ("help: `A..B` is a range of a `for` loop: `for i in 0..3 { ... }`",)
-    if kind == "QUOTE" and "LET" in expected:
-        return ('help: a string is printed with `print "..."`',)
     return ()
 
 
@@ -177,11 +213,21 @@ def _python_for(line: str) -> str:
     return f"for {name} in {start}..{stop}"
 
 
+# A statement that starts with a text (`"loss {loss}" print`): the text was meant to be printed.
+_TEXT_FIRST = re.compile(r'(?:^|[;{])[ \t]*"')
+
+
+def _python_while(line: str) -> str:
+    """`while True:` -> `while 1`; `while x < 3:` -> `while x < 3` (what is before it on its
+    line, `repeat 3 {`, left out)."""
+    header = " ".join(re.split(r"[{;]", line)[-1].split()) or "while x < 3"
+    return re.sub(r"\bTrue\b", "1", header)
+
+
 # A Python word at the start of a statement (or of a function's body), then the token the
-# parser did not take: `def f(`, `while x`, `return x`.
+# parser did not take: `def f(`, `return x`.
 _STARTS_WITH = {
     "def": re.compile(r"(?:^|[;{])[ \t]*def[ \t]+\Z"),
-    "while": re.compile(r"(?:^|[;{])[ \t]*while[ \t]+\Z"),
     "return": re.compile(r"(?:^|[;{=])[ \t]*return[ \t]+\Z"),
 }
 
@@ -193,8 +239,22 @@ def _open_header(stack: list) -> str | None:
         kind = getattr(value, "type", None)
         if kind in ("LBRACE", "RBRACE"):
             return None
-        if kind in ("FOR", "IF", "REPEAT", "FN", "DESCEND"):
+        if kind in ("FOR", "IF", "REPEAT", "FN", "DESCEND", "WHILE"):
             return kind
+    return None
+
+
+def _innermost(stack: list) -> str | None:
+    """The kind of the innermost bracket still open on the parser's stack (`LSQB`, `LPAR`)."""
+    depth = 0
+    for value in reversed(stack):
+        kind = getattr(value, "type", None)
+        if kind in ("RPAR", "RSQB"):
+            depth += 1
+        elif kind in ("LPAR", "LSQB"):
+            if depth == 0:
+                return kind
+            depth -= 1
     return None
 
 
@@ -210,6 +270,43 @@ def range_hint(call: Any) -> str:
     if len(bounds) != 2:
         bounds = ["0", "n"]
     return f"help: count with a range: `{bounds[0]}..{bounds[1]}` (the end not included), as in `for i in {bounds[0]}..{bounds[1]}`"
+
+
+def call_hint(call: Any, argument: str | None = None) -> tuple[str, ...]:
+    """A note for a call of a function `.sad` does not have that Python does (a `tree.Call`;
+    ``argument``: its first argument's source text, when it is short)."""
+    name = call.function
+    argument = argument or "x"
+    if name == "range":
+        return (range_hint(call),)
+    forms = {
+        "ord": f"a character's index is its place in a vocabulary: `encode({argument}, vocab)[0]`"
+        " (`let vocab = chars(text)`)",
+        "chr": f"the character at an index of a vocabulary is `vocab[{argument}]`, or `decode([{argument}], vocab)`",
+        "list": f"the characters of a text are `[c for c in {argument}]`; its distinct ones, sorted, `chars({argument})`",
+        "str": f'a value goes into a text through a hole: `"{{{argument}}}"`',
+        "int": f"the whole number at or below a value is `floor({argument})`; `a // b` divides to one",
+        "print": "`print` is a statement: `print x, \"text\"` (no parentheses needed)",
+        "open": 'a file\'s text is `read_text("FILE")`, a CSV file\'s numbers `read_table("FILE.csv")`',
+        "input": "`.sad` programs read files, not the keyboard: `read_text(\"FILE\")`",
+    }
+    form = forms.get(name)
+    return (f"help: {form}",) if form is not None else ()
+
+
+_PYTHON_NAMES = {
+    "True": "comparisons are 1 or 0: write `1` for True",
+    "False": "comparisons are 1 or 0: write `0` for False",
+    "None": "`.sad` has no None: every name holds a value",
+    "continue": "`.sad` has no `continue`: put the rest of the loop's body in an `if`",
+    "pass": "`.sad` has no `pass`: a block may be empty, `{ }`",
+}
+
+
+def name_hint(name: str) -> tuple[str, ...]:
+    """A note for a Python word used as a name (`True`, `continue`)."""
+    hint = _PYTHON_NAMES.get(name)
+    return (f"help: {hint}",) if hint is not None else ()
 
 
 def _number_text(node: Any) -> str:

@@ -38,8 +38,10 @@ _WATCHED = frozenset(
     ("LPAR", "RPAR", "LSQB", "RSQB", "LBRACE", "RBRACE", "SPEC_AND_RBRACE", "QUOTE", "_NL", "_SEMI", "EXPECT",
      "QUIET", "IF")
 )
-# What stays open, innermost last: a `(`, a `[`, a block's `{`, a string's `{` hole, a string.
-_PAREN, _BRACKET, _BLOCK, _HOLE, _STRING = "(", "[", "{", "h", '"'
+# What stays open, innermost last: a `(`, a `[`, a block's `{`, a string's `{` hole, a string,
+# a string inside a hole (one more level of nesting, as a parenthesis is).
+_PAREN, _BRACKET, _BLOCK, _HOLE, _STRING, _INNER_STRING = "(", "[", "{", "h", '"', "'"
+_STRINGS = (_STRING, _INNER_STRING)
 
 
 class Layout(PostLex):
@@ -132,14 +134,21 @@ class _Guard:
                 self.brackets.pop()
                 self.parens -= 1
         elif kind == "QUOTE":
-            if opened and opened[-1] == _STRING:
-                opened.pop()
+            if opened and opened[-1] in _STRINGS:
+                if opened.pop() == _INNER_STRING:
+                    self.parens -= 1
                 self.strings -= 1
+            elif opened and opened[-1] == _HOLE:  # a text inside a text's hole
+                opened.append(_INNER_STRING)
+                self.strings += 1
+                self.parens += 1
+                if self.parens > MAX_NESTING:
+                    raise too_deep(tok_span(token))
             else:
                 opened.append(_STRING)
                 self.strings += 1
         elif kind == "LBRACE":
-            if opened and opened[-1] == _STRING:
+            if opened and opened[-1] in _STRINGS:
                 opened.append(_HOLE)
             else:
                 opened.append(_BLOCK)

@@ -130,9 +130,6 @@ def unexpected_token(tok: Any, expected: set[str], stack: list, text: str) -> Re
         return syntax_error(*special)
 
     message = f"unexpected {found}"
-    if opened and opened[-1].type == "LPAR":
-        # A call takes a string only as a file name (`draw(x, "g.svg")`): not worth saying.
-        expected = expected - {"QUOTE"}
     if expected:
         message += f", expected {describe_expected(expected)}"
     notes = token_hint(tok, expected, stack, text)
@@ -215,13 +212,13 @@ def open_brackets(stack: list) -> list:
 
 
 # Groups of terminals said as one phrase, then single terminals, in the order they are listed.
-_EXPRESSION_START = {"NAME", "NUMBER", "INF", "NAN", "LPAR", "LSQB", "MINUS", "VAR", "CONST"}
+_EXPRESSION_START = {"NAME", "NUMBER", "INF", "NAN", "LPAR", "LSQB", "MINUS", "VAR", "CONST", "QUOTE"}
 _STATEMENT_START = {
     "LET", "PRINT", "ASSERT", "EXPECT", "ZERO_GRAD", "QUIET", "FN", "REPEAT", "FOR", "IF",
-    "DESCEND",
+    "DESCEND", "WHILE", "BREAK",
 } | _EXPRESSION_START
 _TABLE_ENTRY = {"NUMBER", "INF", "NAN", "MINUS"}
-_OPERATORS = {"PLUS", "MINUS", "STAR", "SLASH", "PERCENT", "POW"}
+_OPERATORS = {"PLUS", "MINUS", "STAR", "SLASH", "DSLASH", "PERCENT", "POW"}
 _COMPARISONS = {"EQ", "NE", "LT", "LE", "GT", "GE"}
 _ENDS = {"_NL", "_SEMI", "$END"}
 _FRIENDLY = {
@@ -247,6 +244,7 @@ _FRIENDLY = {
     "MINUS": "`-`",
     "STAR": "`*`",
     "SLASH": "`/`",
+    "DSLASH": "`//`",
     "PERCENT": "`%`",
     "POW": "`**`",
     "EQ": "`==`",
@@ -271,6 +269,8 @@ _FRIENDLY = {
     "FOR": "`for`",
     "IF": "`if`",
     "DESCEND": "`descend`",
+    "WHILE": "`while`",
+    "BREAK": "`break`",
 }
 _FRIENDLY_ORDER = list(_FRIENDLY)
 

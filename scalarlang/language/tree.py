@@ -40,7 +40,7 @@ class Unary:
 
 @dataclass(frozen=True, slots=True)
 class Binary:
-    """``left op right`` with op one of ``+ - * / % **``. ``+ - * / %`` chains are
+    """``left op right`` with op one of ``+ - * / // % **``. ``+ - * / // %`` chains are
     left-associative; ``**`` groups to the right and binds tighter than unary minus
     (``-x ** 2`` is ``Unary(-, Binary(**, x, 2))``, ``2 ** 3 ** 2`` is ``2 ** (3 ** 2)``)."""
 
@@ -58,20 +58,20 @@ class Keyword:
     span: Span
     name: str
     name_span: Span
-    value: Expr | StringLiteral
+    value: Expr
 
 
 @dataclass(frozen=True, slots=True)
 class Call:
     """``function(arg, ..., name: arg, ...)``; which names are functions (built-ins or
     ``fn``s) is the interpreter's business. An argument may be a string literal
-    (``draw(loss, "g.svg")``); only functions that take a file name accept one. Named
-    arguments follow the positional ones; only ``gradcheck`` accepts any."""
+    (``draw(loss, "g.svg")``): a text, which functions of texts take as a value and those
+    that take a file name need in quotes. Named arguments follow the positional ones."""
 
     span: Span
     function: str
     function_span: Span
-    args: tuple[Expr | StringLiteral, ...]
+    args: tuple[Expr, ...]
     keywords: tuple[Keyword, ...] = ()
 
 
@@ -135,9 +135,6 @@ class Index:
     index: Expr
 
 
-Expr = Number | Name | Unary | Binary | Compare | Call | Leaf | ListLiteral | Comprehension | Index
-
-
 @dataclass(frozen=True, slots=True)
 class Text:
     """A literal piece of an interpolated string, escapes already resolved."""
@@ -158,10 +155,18 @@ class Formatted:
 
 @dataclass(frozen=True, slots=True)
 class StringLiteral:
-    """A double-quoted string: literal pieces and ``{EXPR}`` holes, in order."""
+    """A double-quoted string: literal pieces and ``{EXPR}`` holes, in order. As an expression
+    its value is a text (its holes filled each time it is evaluated); a call's argument that
+    the callable takes as a text in quotes (a file name) must be one."""
 
     span: Span
     parts: tuple[Text | Expr | Formatted, ...]
+
+
+Expr = (
+    Number | Name | Unary | Binary | Compare | Call | Leaf | ListLiteral | Comprehension | Index
+    | StringLiteral
+)
 
 
 # ---- statements --------------------------------------------------------------------------
@@ -189,7 +194,7 @@ class ExprStatement:
 @dataclass(frozen=True, slots=True)
 class Print:
     span: Span
-    items: tuple[StringLiteral | Expr, ...]
+    items: tuple[Expr, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,6 +304,23 @@ class Descend:
 
 
 @dataclass(frozen=True, slots=True)
+class While:
+    """``while CONDITION { ... }``: the body runs while the condition's value is not 0."""
+
+    span: Span
+    condition: Expr
+    body: Block
+
+
+@dataclass(frozen=True, slots=True)
+class Break:
+    """``break``: leaves the innermost ``repeat``, ``for`` or ``while`` (the parser checks
+    that there is one)."""
+
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
 class Quiet:
     """``quiet STATEMENT``: the statement runs without its display."""
 
@@ -308,7 +330,7 @@ class Quiet:
 
 Statement = (
     Let | ExprStatement | Print | ZeroGrad | Assert | Expect
-    | FunctionDef | Repeat | ForRange | ForEach | If | Descend | Quiet
+    | FunctionDef | Repeat | ForRange | ForEach | If | Descend | Quiet | While | Break
 )
 
 
@@ -320,15 +342,18 @@ class Program:
 
 
 def operands(expr: Expr) -> tuple[Expr, ...]:
-    """The expressions directly inside ``expr`` (a call's text arguments left out), for walks
-    over a tree that go by an explicit stack."""
+    """The expressions directly inside ``expr`` (a string's: its holes), for walks over a tree
+    that go by an explicit stack."""
     if isinstance(expr, (Binary, Compare)):
         return (expr.left, expr.right)
     if isinstance(expr, (Unary, Leaf)):
         return (expr.operand,)
     if isinstance(expr, Call):
-        values = (*expr.args, *(keyword.value for keyword in expr.keywords))
-        return tuple(value for value in values if not isinstance(value, StringLiteral))
+        return (*expr.args, *(keyword.value for keyword in expr.keywords))
+    if isinstance(expr, StringLiteral):
+        return tuple(
+            part.expr if isinstance(part, Formatted) else part for part in expr.parts if not isinstance(part, Text)
+        )
     if isinstance(expr, Index):
         return (expr.target, expr.index)
     if isinstance(expr, ListLiteral):

@@ -27,6 +27,7 @@ from ..interpreter.outcomes import (
     PathsShown,
     Printed,
     ListShown,
+    TextShown,
     ValueShown,
     WalkShown,
     WalkStep,
@@ -118,6 +119,8 @@ def event_of(outcome: Outcome, file: str | None = None) -> dict[str, Any] | None
             fields = {"event": "list", "shape": list(dims) if dims is not None else None, "values": plain_values(outcome.value)}
         case Printed():
             fields = {"event": "print", "text": outcome.text}
+        case TextShown():
+            fields = {"event": "text", "value": outcome.text}
         case BackwardShown():
             fields = {
                 "event": "backward",

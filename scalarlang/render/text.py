@@ -33,11 +33,12 @@ from ..interpreter.outcomes import (
     PathsShown,
     Printed,
     ListShown,
+    TextShown,
     ValueShown,
     WalkShown,
     Warned,
 )
-from ..interpreter.values import formatted_value, shorten
+from ..interpreter.values import formatted_value, quoted, shorten
 from ..language.diagnostics import Diagnostic
 from ..language.source import Source, Span
 from .chain_rule import explain_lines, paths_lines, walk_parts
@@ -134,6 +135,8 @@ class Renderer:
                 self.line(value_line(outcome.node))
             case ListShown():
                 self.line(Text(formatted_value(outcome.value)))
+            case TextShown():
+                self.line(Text(quoted(outcome.text)))
             case Bound():
                 if self.echo_bindings:
                     self.line(value_line(outcome.node))
