@@ -315,6 +315,12 @@ def test_an_error_inside_f_says_which_call():
     assert any(note.startswith("in `boundary`'s call f(") and note.endswith("at 2:1") for note in diagnostic.notes)
 
 
+def test_the_file_format_is_checked_before_f_runs():
+    # F fails at every point; the file's format is the error, found first.
+    diagnostic = failure('fn f(a, b) = log(a - 10)\nboundary(f, [[0, 0, 1]], file: "b.pdf")')
+    assert diagnostic.kind == "unknown-picture-format"
+
+
 def test_a_chart_wider_than_the_text_is_chart_too_small():
     session = Interpreter()
     session.text_width = 20

@@ -67,6 +67,7 @@ def compile_plot(run: Run, statement: tree.ExprStatement, call: tree.Call):
         from ..pictures.charts import line_chart
         from ..pictures.errors import ChartError
 
+        target = output.target()
         ys, several = _series(compiler, y_of(None), y_expr)
         x = None
         if x_of is not None and x_expr is not None:
@@ -83,7 +84,7 @@ def compile_plot(run: Run, statement: tree.ExprStatement, call: tree.Call):
             chart = line_chart(ys, x, labels=labels, title=title, log=log)
         except ChartError as error:
             raise compiler.drawing_error(error, spans(error)) from None
-        output.show(chart, label)
+        output.show(chart, label, target)
 
     return plot
 
@@ -107,6 +108,7 @@ def compile_boundary(run: Run, statement: tree.ExprStatement, call: tree.Call):
         from ..pictures.errors import ChartError
 
         function = _function(compiler, name, name_span)
+        target = output.target()
         points = _points(compiler, data_of(None), data_expr)
         grid = grid_of(None) if grid_of is not None else DEFAULT_GRID
         title = title_of(None) if title_of is not None else None
@@ -122,41 +124,49 @@ def compile_boundary(run: Run, statement: tree.ExprStatement, call: tree.Call):
             raise compiler.drawing_error(error, where) from None
         finally:
             generator.setstate(drawn)
-        output.show(chart, name)
+        output.show(chart, name, target)
 
     return boundary
 
 
 class _Output:
-    """What a chart statement does with its chart: check it fits the front end's width, write
-    it when ``file:`` names one (the format checked before the chart is made), emit it."""
+    """Where a chart statement's chart goes: ``target()`` reads and checks ``file:`` (its
+    format known before any work), ``show`` checks the chart fits the front end's width,
+    writes the file if there is one, and emits the chart."""
 
     def __init__(self, run: Run, file: Any, span: Span):
         self.run, self.span = run, span
         self.path_of = run.compiler.text(file) if file is not None else None
         self.file_span = file.span if file is not None else span
 
-    def show(self, chart: Chart, label: str) -> None:
-        from ..pictures.chart_files import chart_format, write_chart
+    def target(self) -> tuple[str | None, str | None]:
+        """``(path, format)`` of the file to write, or ``(None, None)``."""
+        from ..pictures.chart_files import chart_format
+        from ..pictures.errors import ChartError
+
+        if self.path_of is None:
+            return None, None
+        path = self.path_of(None)
+        try:
+            return path, chart_format(path)
+        except ChartError as error:
+            raise self.run.compiler.drawing_error(error, self.file_span) from None
+
+    def show(self, chart: Chart, label: str, target: tuple[str | None, str | None]) -> None:
+        from ..pictures.chart_files import write_chart
         from ..pictures.chart_text import min_width
         from ..pictures.errors import CHART_TOO_SMALL, ChartError
 
         run, compiler = self.run, self.run.compiler
         width, needed = run.session.text_width, min_width(chart)
-        try:
-            if width < needed:
-                raise ChartError(
-                    CHART_TOO_SMALL,
-                    f"this chart needs at least {needed} columns, and the text is {width} wide",
-                    width=width, height=None, min_width=needed, min_height=None,
-                )
-        except ChartError as error:
-            raise compiler.drawing_error(error, self.span) from None
-        path = output_format = None
-        if self.path_of is not None:
-            path = self.path_of(None)
+        if width < needed:
+            raise compiler.fail(
+                CHART_TOO_SMALL, f"this chart needs at least {needed} columns, and the text is {width} wide", self.span,
+                {"width": width, "height": None, "min_width": needed, "min_height": None},
+            )
+        path, output_format = target
+        if path is not None:
             try:
-                output_format = chart_format(path)
                 # (under `expect` too: the statement runs; a file is not the session's state)
                 write_chart(chart, path, width=width)
             except ChartError as error:
@@ -225,7 +235,8 @@ def _points(compiler: Compiler, value: object, expr: tree.Expr) -> list[tuple[fl
             found = describe(row) if row.__class__ is not ListValue else "a row holding a list"
             raise compiler.fail(
                 "point-shape",
-                f"row {index} of `{compiler.text_of(expr)}` is {found}: `boundary` takes rows of 3 numbers (x1, x2, label)",
+                f"row {index} of `{compiler.text_of(expr)}` is {found}: "
+                "`boundary` takes rows of 3 numbers (x1, x2, label)",
                 expr.span,
                 {"index": index, "length": len(row) if row.__class__ is ListValue else None},
             )
@@ -255,15 +266,15 @@ def _score(run: Run, compiler: Compiler, function: Function, span: Span) -> Call
         try:
             result = body((Scalar.constant(x), Scalar.constant(y)))
         except LanguageError as error:
-            raise with_note(
-                error, f"in `boundary`'s call {name}({format_number(x)}, {format_number(y)}) at {span.line}:{span.column}"
-            ) from None
+            call = f"{name}({format_number(x)}, {format_number(y)})"
+            raise with_note(error, f"in `boundary`'s call {call} at {span.line}:{span.column}") from None
         if result.__class__ is not Scalar:
             raise compiler.fail(
                 "not-a-node",
-                f"`{function.signature()}` gives {describe(result)}, not a number: `boundary` colours the sign of a number",
+                f"`{function.signature()}` gives {describe(result)}, not a number: "
+                "`boundary` colours the sign of a number",
                 span,
-                {"function": name, "found": "list"},
+                {"function": name, "found": "text" if result.__class__ is TextValue else "list"},
             )
         return result._value
 

@@ -219,7 +219,8 @@ class Renderer:
         from .chart_text import chart_rich_text
 
         if charted.path is not None:
-            self.line(Text.assemble("plotted ", (charted.label, STYLES["label"]), f" to {charted.path} ({chart_summary(charted)})"))
+            summary = chart_summary(charted)
+            self.line(Text.assemble("plotted ", (charted.label, STYLES["label"]), f" to {charted.path} ({summary})"))
             return
         try:
             picture = chart_rich_text(charted.chart, self.console)
