@@ -1,4 +1,4 @@
-// The playground's output pane: the parts of a run (rich's HTML text, SVG pictures, walk
+// The playground's output pane: the parts of a run (rich's HTML text, SVG pictures and charts, walk
 // players) as they arrive, notices, and the same output as plain text (#output-text: what
 // `scalarlang FILE.sad` prints). playground.js says when; this module says how they show.
 const output = document.getElementById("output");
@@ -15,7 +15,7 @@ export function showPart(part) {
   if (part.kind === "text" && continueText(part.html)) return;
   const box = document.createElement("div");
   box.className = `part ${part.kind}`;
-  box.innerHTML = part.kind === "picture" ? part.svg : part.html;
+  box.innerHTML = part.kind === "picture" || part.kind === "chart" ? part.svg : part.html;
   if (part.kind === "walk") activateScripts(box);
   output.append(box);
 }

@@ -3,7 +3,7 @@ the page's Web Worker) and hands what it shows to the page a batch at a time, as
 
 Built on scalarlang's Python API and nothing else of the package: `scalarlang.Session` (its
 `interpreter` yields outcomes one statement at a time, "for front ends of your own"),
-`scalarlang.front.api.render_outcomes` (outcomes -> `Result` with its text, HTML, SVG and walk
+`scalarlang.front.api.render_outcomes` (outcomes -> `Result` with its text, HTML, SVG picture, chart and walk
 parts, as `scalarlang.run` renders them), `scalarlang.front.runner.exit_status` (the
 command's exit status of an outcome) and `scalarlang.render.events.event_of` (an error as
 `--json` writes it). A batch is rendered and posted when a tenth of a second
@@ -28,7 +28,7 @@ import time
 from typing import Callable, cast
 
 import scalarlang
-from scalarlang.front.api import PicturePart, Result, WalkPart, render_outcomes
+from scalarlang.front.api import ChartPart, PicturePart, Result, WalkPart, render_outcomes
 from scalarlang.engine import Scalar
 from scalarlang.engine.passes import topology
 from scalarlang.front.runner import exit_status
@@ -133,18 +133,25 @@ class _State:
 
 
 def parts_json(result: Result) -> list[dict]:
-    """Each part of a result: ``kind`` (text, picture or walk), ``text`` (what the command
-    prints for it: a picture's DOT text) and ``html`` or ``svg``."""
+    """Each part of a result: ``kind`` (text, picture, chart or walk), ``text`` (what the
+    command prints for it: a picture's DOT text, a chart's terminal picture) and ``html`` or
+    ``svg``."""
     parts = []
     for part in result.parts:
         if isinstance(part, PicturePart):
-            start = part.svg.find("<svg")  # no XML declaration or doctype inside HTML
-            parts.append({"kind": "picture", "text": part.dot, "svg": part.svg[start:] if start >= 0 else part.svg})
+            parts.append({"kind": "picture", "text": part.dot, "svg": _inline(part.svg)})
+        elif isinstance(part, ChartPart):
+            parts.append({"kind": "chart", "text": part.text, "svg": _inline(part.svg)})
         elif isinstance(part, WalkPart):
             parts.append({"kind": "walk", "text": part.text, "html": part.html})
         else:
             parts.append({"kind": "text", "text": part.text, "html": part.html})
     return parts
+
+
+def _inline(svg: str) -> str:
+    start = svg.find("<svg")  # no XML declaration or doctype inside HTML
+    return svg[start:] if start >= 0 else svg
 
 
 def diagnostic_json(failed: Failed, text: str, name: str) -> dict:

@@ -118,6 +118,10 @@ BROKEN_LISTS = (
     ('let q = [{n}] + "a"', "not-a-list"), ('for a, c in "ab" {{ }}', "table-width"), ('let q = "ab" * 2', "not-a-node"),
     ('let q = "{{1:.3f}}" + "{{\"a\":.2f}}"', "not-a-node"), ("let q = 1\nwhile q < 2 {{ }}", "too-long"),
     ('while "a" {{ }}', "not-a-node"), ("let q = 0\nwhile q < 3 {{ let q = q + [1] }}", "not-a-node"),
+    ("plot([])", "empty-series"), ("plot({n})", "not-a-list"), ("plot([1, [2]])", "not-a-node"),
+    ("plot({l}, [1, 2, 3, 4, 5, 6, 7])", "length-mismatch"), ('plot({l}, file: "chart.pdf")', "unknown-picture-format"),
+    ("fn q(a, c) = a - c\nboundary(q, [(0, 1, 1)], grid: 1000)", "grid-out-of-range"),
+    ("fn q(a, c) = a - c\nboundary(q, [(0, 1)])", "point-shape"), ("boundary({n}, [(0, 1, 1)])", "unknown-function"),
 )
 
 # Slightly wrong statements. `{v}` is a tracked variable, `{n}` any bound value, `{t}` a table,
@@ -296,7 +300,8 @@ class ProgramGenerator:
             (1, self.graph_stmt), (1, self.draw_stmt), (2, self.gradcheck_stmt), (2, self.assert_stmt), (2, self.expect_stmt),
             (1, self.quiet_stmt), (2, self.descend_stmt), (1, self.semicolons),
             (3, self.list_let), (1, self.list_fn_def), (1, self.list_line), (1, self.random_seed_stmt),
-            (1, self.explain_stmt), (1, self.paths_stmt), (1, self.walk_stmt),
+            (1, self.explain_stmt), (1, self.paths_stmt), (1, self.walk_stmt), (1, self.plot_stmt),
+            (1, self.boundary_stmt),
         ]
         if depth < 3:
             forms += [(2, self.repeat_stmt), (2, self.for_range), (2, self.for_table), (2, self.for_list), (2, self.if_stmt),
@@ -457,8 +462,10 @@ class ProgramGenerator:
 
     def fn_def(self, scope: Scope, depth: int) -> str:
         rng = self.rng
-        name = rng.choice(FUNCTION_NAMES)
-        params = rng.sample(("p", "q", "r", "e"), rng.randint(1, 3))
+        return self.fn_def_of(scope, rng.choice(FUNCTION_NAMES), tuple(rng.sample(("p", "q", "r", "e"), rng.randint(1, 3))))
+
+    def fn_def_of(self, scope: Scope, name: str, params: tuple[str, ...]) -> str:
+        rng = self.rng
         # The body sees the parameters, the globals and the functions defined before.
         inner = Scope(set(scope.variables), set(scope.values) | set(params), {}, dict(scope.functions))
         inner.lists = dict(scope.lists)
@@ -519,6 +526,31 @@ class ProgramGenerator:
         if self.rng.random() < 0.2:
             return f'draw({self.expr(scope, size=2)}, "picture.txt")'  # an unknown format
         return f"draw({self.expr(scope, size=3)})"
+
+    def plot_stmt(self, scope: Scope, depth: int) -> str:
+        """`plot` of a list of nodes, a list of numbers, or of two lists (no file is written)."""
+        rng = self.rng
+        flat = scope.flat_lists(nonempty=True) + [name for name, (rows, width) in scope.tables.items() if rows and width == 1]
+        ys = rng.choice(sorted(flat)) if flat else self.table(1)
+        title = f', title: "{rng.choice(("loss", "curve", ""))}"' if rng.random() < 0.4 else ""
+        if rng.random() < 0.2:
+            return f"plot([{ys}, {ys}]{title})"
+        if rng.random() < 0.2:
+            return f"plot({ys}, {ys}{title})"
+        return f"plot({ys}{title})"
+
+    def boundary_stmt(self, scope: Scope, depth: int) -> str:
+        """`boundary` of a function of two arguments over a table of rows x1, x2, label."""
+        rng = self.rng
+        pairs = sorted(name for name, arity in scope.functions.items() if arity == 2 and name not in scope.list_functions)
+        if not pairs:
+            if depth:
+                return self.plot_stmt(scope, depth)
+            self.pending.append(self.fn_def_of(scope, "side", ("p", "q")))
+            pairs = ["side"]
+        tables = sorted(name for name, (rows, width) in scope.tables.items() if rows and width == 3)
+        data = rng.choice(tables) if tables and rng.random() < 0.7 else self.table(3)
+        return f"boundary({rng.choice(pairs)}, {data}, grid: {rng.choice((2, 3, 5))})"
 
     def gradcheck_stmt(self, scope: Scope, depth: int) -> str:
         rng = self.rng

@@ -132,6 +132,8 @@ EVENT_FIELDS = {
     "explain": {"label", "tracked", "pass", "output", "pass_adjoint", "edges", "gradient", "passes", "note"},
     "paths": {"output", "variable", "count", "paths", "total", "pass_adjoint"},
     "step": {"index", "consumer", "slot", "operand", "upstream", "local", "contribution", "operand_tracked", "before", "after", "adjoints"},
+    # Seeing training (examples/moons.sad, fit_line.sad).
+    "plot": {"kind", "title", "path"},
 }
 NUMBER = (int, float)
 
@@ -188,6 +190,12 @@ def check_event(event: dict) -> None:
     elif kind == "step":
         assert isinstance(event["index"], int) and all(is_number(value) for value in event["adjoints"].values())
         assert (event["after"] is None) == (not event["operand_tracked"])
+    elif kind == "plot" and event["kind"] == "line":
+        assert all(len(series["x"]) == len(series["y"]) > 0 for series in event["series"])
+    elif kind == "plot":
+        grid = event["grid"]
+        assert event["kind"] == "boundary" and len(grid["sign"]) == len(grid["y"])
+        assert all(len(row) == len(grid["x"]) and set(row) <= {-1, 0, 1} for row in grid["sign"])
 
 
 # ---- end to end: text ---------------------------------------------------------------------------

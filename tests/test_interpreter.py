@@ -787,11 +787,22 @@ def test_expect_every_runtime_kind_of_the_errors_example(tmp_path):
     programs["not-a-text"] = 'join(["a", 1])'
     programs["bad-text"] = f'let t = read_text("{bad_text}")'
     programs["not-in-vocabulary"] = 'encode("abc", "ab")'
+    programs.update({
+        "empty-series": "plot([])",
+        "length-mismatch": "plot([1, 2], [1, 2, 3])",
+        "label-count": 'plot([[1], [2]], labels: ["one"])',
+        "log-non-positive": "plot([1, 0], log: 1)",
+        "range-too-wide": "plot([-1e308, 1e308])",
+        "grid-out-of-range": "boundary(g, [[0, 0, 1]], grid: 1000)",
+        "no-points": "boundary(g, [])",
+        "point-shape": "boundary(g, [[0, 0]])",
+    })
+    # (a chart too wide for the text: tests/test_plots.py, at a narrow width)
     # Whether Graphviz is there, and works, depends on the machine (tests/test_drawing_language.py).
     graphviz = {"missing-graphviz", "graphviz-failed"}
-    missing = RUNTIME_KINDS - set(programs) - {"non-finite-gradcheck-input"} - graphviz
+    missing = RUNTIME_KINDS - set(programs) - {"non-finite-gradcheck-input", "chart-too-small"} - graphviz
     assert not missing
-    lines = ["let x = var 1", "let a = var 1", "let big = a * 1e308", "backward(big)", "let a_list = [1]", "fn f(p) = p"]
+    lines = ["let x = var 1", "let a = var 1", "let big = a * 1e308", "backward(big)", "let a_list = [1]", "fn f(p) = p", "fn g(p, q) = p - q"]
     lines += ["let long = x", "repeat 600 { let long = long + 1 }"]
     lines += ["let doubled = x", "repeat 10 { let doubled = doubled + doubled }"]
     lines += [f"expect {kind}: {statement}" for kind, statement in programs.items()]

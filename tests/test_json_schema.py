@@ -36,6 +36,9 @@ paths(loss, x)
 walk(loss)
 let v = var 1
 descend v by 0.1
+plot([loss, x], title: "two")
+fn side(a, b) = a - b
+boundary(side, [[0, 1, -1], [1, 0, 1]], grid: 3)
 expect no-gradient: grad(3)
 "a\\n{len("é")}"
 lose
@@ -57,6 +60,7 @@ EVENTS = section_table("Events")
 BACKWARD = section_table("The node and edge objects of `backward`")
 GRAPH = section_table("The node objects of `graph`")
 CHAIN_RULE = section_table("The objects of `explain` and `paths`")
+PLOT = section_table("The objects of `plot`")
 
 
 def run_json(program: str, name: str = "every.sad") -> list[dict]:
@@ -68,7 +72,7 @@ def run_json(program: str, name: str = "every.sad") -> list[dict]:
 def test_the_doc_lists_every_event_type():
     assert set(EVENTS) == {
         "start", "value", "list", "print", "backward", "graph", "draw", "gradcheck", "explain", "paths", "step",
-        "expected", "warning", "error", "text",
+        "expected", "warning", "plot", "error", "text",
     }
     assert EVENTS["start"] == {"version"}
 
@@ -77,10 +81,12 @@ def test_every_event_has_its_documented_keys():
     events = run_json(EVERY_EVENT)
     assert [event["event"] for event in events] == [
         "start", "value", "list", "print", "backward", "graph", "draw", "gradcheck", "explain", "paths",
-        "backward", "step", "step", "step", "step", "warning", "expected", "text", "error",
+        "backward", "step", "step", "step", "step", "warning", "plot", "plot", "expected", "text", "error",
     ]
     for event in events:
         documented = COMMON | EVENTS[event["event"]]
+        if event["event"] == "plot":  # `series` or `grid` and `points`
+            documented -= {"grid", "points"} if event["kind"] == "line" else {"series"}
         if event["event"] == "error":
             assert documented <= set(event)  # and the error's own fields
         else:
@@ -95,6 +101,22 @@ def test_every_event_has_its_documented_keys():
     assert backward["nodes"] and all(set(node) == BACKWARD["nodes"] for node in backward["nodes"])
     assert backward["edges"] and all(set(edge) == BACKWARD["edges"] for edge in backward["edges"])
     assert graph["nodes"] and all(set(node) == GRAPH["nodes"] for node in graph["nodes"])
+
+
+def test_the_plot_events_and_their_objects():
+    line, boundary = [event for event in run_json(EVERY_EVENT) if event["event"] == "plot"]
+    assert (line["kind"], line["title"], line["path"], line["line"]) == ("line", "two", None, 15)
+    assert [set(series) for series in line["series"]] == [PLOT["series"]]
+    # loss = 5 and x = 2 (the descend stepped v, not x), against 0, 1; a single series is
+    # known by its source text.
+    assert line["series"][0] == {"label": "[loss, x]", "x": [0.0, 1.0], "y": [5.0, 2.0]}
+    assert (boundary["kind"], boundary["title"], boundary["path"]) == ("boundary", None, None)
+    assert set(boundary["grid"]) == PLOT["grid"] and all(set(point) == PLOT["points"] for point in boundary["points"])
+    assert boundary["points"] == [{"x": 0.0, "y": 1.0, "label": -1.0}, {"x": 1.0, "y": 0.0, "label": 1.0}]
+    grid = boundary["grid"]
+    # The data's range and 10% each side, in 3 cells: centres at -0.1 + (i + 0.5) * 0.4.
+    assert grid["x"] == pytest.approx([0.1, 0.5, 0.9]) and grid["y"] == pytest.approx([0.1, 0.5, 0.9])
+    assert grid["sign"] == [[0, 1, 1], [-1, 0, 1], [-1, -1, 0]]  # the sign of x - y, a row per y
 
 
 def test_texts_are_strings_in_json():

@@ -111,15 +111,21 @@ def test_the_whole_program_printing_every_step_prints_micrograds_lines():
     text, status = run_program(variant(FEW, every_step=True))
     assert status == 0
     expected = [reference.format_line(step, *figures) for step, figures in enumerate(micrograd(FEW))]
-    assert text.splitlines() == expected
+    assert text.splitlines()[:FEW] == expected
+    assert text.splitlines()[FEW].strip() == "loss"  # then the pictures: the loss, the boundary
 
 
 def test_a_short_run_prints_the_first_lines_of_the_golden_output():
-    """With ``let steps = 11`` the example prints steps 0 and 10, as the full run does."""
+    """With ``let steps = 11`` the example prints steps 0 and 10, as the full run does, and
+    its pictures."""
     text, status = run_program(variant(11))
     golden = GOLDEN.read_text(encoding="utf-8").splitlines()
     assert status == 0 and golden[-1] == "[exit status 0]"
-    assert text.splitlines() == golden[:2]
+    assert text.splitlines()[:2] == golden[:2]
+    # Then the two pictures, of the 11 steps' losses and network: as tall as the full run's.
+    lines = text.splitlines()[2:]
+    assert lines[0].strip() == "loss" and len(lines) == len(golden) - 1 - 10
+    assert lines[-1] == golden[-2] == "+ score > 0   - score < 0   o label -1   x label 1"
     assert all(len(line) <= 100 and line == line.rstrip() for line in text.splitlines())
 
 
@@ -145,3 +151,15 @@ def test_the_readme_shows_the_program_and_its_output():
     shown = blocks[blocks.index(program) + 1]
     assert shown in GOLDEN.read_text(encoding="utf-8")
     assert len(shown.splitlines()) >= 3
+
+
+def test_the_readme_shows_the_pictures_the_example_ends_with():
+    """The README's pictures of the loss and the boundary are the golden output's last lines
+    (which the golden item checks against the program in the slow run; the short run above,
+    the same pictures of fewer steps, in the default one)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Seeing training: `plot` and `boundary`", 1)[1]
+    pictures = re.findall(r"```[a-z]*\n(.*?)```", section, flags=re.DOTALL)[0]
+    golden = GOLDEN.read_text(encoding="utf-8")
+    assert golden.endswith(pictures + "[exit status 0]\n")
+    assert pictures.splitlines()[0].strip() == "loss" and pictures.count("└") == 2

@@ -282,6 +282,15 @@ def test_example_notebook_executes(tmp_path, monkeypatch):
     assert "backward from" in html_of('assert grad(square) == 2')
     assert "error[non-finite-seed]" in html_of("backward(loss, inf)")
     assert "still 0" in html_of("print \"x's gradient is still {grad(x)}\"")
+    # The charts show as SVG: the loss curve, a point a step, and the boundary, a cell per
+    # grid point, in the notebook's own SVG output (not text).
+    def svgs(last_line):
+        return [o.data["image/svg+xml"] for o in outputs[last_line] if "image/svg+xml" in o.get("data", {})]
+
+    (loss_chart,) = svgs('plot(losses, title: "loss")')
+    assert 'class="chart line"' in loss_chart and loss_chart.count(",") >= 60  # 60 points in the polyline
+    (side,) = svgs('boundary(side, data, grid: 20, title: "side")')
+    assert 'class="chart boundary"' in side and side.count('class="cell ') == 400
     last = outputs['session["x"].value, session["x"].gradient']
     assert last[0].data["text/plain"] == "(2.0, 0.0)"
 

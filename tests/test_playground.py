@@ -131,6 +131,32 @@ def test_the_reused_square_shows_its_gradient_tables_and_picture(page):
     assert element(page, "#status").get_attribute("data-state") == "done"
 
 
+CHARTS = (
+    'let losses = [4, 2, 1, 0.5]\nplot(losses, title: "loss")\n'
+    "fn side(a, b) = a - b\nboundary(side, [[0, 1, -1], [1, 0, 1]], grid: 4)\n"
+)
+
+
+def test_charts_show_as_svg_and_their_text_is_the_commands(page):
+    import io
+
+    from scalarlang.front.runner import ScriptOutput
+    from scalarlang.language.source import Source
+
+    set_program(page, CHARTS)
+    run = run_and_wait(page)
+    assert run["status"] == 0 and run["error"] is None
+    charts = "#output .part.chart svg"
+    assert page.execute_script(f"return document.querySelectorAll('{charts}').length") == 2
+    # The loss's polyline has a point per value; the boundary a cell per grid point.
+    points = page.execute_script(f"return document.querySelector('{charts} polyline').getAttribute('points')")
+    assert len(points.split()) == 4
+    assert page.execute_script(f"return document.querySelectorAll('{charts} rect.cell').length") == 16
+    expected = io.StringIO()
+    ScriptOutput(expected, expected, width=100, color="never").run(Source("charts.sad", CHARTS))
+    assert run["text"] == expected.getvalue() and "└" in run["text"]
+
+
 def test_an_error_shows_its_kind_and_marks_its_span_in_the_editor(page):
     program = "# 𝜋: two UTF-16 units\nlet x = var 2\nlet y = log(x - 2)\nprint \"never\"\n"
     set_program(page, program)

@@ -785,7 +785,7 @@ def test_completion_of_the_new_keywords_and_of_error_kinds_after_expect():
     assert complete("expect ") == sorted(RUNTIME_KINDS)
     assert complete("expect no-g") == ["no-gradient"]
     assert complete("let a = 1; expect assert") == ["assertion-failed"]
-    assert complete("quiet expect undefined-") == ["undefined-name"]
+    assert complete("quiet expect undefined-n") == ["undefined-name"]
     assert complete("expect no-gradient: gr") == ["grad", "gradcheck", "graph"]
     assert complete("expected ") != sorted(RUNTIME_KINDS)
 

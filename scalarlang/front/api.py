@@ -27,7 +27,7 @@ from ..engine.scalar import Scalar
 from ..language.diagnostics import Diagnostic
 from ..pictures import DrawingError, Picture, graph_picture, svg_text, write_picture
 from ..interpreter.core import Interpreter
-from ..interpreter.outcomes import BackwardShown, Drawn, Failed, Outcome, WalkShown
+from ..interpreter.outcomes import BackwardShown, Charted, Drawn, Failed, Outcome, WalkShown
 from ..interpreter.values import ListValue, TextValue
 from ..render.text import DEFAULT_WIDTH, Renderer, make_console
 from ..language.source import Source, Span
@@ -76,6 +76,22 @@ class PicturePart:
 
 
 @dataclass(frozen=True, slots=True)
+class ChartPart:
+    """A chart among the outcomes (`plot`, `boundary`): SVG (an element, without the XML
+    declaration of a file), with the terminal's picture as its plain text (what the command
+    prints for it)."""
+
+    svg: str
+    text: str
+
+    def _repr_svg_(self) -> str:
+        return self.svg
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True, slots=True)
 class WalkPart:
     """A `walk`: its text as the command prints it (the pass's tables and every step), and in
     HTML the tables and the player (player.py: the picture, buttons and a slider over the
@@ -91,7 +107,7 @@ class WalkPart:
         return self.text
 
 
-Part = TextPart | PicturePart | WalkPart
+Part = TextPart | PicturePart | ChartPart | WalkPart
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +136,9 @@ class Result:
         return "".join(part.dot if isinstance(part, PicturePart) else part.text for part in self.parts)
 
     def _repr_html_(self) -> str:
-        pieces = [_inline_svg(part.svg) if isinstance(part, PicturePart) else part.html for part in self.parts]
+        pieces = [
+            _inline_svg(part.svg) if isinstance(part, (PicturePart, ChartPart)) else part.html for part in self.parts
+        ]
         return "<div class=\"scalarlang-result\">" + "".join(pieces) + "</div>"
 
     def __repr__(self) -> str:
@@ -152,6 +170,7 @@ class Session:
     def run(self, text: str, *, name: str = "<python>") -> Result:
         """Run ``text`` (parsed whole first: a syntax error runs nothing) until the first
         failing statement, which is reported in the result, not raised."""
+        self._session.text_width = self.width  # (a chart's text, and its `.txt` files)
         with number_digits(self.digits):
             return render_outcomes(self._session.run(Source(name, text)), self.width)
 
@@ -262,10 +281,24 @@ def render_outcomes(outcomes: Iterable[Outcome], width: int = DEFAULT_WIDTH) -> 
                 parts.extend(buffer.parts())
                 buffer = _TextBuffer(width)
                 parts.append(PicturePart(outcome.picture, svg_text(outcome.picture), outcome.dot))
+            case Charted(path=None):  # a chart not written to a file: shown
+                parts.extend(buffer.parts())
+                buffer = _TextBuffer(width)
+                parts.append(chart_part(outcome, width))
             case _:  # text (the renderer takes every kind of outcome)
                 buffer.add(outcome)
     parts.extend(buffer.parts())
     return Result(tuple(seen), tuple(parts))
+
+
+def chart_part(charted: Charted, width: int = DEFAULT_WIDTH) -> ChartPart:
+    """A chart as SVG, and as the text the command prints for it (``width`` wide)."""
+    from ..pictures.chart_svg import chart_svg
+
+    plain = io.StringIO()
+    Renderer(make_console(plain, width=width, color="never")).outcome(charted)
+    svg = chart_svg(charted.chart)
+    return ChartPart(svg[svg.find("<svg"):], plain.getvalue())  # (inline: no XML declaration)
 
 
 def diagnostic_result(diagnostic: Diagnostic, width: int = DEFAULT_WIDTH) -> Result:

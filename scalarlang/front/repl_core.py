@@ -124,6 +124,7 @@ class ReplCore:
     def run(self, source: Source, renderer: Renderer | None = None, *, walking: bool = True) -> bool:
         """Run ``source`` atomically and show its outcomes; True when nothing failed.
         ``walking``: a `walk` waits for ``read_key`` between edges (a loaded file's does not)."""
+        self.session.text_width = self.out.console.width  # (a terminal's, as it is now)
         outcomes = self.session.run(source, atomic=True)
         shown = 0
         try:

@@ -10,6 +10,7 @@ import stat
 from typing import IO, Callable, Iterable, Iterator
 
 from ..language.diagnostics import Diagnostic
+from ..interpreter.core import DEFAULT_TEXT_WIDTH
 from ..interpreter.outcomes import Failed, Outcome, Warned
 from ..language.source import Source
 
@@ -180,12 +181,15 @@ class ScriptOutput:
             from ..pictures import PassDrawer
 
             self.pass_drawer = PassDrawer(draw_dir)
+        # The width charts are drawn at: the console's, or --width (100 without one) for JSON.
+        self.text_width = width if width is not None else DEFAULT_TEXT_WIDTH
         if not json_lines:
             from ..render.text import Renderer, make_console
 
             # width None: a terminal's own width, else the default (make_console decides)
             self.text = Renderer(make_console(out, width=width, color=color))
             self.errors = Renderer(make_console(err, width=width, color=color))
+            self.text_width = self.text.console.width
 
     def run(self, item: Source | Diagnostic) -> int:
         """Run ``item`` (a program, or the diagnostic of one that could not be read: status 2,
@@ -204,6 +208,7 @@ class ScriptOutput:
         session = Interpreter()
         session.pass_observer = self.pass_drawer
         session.lives_to_exit = self.own_process
+        session.text_width = self.text_width
         # Scripts show no bindings, as text or JSON: the session need not build them.
         for outcome in session.run(item, quiet=self.quiet, echo=False):
             self.show(outcome)

@@ -42,6 +42,10 @@ __all__ = [
 ]
 
 
+# As render.text.DEFAULT_WIDTH: the command's width without a terminal.
+DEFAULT_TEXT_WIDTH = 100
+
+
 class Interpreter:
     """Names (values, functions, tables: one namespace) and labels of one program or REPL
     session, over the engine's nodes."""
@@ -58,6 +62,9 @@ class Interpreter:
         # scripts): what statements made is then frozen out of the cyclic collector's reach
         # when it resumes (see `run_program`).
         self.lives_to_exit = False
+        # The width the front end shows text at (--width, the terminal's, a notebook's): a
+        # chart must fit it, and `plot(..., file: "x.txt")` writes its picture that wide.
+        self.text_width = DEFAULT_TEXT_WIDTH
 
     # ---- what front ends read -------------------------------------------------------------
 

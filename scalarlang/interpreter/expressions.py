@@ -34,7 +34,7 @@ from ..language.hints import name_hint
 from ..language.source import Source, Span
 from . import calls, operations, texts
 from .calls import Function
-from .failures import engine_failure, failure, not_a_list, not_a_node
+from .failures import drawing_failure, engine_failure, failure, not_a_list, not_a_node
 from .operations import arithmetic, fused, literal_value
 from .registry import VALUE_FUNCTIONS
 from .values import LABEL_LIMIT, ListValue, Made, TextValue, formatted_value, shorten, suggestion, whole_number
@@ -99,6 +99,10 @@ class Compiler:
 
     def engine_error(self, error: ScalarAutodiffError, span: Span) -> LanguageError:
         return engine_failure(self.source, error, span)
+
+    def drawing_error(self, error, span: Span) -> LanguageError:
+        """A picture's or a chart's `DrawingError` (a `ChartError` too) at ``span``."""
+        return drawing_failure(self.source, error, span)
 
     def whole(self, value: float, span: Span, what: str) -> int:
         """``value`` as a count or a range's end: a whole number, else `not-a-count`."""
@@ -344,6 +348,14 @@ class Compiler:
         if isinstance(node, tree.Comprehension):
             return operations.comprehension(self, node), (), None
         raise TypeError(f"unknown expression {type(node).__name__}")
+
+    def defined_function(self, name: str, span: Span) -> Function:
+        """The function defined with `fn` that ``name`` holds now (`boundary(F, …)`), else the
+        error a call of it would give."""
+        value = self.names.get(name)
+        if not isinstance(value, Function):
+            raise calls.unknown_function(self, name, value, span)
+        return value
 
     def resolve_failure(self, call: tree.Call, function: object) -> LanguageError:
         """Why the function a call names when it runs cannot be called (see ``calls``)."""

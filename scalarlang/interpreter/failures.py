@@ -59,6 +59,12 @@ def readable_message(error: ScalarAutodiffError) -> str:
     return message
 
 
+def drawing_failure(source: Source, error, span: Span) -> LanguageError:
+    """A picture's or a chart's error (`pictures.errors.DrawingError`: a kind, a message, the
+    culprit's fields) at the span of what caused it."""
+    return failure(source, error.kind, error.message, span, error.fields)
+
+
 def with_note(error: LanguageError, note: str) -> LanguageError:
     return LanguageError(replace(error.diagnostic, notes=error.diagnostic.notes + (note,)))
 
@@ -183,6 +189,13 @@ LANGUAGE_RUNTIME_KINDS = (
 )
 # Pictures (`draw`, `--draw`), as in `pictures.errors`.
 DRAWING_KINDS = ("missing-graphviz", "unknown-picture-format", "graph-too-large", "graphviz-failed")
+# Charts (`plot`, `boundary`), as in `pictures.errors.CHART_KINDS`, but for those a program
+# cannot meet: a node's value is always finite (no `non-finite-value`, no `undefined-score`),
+# `plot([])` is one empty series (`empty-series`, not `no-series`), and the signs are F's own.
+CHART_KINDS = (
+    "empty-series", "length-mismatch", "label-count", "log-non-positive", "grid-out-of-range", "no-points",
+    "point-shape", "range-too-wide", "chart-too-small",
+)
 # A file a running program cannot read (`read_table`) or write (`draw`): a runtime error like
 # any other (exit status 1, `expect io-error:` catches it). A program that cannot be read is an
 # io-error too, before anything runs.
@@ -192,4 +205,6 @@ FILE_KINDS = ("io-error",)
 # too deep) are runtime errors: exit status 1.
 STATIC_KINDS = ("syntax-error", "too-deep", "io-error")
 
-RUNTIME_KINDS = frozenset(ENGINE_KINDS + GRADCHECK_KINDS + LANGUAGE_RUNTIME_KINDS + DRAWING_KINDS + FILE_KINDS)
+RUNTIME_KINDS = frozenset(
+    ENGINE_KINDS + GRADCHECK_KINDS + LANGUAGE_RUNTIME_KINDS + DRAWING_KINDS + CHART_KINDS + FILE_KINDS
+)

@@ -58,7 +58,7 @@ def compile_backward(run: Run, statement: tree.ExprStatement, call: tree.Call, w
             try:
                 observer(backward_pass, label_of(output), lambda index: label_of(topology[index]))
             except DrawingError as error:
-                raise compiler.fail(error.kind, error.message, span, error.fields) from None
+                raise compiler.drawing_error(error, span) from None
         state.commit(backward_pass, lambda: label_of(output))
         if walk:
             run.emit(walk_outcome(span, label_of(output), backward_pass))
@@ -114,13 +114,13 @@ def compile_draw(run: Run, statement: tree.ExprStatement, call: tree.Call):
             picture = graph_picture(node, label_of)
         except DrawingError as error:
             where = target_span if error.kind == "graph-too-large" else file_span
-            raise compiler.fail(error.kind, error.message, where, error.fields) from None
+            raise compiler.drawing_error(error, where) from None
         if path is not None:
             try:
                 # (under `expect` too: the statement runs; a file is not the session's state)
                 write_picture(picture, path)
             except DrawingError as error:
-                raise compiler.fail(error.kind, error.message, file_span, error.fields) from None
+                raise compiler.drawing_error(error, file_span) from None
         run.emit(Drawn(span, label_of(node), picture, path, output_format))
 
     return draw

@@ -21,6 +21,7 @@ from ..language.source import Span
 from .values import ListValue
 
 if TYPE_CHECKING:
+    from ..pictures.charts import Chart
     from ..pictures.picture import Picture
 
 @dataclass(frozen=True, slots=True)
@@ -269,7 +270,20 @@ class Drawn:
         return to_dot(self.picture)
 
 
+@dataclass(frozen=True, slots=True)
+class Charted:
+    """``plot(...)`` or ``boundary(...)``: a chart (pictures/charts.py: data, drawn by each
+    front end as text, SVG or a JSON event) of ``label`` (the plotted list's source text, or
+    the boundary's function); with ``file:``, written to ``path`` (``format``: svg or txt)."""
+
+    span: Span
+    label: str
+    chart: Chart
+    path: str | None = None
+    format: str | None = None
+
+
 Outcome = (
     ValueShown | ListShown | Bound | Defined | Printed | BackwardShown | GraphShown | GradcheckShown
-    | Explained | PathsShown | WalkShown | Drawn | Expected | Warned | Failed | TextShown
+    | Explained | PathsShown | WalkShown | Drawn | Charted | Expected | Warned | Failed | TextShown
 )

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine.scalar import Scalar
 from ..language import tree
 from ..language.diagnostics import LanguageError
-from . import chain_rule, checks, graphs, list_functions, logits, node_functions, text_functions
+from . import chain_rule, checks, graphs, list_functions, logits, node_functions, plots, text_functions
 from .values import LABEL_LIMIT, shorten, suggestion
 
 if TYPE_CHECKING:
@@ -144,6 +144,7 @@ _PASSES, _CHAIN_RULE, _ENGINE, _GRADIENTS, _LISTS, _DATA, _MODELS = CATEGORIES =
     "passes", "chain rule", "functions", "gradients", "lists", "data", "models",
 )
 _TEXTS = "texts"
+_CHARTS = "charts"
 
 VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
     ValueFunction("exp", arity(1), node_functions.engine_unary(Scalar.exp), "exp(X)", "e to the power X", _ENGINE),
@@ -234,6 +235,14 @@ STATEMENT_FUNCTIONS: dict[str, StatementCall] = _table(
         "backward, one edge per Enter", _CHAIN_RULE),
     StatementCall("random_seed", arity(1), list_functions.compile_random_seed, "random_seed(N)",
         "draws start again as Python's random.seed(N) would", _DATA),
+    StatementCall("plot", arity(1, 2), plots.compile_plot, ("plot(Y)", "plot(X, Y)", "plot([Y1, Y2])"),
+        "a line chart of lists of numbers", _CHARTS,
+        options={"title": TEXT, "log": VALUE, "file": TEXT, "labels": VALUE},
+        notes=('(named: title: "T", log: 1 for a log y axis, labels: ["a", "b"], file: "F.svg" or "F.txt")',)),
+    StatementCall("boundary", arity(2), plots.compile_boundary, "boundary(F, DATA)",
+        "the sign of F(x1, x2) over DATA's rows x1, x2, label", _CHARTS,
+        (FUNCTION, VALUE), options={"grid": VALUE, "title": TEXT, "file": TEXT},
+        notes=('(named: grid: N cells a side, 40 by default; title: "T", file: "F.svg" or "F.txt")',)),
 )
 
 

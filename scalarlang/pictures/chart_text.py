@@ -52,7 +52,7 @@ def chart_text(chart: Chart, width: int, height: int | None = None) -> str:
 def chart_rows(chart: Chart, width: int, height: int | None = None, *, colour: bool = False) -> list[Row]:
     """The picture as rows of styled segments, ``width`` columns, ``height`` rows in all (by
     default a plot a quarter as tall as wide, 5 to 20 rows, and the rows around it)."""
-    label_width = max(_cells(tick.label) for tick in chart.y_scale.ticks)
+    label_width = _label_width(chart)
     plot_width = width - label_width - 2
     legend = _legend_rows(_legend(chart, colour), width)
     title = _one_line(chart.title or "").strip()
@@ -83,6 +83,16 @@ def chart_rows(chart: Chart, width: int, height: int | None = None, *, colour: b
     rows.extend(_x_axis(chart.x_scale, label_width, plot_width))
     rows.extend(legend)
     return [_tidy(row) for row in rows]
+
+
+def min_width(chart: Chart) -> int:
+    """The fewest columns `chart_rows` draws the chart in (its y tick labels, the axis and the
+    smallest plot): a front end checks its width against it before asking for the rows."""
+    return _label_width(chart) + 2 + MIN_PLOT_WIDTH
+
+
+def _label_width(chart: Chart) -> int:
+    return max(_cells(tick.label) for tick in chart.y_scale.ticks)
 
 
 def _line_cells(chart: LineChart, plot_width: int, plot_rows: int, colour: bool) -> list[list[Cell]]:

@@ -14,6 +14,7 @@ from typing import Any, Iterator, assert_never
 from ..interpreter.outcomes import (
     BackwardShown,
     Bound,
+    Charted,
     Defined,
     Drawn,
     Expected,
@@ -159,6 +160,10 @@ def event_of(outcome: Outcome, file: str | None = None) -> dict[str, Any] | None
                 # Without a file the picture itself: its DOT text, for `dot -Tsvg`.
                 "dot": outcome.dot if outcome.path is None else None,
             }
+        case Charted():
+            from .chart_events import chart_fields  # (it imports this module's `number`)
+
+            fields = {"event": "plot", **chart_fields(outcome.chart, outcome.path)}
         case Explained():
             fields = _explain_fields(outcome)
         case PathsShown():

@@ -20,6 +20,7 @@ from ..engine.numbers import format_count, format_exponent, format_number
 from ..interpreter.outcomes import (
     BackwardShown,
     Bound,
+    Charted,
     Defined,
     Drawn,
     Expected,
@@ -159,6 +160,8 @@ class Renderer:
                     self.lines(part)
             case Drawn():
                 self.drawn(outcome)
+            case Charted():
+                self.charted(outcome)
             case Expected():
                 self.line(Text.assemble(("expected ", STYLES["ok"]), (outcome.kind, STYLES["ok"]), f": {outcome.message}"))
             case Warned():
@@ -209,6 +212,23 @@ class Renderer:
             return
         self.console.print(Text(drawn.dot.rstrip("\n")), soft_wrap=True)
 
+    def charted(self, charted: Charted) -> None:
+        """A chart written to a file is named; one without a file is drawn, exactly as wide as
+        the console (in colour where the console has colour)."""
+        from ..pictures.errors import ChartError
+        from .chart_text import chart_rich_text
+
+        if charted.path is not None:
+            summary = chart_summary(charted)
+            self.line(Text.assemble("plotted ", (charted.label, STYLES["label"]), f" to {charted.path} ({summary})"))
+            return
+        try:
+            picture = chart_rich_text(charted.chart, self.console)
+        except ChartError as error:  # (a console narrower than the session's width: a resized terminal)
+            self.line(Text(f"({error.message})", STYLES["dim"]))
+            return
+        self.console.print(picture, soft_wrap=True)
+
     def graph(self, shown: GraphShown) -> None:
         for part in graph_tables(shown, self.console.width, self.row_limit):
             self.lines(part)
@@ -229,6 +249,20 @@ def value_line(node: NodeState) -> Text:
         format_count(node.value) if node.count else format_number(node.value),
         (f" ({node.operation}, {detail})", STYLES["dim"]),
     )
+
+
+def chart_summary(charted: Charted) -> str:
+    """``1 series of 100 points``, ``a 40 × 40 grid and 100 points``."""
+    from ..pictures.charts import LineChart
+
+    chart = charted.chart
+    if isinstance(chart, LineChart):
+        points = sum(len(series.y) for series in chart.series)
+        count = len(chart.series)
+        return f"{count} series of {points:,} point{'s' if points != 1 else ''}"
+    grid = chart.grid
+    points = len(chart.points)
+    return f"a {len(grid.x)} × {len(grid.y)} grid and {points:,} point{'s' if points != 1 else ''}"
 
 
 def gradcheck_line(shown: GradcheckShown) -> Text:
