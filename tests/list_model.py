@@ -9,7 +9,8 @@ evaluated (negated in an expression, `neg` of it; as an item of a list literal, 
 `sum` and `dot` are left folds of `+`, `mean` one division of the fold by a constant count; a
 comparison, `len`, `value` and `grad` are constants; a comprehension's names are its own; a
 function's other names are looked up when it runs; `descend` makes fresh variables
-`value - lr * gradient` of the same shape; a loop's body shows only what `print` shows.
+`value - lr * gradient` of the same shape (a variable held twice, in lists or by two of its
+names, becomes one fresh variable, and a list held twice one new list); a loop's body shows only what `print` shows.
 
 Expressions: ("num", v) · ("name", n) · ("bin", op, l, r) · ("fn", f, e) · ("sq", e) ·
 ("cmp", op, l, r) (the forms of test_list_properties' templates) · ("neg", e) · ("call", f,
@@ -131,36 +132,47 @@ class Model:
 
     def descend(self, names: list[str], rate) -> None:
         lr = self.node(self.eval(rate, {})).value
-        made = {}
+        made: dict[int, Any] = {}  # id of an old node or list -> its new one, for the statement
+        new = {}
         for name in names:  # every new value first: a failure rebinds nothing
             value = self.names[name]
             if isinstance(value, Node):
-                made[name] = self.stepped(value, lr)
+                new[name] = self.stepped(value, lr, made)
             else:
-                made[name] = self.map_nodes(value, lambda node: self.stepped(node, lr))
-        self.names.update(made)
+                new[name] = self.map_nodes(value, lambda node: self.stepped(node, lr, made), made)
+        self.names.update(new)
 
     @staticmethod
-    def stepped(node: Node, lr: float) -> Node:
+    def stepped(node: Node, lr: float, made: dict) -> Node:
+        """The new variable of ``node``: one for each variable, however often it is held."""
         if node.operation != "variable":
             raise ModelError("not-a-variable")
-        value = node.value - lr * node.grad
-        if not math.isfinite(value):
-            raise ModelError("non-finite-leaf")
-        return variable(value)
+        if id(node) not in made:
+            value = node.value - lr * node.grad
+            if not math.isfinite(value):
+                raise ModelError("non-finite-leaf")
+            made[id(node)] = variable(value)
+        return made[id(node)]
 
     @staticmethod
-    def map_nodes(value, step):
-        """A list of the same shape with ``step`` of each node (iterative)."""
+    def map_nodes(value, step, made: dict):
+        """A list of the same shape with ``step`` of each node (iterative); a list held twice
+        becomes one new list held twice."""
+        if id(value) in made:
+            return made[id(value)]
         result: list = []
+        made[id(value)] = result
         stack = [(value, result)]
         while stack:
             source, target = stack.pop()
             for item in source:
                 if isinstance(item, Node):
                     target.append(step(item))
+                elif id(item) in made:
+                    target.append(made[id(item)])
                 else:
                     inner: list = []
+                    made[id(item)] = inner
                     target.append(inner)
                     stack.append((item, inner))
         return result

@@ -18,7 +18,8 @@ from ..engine.scalar import Scalar
 from ..language import tree
 from .csv_reader import TableError, read_table
 from .failures import not_a_node
-from .values import ListValue, nodes_of, whole_number
+from .list_walks import flat_nodes
+from .values import ListValue, whole_number
 
 if TYPE_CHECKING:
     from .control import Run
@@ -130,7 +131,7 @@ def compile_flatten(compiler: Compiler, call: tree.Call):
     """``flatten(L, …)``: every node held in the arguments, depth first, in order."""
 
     def flatten(args, *values):
-        return ListValue([node for value in values for node, _ in nodes_of(value)])
+        return ListValue([node for value in values for node in flat_nodes(value)])
 
     return flatten, compiler.values(call)
 

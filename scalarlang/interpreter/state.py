@@ -57,7 +57,7 @@ from ..engine.gradients import restore_gradients
 from ..engine.passes import zero_gradients
 from ..engine.records import BackwardPass
 from ..engine.scalar import Scalar
-from .values import nodes_of
+from .values import distinct_nodes
 
 
 class SessionState:
@@ -247,7 +247,7 @@ def tracked_reach(roots: Iterable[object]) -> set[int]:
     depth. An untracked node's operands are all untracked (the engine's rule), so the walk
     stops there."""
     reached: set[int] = set()
-    stack = [node for root in roots for node, _ in nodes_of(root) if node.tracks_gradient]
+    stack = [node for root in roots for node in distinct_nodes(root) if node.tracks_gradient]
     while stack:
         node = stack.pop()
         if id(node) not in reached:

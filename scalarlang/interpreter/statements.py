@@ -21,17 +21,16 @@ from .expressions import Compiler, Function, MAX_CALL_DEPTH
 from .failures import raising
 from .outcomes import Bound, Defined, ListShown, NodeState, Printed, ValueShown, Warned
 from .registry import STATEMENT_FUNCTIONS, call_problem, is_reserved
+from .list_walks import Place, name_items, rebuilt
 from .values import (
     ListValue,
     Named,
     describe,
+    distinct_nodes,
     is_count,
     label_of,
     named,
-    nodes_of,
     operation_text,
-    path_text,
-    rebuilt,
     shape_text,
 )
 
@@ -98,15 +97,6 @@ def compile_let(run: Run, statement: tree.Let):
     return let
 
 
-def name_items(value: ListValue, name: str) -> None:
-    """Each node held in a list bound to ``name`` is labelled by its path (`W1[3][1]`), unless it
-    has a name already."""
-    for node, path in nodes_of(value):
-        label = named(node, path_text(name, path))
-        if label is not None:
-            node.tag = label
-
-
 def compile_function(run: Run, statement: tree.FunctionDef):
     compiler = run.compiler
     problem = reserved(compiler, statement.name, statement.name_span, "defined with `fn`")
@@ -164,41 +154,45 @@ def compile_descend(run: Run, statement: tree.Descend):
     get, echo, state = run.names.get, run.echo, run.state
     warned = False  # the `no-backward` warning shows once per statement, not per iteration
 
-    def stepped(
-        name: str, name_span, step: float, item: object, path: tuple[int, ...], olds: list
-    ) -> float:
-        """The new value of one variable, checked: nothing is bound before all are known."""
+    def stepped(name_span, step: float, item: object, place: Place, made: dict, olds: list) -> Scalar:
+        """The new variable of one item, checked: nothing is bound before all are known. A
+        variable held twice (in a list, or by two of the names) gets one new variable."""
         if not isinstance(item, Scalar) or item._operation is not ScalarOperation.VARIABLE:
-            raise _not_a_variable(compiler, path_text(name, path), item, name_span)
+            raise _not_a_variable(compiler, place.text(), item, name_span)
         node = item
-        olds.append((node, name, path))
+        again = made.get(node)
+        if again is not None:
+            return again
         gradient = cast(float, node._gradient)  # a variable is tracked
         value = node._value - step * gradient
         if value - value != 0.0:
             raise compiler.fail(
                 "non-finite-leaf",
-                f"variable scalar value {format_number(value)} must be finite: `{path_text(name, path)}` would be "
+                f"variable scalar value {format_number(value)} must be finite: `{place.text()}` would be "
                 f"{format_number(node._value)} - {format_number(step)} × {format_number(gradient)}",
                 name_span,
-                {"operation": "variable", "value": value, "name": path_text(name, path)},
+                {"operation": "variable", "value": value, "name": place.text()},
             )
-        return value
+        fresh = made[node] = _fresh(value, place.label)
+        olds.append((node, place))
+        return fresh
 
     def descend(show: bool) -> None:
         nonlocal warned
         step = rate(None)
         new: list[tuple[str, object]] = []
-        olds: list[tuple[Scalar, str, tuple[int, ...]]] = []  # each variable stepped, its name and path
+        made: dict[Scalar, Scalar] = {}  # each variable stepped -> its new variable
+        olds: list[tuple[Scalar, Place]] = []  # each variable stepped, where it was first found
         for name, name_span in targets:
             value = get(name)
             if value.__class__ is ListValue:
-                new.append((name, rebuilt(value, lambda node, path: _fresh(
-                    stepped(name, name_span, step, node, path, olds), path_text(name, path)))))
+                new.append((name, rebuilt(value, Place(name), lambda node, place: stepped(
+                    name_span, step, node, place, made, olds))))
             else:
-                new.append((name, _fresh(stepped(name, name_span, step, value, (), olds), name)))
+                new.append((name, stepped(name_span, step, value, Place(name), made, olds)))
         # Every new value is known and finite: only now is any name bound again.
         unreached = None if warned else _unreached(olds, state.reached)
-        state.stepped([node for node, _, _ in olds])
+        state.stepped([node for node, _ in olds])
         for name, fresh in new:
             state.bind(name, fresh)
             if show and echo:
@@ -213,16 +207,16 @@ def compile_descend(run: Run, statement: tree.Descend):
     return descend
 
 
-def _unreached(olds: list[tuple[Scalar, str, tuple[int, ...]]], reached) -> tuple[str, ...] | None:
+def _unreached(olds: list[tuple[Scalar, Place]], reached) -> tuple[str, ...] | None:
     """The names of the variables `descend` steps when no backward pass wrote their gradients:
     every one is 0 and no committed pass reached any since it was made or zeroed; else None.
     (A pass that reached a variable and added 0 to it, `w * 0`, is not a forgotten `backward`.)"""
     if not olds:
         return None
-    for node, _, _ in olds:
+    for node, _ in olds:
         if node._gradient != 0.0 or node in reached:
             return None
-    return tuple(path_text(name, path) for _, name, path in olds)
+    return tuple(place.text() for _, place in olds)
 
 
 def _fresh(value: float, label: str) -> Scalar:
@@ -292,7 +286,7 @@ def compile_zero_grad(run: Run, statement: tree.ZeroGrad):
 
     def zero_grad(show):
         if target is None:  # every node a name holds, in a list too
-            outputs = [node for value in run.names.values() for node, _ in nodes_of(value)]
+            outputs = [node for value in run.names.values() for node in distinct_nodes(value)]
         else:
             output = target(None)
             if output.__class__ is not Scalar:
