@@ -98,10 +98,16 @@ def name_items(value: ListValue, name: str) -> None:
                 frame[1].all_named = True
 
 
-def rebuilt(value: ListValue, place: Place, replace: Callable[[Scalar, Place], Scalar]) -> ListValue:
-    """A list of the same shape as ``value`` whose nodes are ``replace(node, place)``; a list held
-    twice in ``value`` is rebuilt once, and held twice in the result."""
-    made: dict[int, ListValue] = {}  # id of a list walked -> its new list (both alive meanwhile)
+def rebuilt(
+    value: ListValue, place: Place, replace: Callable[[Scalar, Place], Scalar], made: dict[int, ListValue]
+) -> ListValue:
+    """A list of the same shape as ``value`` whose nodes are ``replace(node, place)``, depth first
+    in order; a list held twice is rebuilt once, and held twice in the result. ``made``: the id
+    of each list rebuilt -> its new list (the caller keeps both alive), shared by the lists of
+    one `descend`."""
+    again = made.get(id(value))
+    if again is not None:
+        return again
     # Lists are built innermost first: a stack of (the list, its place, the items so far).
     stack: list[tuple[ListValue, Place, list]] = [(value, place, [])]
     while True:

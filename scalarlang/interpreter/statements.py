@@ -182,17 +182,17 @@ def compile_descend(run: Run, statement: tree.Descend):
         step = rate(None)
         new: list[tuple[str, object]] = []
         made: dict[Scalar, Scalar] = {}  # each variable stepped -> its new variable
+        lists: dict[int, ListValue] = {}  # the id of each list rebuilt -> its new list
         olds: list[tuple[Scalar, Place]] = []  # each variable stepped, where it was first found
         for name, name_span in targets:
             value = get(name)
             if value.__class__ is ListValue:
                 new.append((name, rebuilt(value, Place(name), lambda node, place: stepped(
-                    name_span, step, node, place, made, olds))))
+                    name_span, step, node, place, made, olds), lists)))
             else:
                 new.append((name, stepped(name_span, step, value, Place(name), made, olds)))
         # Every new value is known and finite: only now is any name bound again.
         unreached = None if warned else _unreached(olds, state.reached)
-        state.stepped([node for node, _ in olds])
         for name, fresh in new:
             state.bind(name, fresh)
             if show and echo:
