@@ -15,7 +15,8 @@ A run's graphs are freed outputs first once it is done (`run`, `_outputs_last`):
 chain of nodes frees each operand inside the free of its user, and in the browser the stack
 that this nests on is the JavaScript engine's, which CPython does not measure (its guard
 against deep frees does not engage there): a graph a few thousand nodes deep, as an unrolled
-loop leaves, ended Python in the page when the session was let go.
+loop leaves, ended Python in the page when the session was let go. Lists likewise, outermost
+first: a list a loop nests 20,000 deep (`let L = [L]`) did the same.
 
 Also imported natively (by the build's smoke test and the tests): it needs no Pyodide.
 """
@@ -32,6 +33,7 @@ from scalarlang.front.api import PicturePart, Result, WalkPart, render_outcomes
 from scalarlang.engine import Scalar
 from scalarlang.engine.passes import topology
 from scalarlang.front.runner import exit_status
+from scalarlang.interpreter.values import ListValue
 from scalarlang.interpreter.outcomes import Failed
 from scalarlang.language.source import Source
 from scalarlang.render.events import event_of
@@ -43,8 +45,8 @@ FLUSH_SECONDS = 0.1
 OUTPUT_LIMIT = 8_000_000
 
 
-# Every node alive when a run ended, each after its operands (see `run`).
-_left_over: list[Scalar] = []
+# Every node and list alive when a run ended, each after what it holds (see `run`).
+_left_over: list[Scalar | ListValue] = []
 
 
 def run(text: str, name: str, post: Callable[[str], object], width: int = WIDTH) -> dict:
@@ -54,8 +56,9 @@ def run(text: str, name: str, post: Callable[[str], object], width: int = WIDTH)
     try:
         return _run(text, name, post, width)
     finally:
-        # The session is gone with _run's frame; its nodes, held only here now, go from the
-        # last: a node's users are freed before it, so no free reaches past one node.
+        # The session is gone with _run's frame; its nodes and lists, held only here now, go
+        # from the last: what holds a node or a list is freed before it, so no free reaches
+        # past one of them.
         while _left_over:
             _left_over.pop()
 
@@ -95,15 +98,33 @@ def _run(text: str, name: str, post: Callable[[str], object], width: int) -> dic
     return done
 
 
-def _outputs_last() -> list[Scalar]:
-    """Every node alive (the session's, and any its outcomes hold), operands before users: the
-    topology of each node that is no live node's operand, one after another."""
-    alive = [thing for thing in gc.get_objects() if isinstance(thing, Scalar)]
-    operands = {id(edge.parent) for node in alive for edge in node.parents}
-    order: list[Scalar] = []
-    for node in alive:
+def _outputs_last() -> list[Scalar | ListValue]:
+    """Every node and list alive (the session's, and any its outcomes hold), each after what it
+    holds: the nodes, operands before users (the topology of each node that is no live node's
+    operand, one after another), then the lists, each after the lists it holds."""
+    alive = gc.get_objects()
+    nodes = [thing for thing in alive if isinstance(thing, Scalar)]
+    operands = {id(edge.parent) for node in nodes for edge in node.parents}
+    order: list[Scalar | ListValue] = []
+    for node in nodes:
         if id(node) not in operands:
             order.extend(topology(node))
+    lists = [thing for thing in alive if type(thing) is ListValue]
+    held = {id(item) for items in lists for item in items if type(item) is ListValue}
+    done: set[int] = set()
+    for outermost in lists:
+        if id(outermost) in held:
+            continue
+        stack = [(outermost, iter(outermost))]  # a list is added once the lists it holds are
+        while stack:
+            current, items = stack[-1]
+            item = next(items, None)
+            if item is None:
+                stack.pop()
+                order.append(current)
+            elif type(item) is ListValue and id(item) not in done:
+                done.add(id(item))
+                stack.append((item, iter(item)))
     return order
 
 

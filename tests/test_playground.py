@@ -498,10 +498,15 @@ def severe_logs(browser) -> list[str]:
     return [entry["message"] for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
 
 
+# A list a loop nests 30,000 deep (a moment's work since issue 36's item 2).
+NESTED = "let L = [1]\nfor i in 0..30000 {\n  let L = [L]\n}\n"
+
+
 def test_a_deep_graph_left_at_the_end_of_a_run_does_not_end_python(page):
     # Freed from its output down, one node inside the free of the next, such a graph ran the
-    # browser's stack out (a fatal error of Pyodide) once the run's session was let go.
-    set_program(page, UNROLLED + 'print "deep"\n')
+    # browser's stack out (a fatal error of Pyodide) once the run's session was let go; so did
+    # a deep list, freed from its outermost list in.
+    set_program(page, UNROLLED + NESTED + 'print "deep"\n')
     run = run_and_wait(page)
     assert run["status"] == 0 and run["text"] == "deep\n"
     set_program(page, REUSED_SQUARE)

@@ -5,7 +5,7 @@ walk of every occurrence in order (`flat_nodes`, for `flatten`).
 Lists share items: `let L = [L, L]` holds one list twice, and `let L = [L]` in a loop nests as
 deep as the loop runs. So these walks go through each distinct list once (a shared list costs
 as much as a list held once), with explicit stacks (never recursion), and make nothing whose
-size grows with the depth for each item (a `Place` links to its list's): binding a list costs
+size grows with the depth for each item (a place is a row of a flat table, `Places`): binding a list costs
 time linear in its distinct items, whatever its depth and sharing. Only what shows every item
 (`print`, `flatten`, a `list` event) goes through every occurrence.
 """
@@ -38,30 +38,38 @@ def flat_nodes(value: object) -> Iterator[Scalar]:
 _END = object()
 
 
-class Place:
-    """Where an item of a list bound to a name sits (`W1[3][1]`), linked to its list's place so
-    that a walk makes each in constant time however deep the list: ``label`` is the path as a
-    label shows it (it stops growing past `LABEL_LIMIT`, where labels are cut), ``text()`` the
-    whole path, made when a message needs it."""
+class Places:
+    """Where the items of lists bound to names sit (`W1[3][1]`): a place is a number, made in
+    constant time however deep its list, for a row of a flat table (the place of its list,
+    its index, its label). ``label(place)`` is the path as a label shows it (it stops growing
+    past `LABEL_LIMIT`, where labels are cut), ``text(place)`` the whole path, made when a
+    message needs it. Flat, not linked objects: freeing a chain of objects each holding the
+    next nests as deep as the chain, which the browser's Python does not measure."""
 
-    __slots__ = ("label", "up", "index")
+    __slots__ = ("rows",)
 
-    def __init__(self, label: str, up: Place | None = None, index: int = 0):
-        self.label = label
-        self.up = up
-        self.index = index
+    def __init__(self) -> None:
+        self.rows: list[tuple[int, int, str]] = []
 
-    def item(self, index: int) -> Place:
-        label = self.label
-        return Place(label if len(label) > LABEL_LIMIT else f"{label}[{index}]", self, index)
+    def name(self, name: str) -> int:
+        self.rows.append((-1, 0, name))
+        return len(self.rows) - 1
 
-    def text(self) -> str:
+    def item(self, place: int, index: int) -> int:
+        label = self.rows[place][2]
+        self.rows.append((place, index, label if len(label) > LABEL_LIMIT else f"{label}[{index}]"))
+        return len(self.rows) - 1
+
+    def label(self, place: int) -> str:
+        return self.rows[place][2]
+
+    def text(self, place: int) -> str:
         indices: list[int] = []
-        place = self
-        while place.up is not None:
-            indices.append(place.index)
-            place = place.up
-        return place.label + "".join(f"[{index}]" for index in reversed(indices))
+        up, index, label = self.rows[place]
+        while up != -1:
+            indices.append(index)
+            up, index, label = self.rows[up]
+        return label + "".join(f"[{index}]" for index in reversed(indices))
 
 
 def name_items(value: ListValue, name: str) -> None:
@@ -76,7 +84,7 @@ def name_items(value: ListValue, name: str) -> None:
     if value.all_named:
         return
     # (the list's iterator, the list, its label, the next index, whether it holds a list)
-    # frames, innermost last; a label stops growing past `LABEL_LIMIT`, as `Place.label` does.
+    # frames, innermost last; a label stops growing past `LABEL_LIMIT`, as `Places.label` does.
     stack: list[list] = [[iter(value), value, name, 0, False]]
     while stack:
         frame = stack[-1]
@@ -99,17 +107,17 @@ def name_items(value: ListValue, name: str) -> None:
 
 
 def rebuilt(
-    value: ListValue, place: Place, replace: Callable[[Scalar, Place], Scalar], made: dict[int, ListValue]
+    value: ListValue, places: Places, place: int, replace: Callable[[Scalar, int], Scalar], made: dict[int, ListValue]
 ) -> ListValue:
-    """A list of the same shape as ``value`` whose nodes are ``replace(node, place)``, depth first
-    in order; a list held twice is rebuilt once, and held twice in the result. ``made``: the id
-    of each list rebuilt -> its new list (the caller keeps both alive), shared by the lists of
-    one `descend`."""
+    """A list of the same shape as ``value`` (at ``place``) whose nodes are ``replace(node, its
+    place)``, depth first in order; a list held twice is rebuilt once, and held twice in the
+    result. ``made``: the id of each list rebuilt -> its new list (the caller keeps both
+    alive), shared by the lists of one `descend`."""
     again = made.get(id(value))
     if again is not None:
         return again
     # Lists are built innermost first: a stack of (the list, its place, the items so far).
-    stack: list[tuple[ListValue, Place, list]] = [(value, place, [])]
+    stack: list[tuple[ListValue, int, list]] = [(value, place, [])]
     while True:
         current, where, items = stack[-1]
         if len(items) == len(current):
@@ -126,6 +134,6 @@ def rebuilt(
             if again is not None:
                 items.append(again)
             else:
-                stack.append((child, where.item(index), []))  # type: ignore[arg-type]
+                stack.append((child, places.item(where, index), []))  # type: ignore[arg-type]
         else:
-            items.append(replace(child, where.item(index)))  # type: ignore[arg-type]
+            items.append(replace(child, places.item(where, index)))  # type: ignore[arg-type]

@@ -21,7 +21,7 @@ from .expressions import Compiler, Function, MAX_CALL_DEPTH
 from .failures import raising
 from .outcomes import Bound, Defined, ListShown, NodeState, Printed, ValueShown, Warned
 from .registry import STATEMENT_FUNCTIONS, call_problem, is_reserved
-from .list_walks import Place, name_items, rebuilt
+from .list_walks import Places, name_items, rebuilt
 from .values import (
     ListValue,
     Named,
@@ -154,11 +154,11 @@ def compile_descend(run: Run, statement: tree.Descend):
     get, echo, state = run.names.get, run.echo, run.state
     warned = False  # the `no-backward` warning shows once per statement, not per iteration
 
-    def stepped(name_span, step: float, item: object, place: Place, made: dict, olds: list) -> Scalar:
+    def stepped(name_span, step: float, item: object, places: Places, place: int, made: dict, olds: list) -> Scalar:
         """The new variable of one item, checked: nothing is bound before all are known. A
         variable held twice (in a list, or by two of the names) gets one new variable."""
         if not isinstance(item, Scalar) or item._operation is not ScalarOperation.VARIABLE:
-            raise _not_a_variable(compiler, place.text(), item, name_span)
+            raise _not_a_variable(compiler, places.text(place), item, name_span)
         node = item
         again = made.get(node)
         if again is not None:
@@ -168,12 +168,12 @@ def compile_descend(run: Run, statement: tree.Descend):
         if value - value != 0.0:
             raise compiler.fail(
                 "non-finite-leaf",
-                f"variable scalar value {format_number(value)} must be finite: `{place.text()}` would be "
+                f"variable scalar value {format_number(value)} must be finite: `{places.text(place)}` would be "
                 f"{format_number(node._value)} - {format_number(step)} × {format_number(gradient)}",
                 name_span,
-                {"operation": "variable", "value": value, "name": place.text()},
+                {"operation": "variable", "value": value, "name": places.text(place)},
             )
-        fresh = made[node] = _fresh(value, place.label)
+        fresh = made[node] = _fresh(value, places.label(place))
         olds.append((node, place))
         return fresh
 
@@ -183,16 +183,17 @@ def compile_descend(run: Run, statement: tree.Descend):
         new: list[tuple[str, object]] = []
         made: dict[Scalar, Scalar] = {}  # each variable stepped -> its new variable
         lists: dict[int, ListValue] = {}  # the id of each list rebuilt -> its new list
-        olds: list[tuple[Scalar, Place]] = []  # each variable stepped, where it was first found
+        places = Places()
+        olds: list[tuple[Scalar, int]] = []  # each variable stepped, and the place it was first found
         for name, name_span in targets:
             value = get(name)
             if value.__class__ is ListValue:
-                new.append((name, rebuilt(value, Place(name), lambda node, place: stepped(
-                    name_span, step, node, place, made, olds), lists)))
+                new.append((name, rebuilt(value, places, places.name(name), lambda node, place: stepped(
+                    name_span, step, node, places, place, made, olds), lists)))
             else:
-                new.append((name, stepped(name_span, step, value, Place(name), made, olds)))
+                new.append((name, stepped(name_span, step, value, places, places.name(name), made, olds)))
         # Every new value is known and finite: only now is any name bound again.
-        unreached = None if warned else _unreached(olds, state.reached)
+        unreached = None if warned else _unreached(olds, places, state.reached)
         for name, fresh in new:
             state.bind(name, fresh)
             if show and echo:
@@ -207,7 +208,7 @@ def compile_descend(run: Run, statement: tree.Descend):
     return descend
 
 
-def _unreached(olds: list[tuple[Scalar, Place]], reached) -> tuple[str, ...] | None:
+def _unreached(olds: list[tuple[Scalar, int]], places: Places, reached) -> tuple[str, ...] | None:
     """The names of the variables `descend` steps when no backward pass wrote their gradients:
     every one is 0 and no committed pass reached any since it was made or zeroed; else None.
     (A pass that reached a variable and added 0 to it, `w * 0`, is not a forgotten `backward`.)"""
@@ -216,7 +217,7 @@ def _unreached(olds: list[tuple[Scalar, Place]], reached) -> tuple[str, ...] | N
     for node, _ in olds:
         if node._gradient != 0.0 or node in reached:
             return None
-    return tuple(place.text() for _, place in olds)
+    return tuple(places.text(place) for _, place in olds)
 
 
 def _fresh(value: float, label: str) -> Scalar:

@@ -203,18 +203,15 @@ def distinct_nodes(value: object) -> Iterator[Scalar]:
                 stack.append(item)
 
 
-class _Shape(tuple):
-    """A list's shape as (its length, the shape of each of its items, or None: nodes), one
-    object for each shape (`shape` interns them), so two are compared by identity."""
-
-    __slots__ = ()
-
-
 def shape(value: ListValue) -> tuple[int, ...] | None:
     """The lengths of a rectangular list of nodes (``(16, 2)`` for 16 rows of 2); None when it
     is ragged or mixes nodes and lists."""
-    shapes: dict[int, _Shape | None] = {}  # id of a distinct list -> its shape (None: ragged)
-    interned: dict[tuple[int, int], _Shape] = {}
+    # A shape is a number, an index into ``dims``: (its length, the shape of each of its items,
+    # or -1: nodes). Each is made once (``known``), so two are compared as numbers; nothing
+    # nests (a chain of linked objects as deep as the list would be freed as deeply nested).
+    dims: list[tuple[int, int]] = []
+    known: dict[tuple[int, int], int] = {}
+    shapes: dict[int, int] = {}  # id of a distinct list -> its shape
     stack: list[ListValue] = [value]
     while stack:  # innermost first: a list is looked at again once its lists have shapes
         current = stack[-1]
@@ -226,31 +223,32 @@ def shape(value: ListValue) -> tuple[int, ...] | None:
             stack.extend(waiting)
             continue
         stack.pop()
-        found = _shape_of(current, shapes, interned)
+        found = _shape_of(current, shapes, dims, known)
         if found is None:
             return None  # a ragged list anywhere makes the whole ragged
         shapes[id(current)] = found
-    dims: list[int] = []
-    level: _Shape | None = shapes[id(value)]
-    while level is not None:
-        dims.append(level[0])
-        level = level[1]
-    return tuple(dims)
+    lengths: list[int] = []
+    level = shapes[id(value)]
+    while level != -1:
+        length, level = dims[level]
+        lengths.append(length)
+    return tuple(lengths)
 
 
-def _shape_of(value: ListValue, shapes: dict, interned: dict) -> _Shape | None:
+def _shape_of(value: ListValue, shapes: dict[int, int], dims: list[tuple[int, int]], known: dict) -> int | None:
     lists = [item for item in value if item.__class__ is ListValue]
-    inner = None
+    inner = -1
     if lists:
         if len(lists) != len(value):
             return None
         inner = shapes[id(lists[0])]
-        if any(shapes[id(item)] is not inner for item in lists):
+        if any(shapes[id(item)] != inner for item in lists):
             return None
-    key = (len(value), id(inner))
-    found = interned.get(key)
+    key = (len(value), inner)
+    found = known.get(key)
     if found is None:
-        found = interned[key] = _Shape((len(value), inner))
+        found = known[key] = len(dims)
+        dims.append(key)
     return found
 
 
