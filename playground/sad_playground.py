@@ -11,12 +11,12 @@ has passed since the last one, so the lines of a long training loop appear as it
 text of all batches is what `scalarlang FILE.sad` prints (tests/test_playground_runner.py
 checks it against every example's golden file, natively).
 
-A run's graphs are freed outputs first once it is done (`run`, `_outputs_last`): freeing a
-chain of nodes frees each operand inside the free of its user, and in the browser the stack
-that this nests on is the JavaScript engine's, which CPython does not measure (its guard
-against deep frees does not engage there): a graph a few thousand nodes deep, as an unrolled
-loop leaves, ended Python in the page when the session was let go. Lists likewise, outermost
-first: a list a loop nests 20,000 deep (`let L = [L]`) did the same.
+A run's lists are freed outermost first once it is done (`run`, `_lists_last`): freeing a
+list frees each list that only it holds inside its own free, and in the browser the stack that
+this nests on is the JavaScript engine's, which CPython does not measure (its guard against
+deep frees does not engage there): a list a loop nests 20,000 deep (`let L = [L]`) ended Python
+in the page when the session was let go. (Graphs free one node at a time there: the engine
+installs a finalizer on Emscripten, engine/node.py.)
 
 Also imported natively (by the build's smoke test and the tests): it needs no Pyodide.
 """
@@ -30,8 +30,6 @@ from typing import Callable, cast
 
 import scalarlang
 from scalarlang.front.api import PicturePart, Result, WalkPart, render_outcomes
-from scalarlang.engine import Scalar
-from scalarlang.engine.passes import topology
 from scalarlang.front.runner import exit_status
 from scalarlang.interpreter.values import ListValue
 from scalarlang.interpreter.outcomes import Failed
@@ -45,8 +43,8 @@ FLUSH_SECONDS = 0.1
 OUTPUT_LIMIT = 8_000_000
 
 
-# Every node and list alive when a run ended, each after what it holds (see `run`).
-_left_over: list[Scalar | ListValue] = []
+# Every list alive when a run ended, each after the lists it holds (see `run`).
+_left_over: list[ListValue] = []
 
 
 def run(text: str, name: str, post: Callable[[str], object], width: int = WIDTH) -> dict:
@@ -56,9 +54,8 @@ def run(text: str, name: str, post: Callable[[str], object], width: int = WIDTH)
     try:
         return _run(text, name, post, width)
     finally:
-        # The session is gone with _run's frame; its nodes and lists, held only here now, go
-        # from the last: what holds a node or a list is freed before it, so no free reaches
-        # past one of them.
+        # The session is gone with _run's frame; its lists, held only here now, go from the
+        # last: a list is freed before the lists it holds, so no free reaches past one list.
         while _left_over:
             _left_over.pop()
 
@@ -94,23 +91,16 @@ def _run(text: str, name: str, post: Callable[[str], object], width: int) -> dic
         "left_out": state.left_out,
     }
     post(json.dumps(done))
-    _left_over.extend(_outputs_last())
+    _left_over.extend(_lists_last())
     return done
 
 
-def _outputs_last() -> list[Scalar | ListValue]:
-    """Every node and list alive (the session's, and any its outcomes hold), each after what it
-    holds: the nodes, operands before users (the topology of each node that is no live node's
-    operand, one after another), then the lists, each after the lists it holds."""
-    alive = gc.get_objects()
-    nodes = [thing for thing in alive if isinstance(thing, Scalar)]
-    operands = {id(edge.parent) for node in nodes for edge in node.parents}
-    order: list[Scalar | ListValue] = []
-    for node in nodes:
-        if id(node) not in operands:
-            order.extend(topology(node))
-    lists = [thing for thing in alive if type(thing) is ListValue]
+def _lists_last() -> list[ListValue]:
+    """Every list alive (the session's, and any its outcomes hold), each after the lists it
+    holds."""
+    lists = [thing for thing in gc.get_objects() if type(thing) is ListValue]
     held = {id(item) for items in lists for item in items if type(item) is ListValue}
+    order: list[ListValue] = []
     done: set[int] = set()
     for outermost in lists:
         if id(outermost) in held:
