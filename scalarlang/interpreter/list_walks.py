@@ -1,13 +1,13 @@
-"""Walks over lists that need each item once: the nodes a list holds (`distinct_nodes`), the
-labels of a list bound to a name (`name_items`), `descend`'s new list (`rebuilt`); and the one
-walk of every occurrence in order (`flat_nodes`, for `flatten`).
+"""Walks over lists that need each item once: the labels of a list bound to a name
+(`name_items`), `descend`'s new list (`rebuilt`, with its `Places`); and the one walk of every
+occurrence in order (`flat_nodes`, for `flatten`). (values.py has `distinct_nodes` and `shape`.)
 
 Lists share items: `let L = [L, L]` holds one list twice, and `let L = [L]` in a loop nests as
 deep as the loop runs. So these walks go through each distinct list once (a shared list costs
 as much as a list held once), with explicit stacks (never recursion), and make nothing whose
-size grows with the depth for each item (a place is a row of a flat table, `Places`): binding a list costs
-time linear in its distinct items, whatever its depth and sharing. Only what shows every item
-(`print`, `flatten`, a `list` event) goes through every occurrence.
+size grows with the depth for each item (a place is a row of a flat table): binding a list
+costs time linear in its distinct items, whatever its depth and sharing. Only what shows every
+item (`print`, `flatten`, a `list` event) goes through every occurrence.
 """
 
 from __future__ import annotations
