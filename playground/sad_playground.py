@@ -11,11 +11,12 @@ has passed since the last one, so the lines of a long training loop appear as it
 text of all batches is what `scalarlang FILE.sad` prints (tests/test_playground_runner.py
 checks it against every example's golden file, natively).
 
-A run's graphs are freed outputs first once it is done (`run`, `_outputs_last`): freeing a
-chain of nodes frees each operand inside the free of its user, and in the browser the stack
-that this nests on is the JavaScript engine's, which CPython does not measure (its guard
-against deep frees does not engage there): a graph a few thousand nodes deep, as an unrolled
-loop leaves, ended Python in the page when the session was let go.
+A run's lists are freed outermost first once it is done (`run`, `_lists_last`): freeing a
+list frees each list that only it holds inside its own free, and in the browser the stack that
+this nests on is the JavaScript engine's, which CPython does not measure (its guard against
+deep frees does not engage there): a list a loop nests 20,000 deep (`let L = [L]`) ended Python
+in the page when the session was let go. (Graphs free one node at a time there: the engine
+installs a finalizer on Emscripten, engine/node.py.)
 
 Also imported natively (by the build's smoke test and the tests): it needs no Pyodide.
 """
@@ -32,6 +33,7 @@ from scalarlang.front.api import ChartPart, PicturePart, Result, WalkPart, rende
 from scalarlang.engine import Scalar
 from scalarlang.engine.passes import topology
 from scalarlang.front.runner import exit_status
+from scalarlang.interpreter.values import ListValue
 from scalarlang.interpreter.outcomes import Failed
 from scalarlang.language.source import Source
 from scalarlang.render.events import event_of
@@ -43,8 +45,8 @@ FLUSH_SECONDS = 0.1
 OUTPUT_LIMIT = 8_000_000
 
 
-# Every node alive when a run ended, each after its operands (see `run`).
-_left_over: list[Scalar] = []
+# Every list alive when a run ended, each after the lists it holds (see `run`).
+_left_over: list[ListValue] = []
 
 
 def run(text: str, name: str, post: Callable[[str], object], width: int = WIDTH) -> dict:
@@ -54,8 +56,8 @@ def run(text: str, name: str, post: Callable[[str], object], width: int = WIDTH)
     try:
         return _run(text, name, post, width)
     finally:
-        # The session is gone with _run's frame; its nodes, held only here now, go from the
-        # last: a node's users are freed before it, so no free reaches past one node.
+        # The session is gone with _run's frame; its lists, held only here now, go from the
+        # last: a list is freed before the lists it holds, so no free reaches past one list.
         while _left_over:
             _left_over.pop()
 
@@ -91,19 +93,30 @@ def _run(text: str, name: str, post: Callable[[str], object], width: int) -> dic
         "left_out": state.left_out,
     }
     post(json.dumps(done))
-    _left_over.extend(_outputs_last())
+    _left_over.extend(_lists_last())
     return done
 
 
-def _outputs_last() -> list[Scalar]:
-    """Every node alive (the session's, and any its outcomes hold), operands before users: the
-    topology of each node that is no live node's operand, one after another."""
-    alive = [thing for thing in gc.get_objects() if isinstance(thing, Scalar)]
-    operands = {id(edge.parent) for node in alive for edge in node.parents}
-    order: list[Scalar] = []
-    for node in alive:
-        if id(node) not in operands:
-            order.extend(topology(node))
+def _lists_last() -> list[ListValue]:
+    """Every list alive (the session's, and any its outcomes hold), each after the lists it
+    holds."""
+    lists = [thing for thing in gc.get_objects() if type(thing) is ListValue]
+    held = {id(item) for items in lists for item in items if type(item) is ListValue}
+    order: list[ListValue] = []
+    done: set[int] = set()
+    for outermost in lists:
+        if id(outermost) in held:
+            continue
+        stack = [(outermost, iter(outermost))]  # a list is added once the lists it holds are
+        while stack:
+            current, items = stack[-1]
+            item = next(items, None)
+            if item is None:
+                stack.pop()
+                order.append(current)
+            elif type(item) is ListValue and id(item) not in done:
+                done.add(id(item))
+                stack.append((item, iter(item)))
     return order
 
 

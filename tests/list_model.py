@@ -9,7 +9,10 @@ evaluated (negated in an expression, `neg` of it; as an item of a list literal, 
 `sum` and `dot` are left folds of `+`, `mean` one division of the fold by a constant count; a
 comparison, `len`, `value` and `grad` are constants; a comprehension's names are its own; a
 function's other names are looked up when it runs; `descend` makes fresh variables
-`value - lr * gradient` of the same shape; a loop's body shows only what `print` shows.
+`value - lr * gradient` of the same shape (a variable held twice, in lists or by two of its
+names, becomes one fresh variable, and a list held twice one new list), and warns, once per
+statement, when every variable it steps has gradient 0 and no committed pass reached any since
+it was made or zeroed (naming each by its first path, depth first); a loop's body shows only what `print` shows.
 
 Expressions: ("num", v) · ("name", n) · ("bin", op, l, r) · ("fn", f, e) · ("sq", e) ·
 ("cmp", op, l, r) (the forms of test_list_properties' templates) · ("neg", e) · ("call", f,
@@ -57,6 +60,13 @@ class Model:
         self.names: dict[str, Any] = {}
         self.random = random.Random(0)  # a session starts seeded with 0
         self.events: list[dict[str, Any]] = []
+        # The variables a committed pass reached since they were made or zeroed (by identity:
+        # the model keeps them alive), and the `descend` statements that warned.
+        self.reached: dict[int, Node] = {}
+        self.warned: set[int] = set()
+
+    def reach(self, nodes: list[Node]) -> None:
+        self.reached.update((id(node), node) for node in nodes if node.operation == "variable")
 
     # ---- statements ------------------------------------------------------------------------------
 
@@ -84,10 +94,11 @@ class Model:
             out = self.node(self.eval(statement[1], {}))
             seed = 1.0 if statement[2] is None else self.node(self.eval(statement[2], {})).value
             record = reverse_pass(out, seed)
+            self.reach(topology(out))
             if shown:
                 self.events.append(record)
         elif kind == "descend":
-            self.descend(statement[1], statement[2])
+            self.descend(statement)
         elif kind == "zero_grad":
             roots = list(self.names.values()) if statement[1] is None else [self.eval(statement[1], {})]
             for root in roots:
@@ -95,6 +106,9 @@ class Model:
                     for reached in topology(node):
                         if reached.tracked:
                             reached.grad = 0.0
+                        self.reached.pop(id(reached), None)
+            if statement[1] is None:  # every node any name reaches, and no pass reached any since
+                self.reached.clear()
         elif kind == "fn":
             self.names[statement[1]] = Function(statement[2], statement[3])
         elif kind == "repeat":
@@ -129,40 +143,64 @@ class Model:
         expression, spec = part
         return format(self.node(self.eval(expression, {})).value, spec)
 
-    def descend(self, names: list[str], rate) -> None:
+    def descend(self, statement) -> None:
+        _, names, rate = statement
         lr = self.node(self.eval(rate, {})).value
-        made = {}
+        made: dict[int, Any] = {}  # id of an old node or list -> its new one, for the statement
+        olds: list[tuple[Node, str]] = []  # each variable stepped and its first path
+        new = {}
         for name in names:  # every new value first: a failure rebinds nothing
-            value = self.names[name]
-            if isinstance(value, Node):
-                made[name] = self.stepped(value, lr)
-            else:
-                made[name] = self.map_nodes(value, lambda node: self.stepped(node, lr))
-        self.names.update(made)
+            new[name] = self.map_nodes(self.names[name], name, lambda node, path: self.stepped(node, path, lr, made, olds), made)
+        # The warning: every variable stepped has gradient 0 and no pass reached any since it
+        # was made or zeroed; once per statement, however often a loop runs it.
+        if olds and id(statement) not in self.warned and all(
+            node.grad == 0.0 and id(node) not in self.reached for node, _ in olds
+        ):
+            self.warned.add(id(statement))
+            self.events.append({"event": "warning", "kind": "no-backward", "names": [path for _, path in olds]})
+        self.names.update(new)
 
     @staticmethod
-    def stepped(node: Node, lr: float) -> Node:
+    def stepped(node: Node, path: str, lr: float, made: dict, olds: list) -> Node:
+        """The new variable of ``node``: one for each variable, however often it is held."""
         if node.operation != "variable":
             raise ModelError("not-a-variable")
-        value = node.value - lr * node.grad
-        if not math.isfinite(value):
-            raise ModelError("non-finite-leaf")
-        return variable(value)
+        if id(node) not in made:
+            value = node.value - lr * node.grad
+            if not math.isfinite(value):
+                raise ModelError("non-finite-leaf")
+            made[id(node)] = variable(value)
+            olds.append((node, path))
+        return made[id(node)]
 
     @staticmethod
-    def map_nodes(value, step):
-        """A list of the same shape with ``step`` of each node (iterative)."""
+    def map_nodes(value, name: str, step, made: dict):
+        """A node's ``step(node, path)``, or a list of the same shape with ``step`` of each node,
+        depth first in order (iterative); a list held twice becomes one new list held twice."""
+        if isinstance(value, Node):
+            return step(value, name)
+        if id(value) in made:
+            return made[id(value)]
         result: list = []
-        stack = [(value, result)]
+        made[id(value)] = result
+        stack = [(iter(enumerate(value)), result, name)]
         while stack:
-            source, target = stack.pop()
-            for item in source:
-                if isinstance(item, Node):
-                    target.append(step(item))
-                else:
-                    inner: list = []
-                    target.append(inner)
-                    stack.append((item, inner))
+            items, target, path = stack[-1]
+            entry = next(items, None)
+            if entry is None:
+                stack.pop()
+                continue
+            index, item = entry
+            where = f"{path}[{index}]"
+            if isinstance(item, Node):
+                target.append(step(item, where))
+            elif id(item) in made:
+                target.append(made[id(item)])
+            else:
+                inner: list = []
+                made[id(item)] = inner
+                target.append(inner)
+                stack.append((iter(enumerate(item)), inner, where))
         return result
 
     # ---- expressions -----------------------------------------------------------------------------

@@ -10,7 +10,8 @@ into 2-D lists, `var` ones making new parameters), list literals, `flatten`, `zi
 indexing, `sum`, `mean`, `dot`, `len`, calls, bare expressions (their `value` and `list`
 events), `print` with `{EXPR:.17g}` holes, `backward` (the whole pass record), `descend` of
 nested lists, training loops, `for` loops over ranges, lists and tables, `if`, `zero_grad`,
-`quiet`, `grad`, `random_seed`, and `expect` of fuzzing.py's wrong list statements. It tracks
+`quiet`, `grad`, `random_seed`, second names and lists of variables others hold, losses
+times 0 (passes that add 0), and `expect` of fuzzing.py's wrong list statements. It tracks
 only the shapes of what is bound; values are the model's business. Seeded: a seed is a
 reproducer.
 """
@@ -350,7 +351,7 @@ class ListProgramGenerator:
         forms = [
             (4, self.let_list), (3, self.let_scalar), (2, self.show), (2, self.print_stmt), (3, self.train),
             (1, self.loop), (1, self.for_loop), (1, self.if_stmt), (2, self.expect), (1, self.zero_grad),
-            (1, self.gradient),
+            (1, self.gradient), (1, self.alias), (1, self.shared_step),
         ]
         return rng.choices([form for _, form in forms], [weight for weight, _ in forms])[0]()
 
@@ -400,7 +401,9 @@ class ListProgramGenerator:
 
     def train(self):
         rng = self.rng
-        statements = [("let", "loss", self.loss())]
+        # A loss times 0 now and then: a pass that reaches the variables and adds 0 to each.
+        loss = self.loss()
+        statements = [("let", "loss", ("bin", "*", loss, ("num", 0.0)) if rng.random() < 0.15 else loss)]
         self.scope.bind_scalar("loss")
         seed = None if rng.random() < 0.8 else ("num", rng.choice((1.0, 0.5, 2.0)))
         statements.append(("backward", ("name", "loss"), seed))
@@ -408,6 +411,16 @@ class ListProgramGenerator:
             statements[-1] = ("quiet", statements[-1])
         statements.append(self.descend())
         return ("block", statements)
+
+    def shared_step(self):
+        """Variables held by two names, a pass that adds 0 to what it reaches, a step through
+        some names, then a step through the second name: whether it warns depends only on
+        what the pass reached, not on which name stepped first."""
+        alias = self.alias()
+        name = alias[1]
+        train = self.train()[1]
+        train[0] = ("let", "loss", ("bin", "*", train[0][2], ("num", 0.0)))
+        return ("block", [alias, *train, ("descend", [name], ("num", self.rng.choice(LEARNING_RATES)))])
 
     def loop(self):
         """A training loop: derived lists and the loss again at each step."""
@@ -469,6 +482,10 @@ class ListProgramGenerator:
         return ("zero_grad", ("name", "loss"))
 
     def gradient(self):
+        return ("expr", ("call", "grad", [self.variable()]))
+
+    def variable(self):
+        """A variable a name holds: a parameter's item (`W[1][0]`) or a variable's name."""
         rng, scope = self.rng, self.scope
         name = rng.choice(scope.params)
         kind = scope.lists[name]
@@ -482,7 +499,20 @@ class ListProgramGenerator:
             target = ("index", target, ("int", k))
         if rng.random() < 0.5 and scope.variables:
             target = ("name", rng.choice(scope.variables))
-        return ("expr", ("call", "grad", [target]))
+        return target
+
+    def alias(self):
+        """Variables other names hold too: a list of them (`let Q = [w, W[1][0]]`) or a second
+        name for one. Stepping one name must not make the other's variable look unreached."""
+        rng, scope = self.rng, self.scope
+        items = [self.variable() for _ in range(rng.randint(1, 3))]
+        if len(items) == 1 and rng.random() < 0.5:
+            name = self.fresh("v")
+            scope.bind_scalar(name, is_variable=True)
+            return ("let", name, items[0])
+        name = self.fresh("Q")
+        scope.bind_list(name, (N,) * len(items), param=True)
+        return ("let", name, ("list", items))
 
 
 def flatten_blocks(program: list) -> list:

@@ -199,3 +199,61 @@ def test_restoring_saved_gradients_puts_back_the_earliest_save_of_a_node():
     assert [n.gradient for n in output.topology()] == [0.0, 0.0]
     restore_gradients(second)
     assert x.gradient == 2.0 and output.gradient == 1.0
+
+
+# ---- freeing deep graphs one node at a time (issue 36) ----------------------------------------
+
+# In a fresh process: the finalizer the engine installs on Emscripten and WASI, installed here
+# by hand inside a wrapper that counts the frees and how deep they nest, then chains freed.
+# Freed by CPython alone, each node's free runs inside its user's, in C (natively CPython's
+# guard bounds that at some fifty deep; in the browser it does not, and a chain of 10,000 nodes
+# ended Python there): every free is an outermost one, as far as Python frames can tell. With
+# the finalizer, the outermost free of each graph lets the rest go one at a time from its loop.
+FREE_DEEP = """
+import gc
+from scalarlang.engine import Scalar, node
+depth = deepest = outermost = frees = 0
+def counted(dying):
+    global depth, deepest, outermost, frees
+    depth += 1
+    deepest = max(deepest, depth)
+    outermost += depth == 1
+    frees += 1
+    try:
+        node._free_operands_first(dying)
+    finally:
+        depth -= 1
+setattr(node.Node, "__del__", counted)
+def chain(length):
+    x = Scalar.variable(0.5)
+    for _ in range(length):
+        x = x.tanh() + 1
+    return x
+def nary(length):
+    z = Scalar.variable(1.0)
+    for _ in range(length):
+        z = Scalar.logsumexp([z * 0.5, 1.0, z])
+    return z
+graphs = [chain(100_000), nary(20_000), sum([Scalar.variable(1.0) * i for i in range(50_000)])]
+del graphs
+gc.collect()
+print(deepest, outermost, frees, sum(isinstance(thing, Scalar) for thing in gc.get_objects()))
+"""
+
+
+def test_where_cpython_cannot_measure_its_stack_a_deep_graph_is_freed_one_node_at_a_time():
+    import subprocess
+
+    ran = subprocess.run([sys.executable, "-c", FREE_DEEP], capture_output=True, text=True, timeout=120)
+    assert (ran.returncode, ran.stderr) == (0, "")
+    deepest, outermost, frees, left = map(int, ran.stdout.split())
+    assert frees > 500_000 and left == 0  # every node freed, none kept by the finalizer
+    assert outermost <= 10  # a graph's first free lets the rest go: 3 graphs, and their leaves
+    assert deepest <= 3  # and no free nests in another more than that
+
+
+def test_the_finalizer_is_installed_only_where_cpython_cannot_measure_its_stack():
+    from scalarlang.engine import node
+
+    assert node.FREES_OPERANDS_FIRST is (sys.platform in ("emscripten", "wasi"))
+    assert ("__del__" in vars(node.Node)) is node.FREES_OPERANDS_FIRST

@@ -63,7 +63,7 @@ from scalarlang.language.diagnostics import LanguageError
 from scalarlang.interpreter.core import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, Interpreter
 from scalarlang.interpreter.failures import RUNTIME_KINDS, STATIC_KINDS
 from scalarlang.interpreter.outcomes import Failed
-from scalarlang.interpreter.values import nodes_of
+from scalarlang.interpreter.values import flat_nodes
 from scalarlang.render.text import Renderer, make_console
 from scalarlang.front.repl_core import ReplCore
 from scalarlang.front.runner import ScriptOutput
@@ -420,12 +420,12 @@ def snapshot(session: Interpreter, generator: bool = True) -> tuple:
     (an input run atomic undoes its draws; a statement run alone may leave them drawn)."""
     bindings = tuple((name, id(node), bits(node.value)) for name, node in session.bindings.items())
     lists = tuple(
-        (name, id(value), tuple((id(node), path, bits(node.value)) for node, path in nodes_of(value)))
+        (name, id(value), tuple((id(node), index, bits(node.value)) for index, node in enumerate(flat_nodes(value))))
         for name, value in session.lists.items()
     )
     gradients = {}
     for value in session.values.values():
-        for node, _ in nodes_of(value):
+        for node in flat_nodes(value):
             for member in node.topology():
                 gradients[id(member)] = bits(member.gradient)
     state = session.random.getstate() if generator else None

@@ -23,7 +23,7 @@ import pytest
 from pty_session import Terminal
 from scalarlang.front.repl_core import ReplCore
 from scalarlang.interpreter.values import label_of
-from scalarlang.interpreter.values import nodes_of
+from scalarlang.interpreter.values import flat_nodes
 from scalarlang.render.text import Renderer, make_console
 
 # Functions, a list of rows, a list of variables, a count, a backward pass: the kind of file
@@ -76,7 +76,7 @@ def _state(core: ReplCore, stream: io.StringIO) -> dict:
     for name, value in session.lists.items():
         state[f"list {name}"] = (
             (value, id(value)),  # (the list itself kept alive, so its id is not reused)
-            [(node, path, _bits(node.value), _bits(node.gradient), label_of(node)) for node, path in nodes_of(value)],
+            [(node, index, _bits(node.value), _bits(node.gradient), label_of(node)) for index, node in enumerate(flat_nodes(value))],
         )
     for name, node in session.bindings.items():
         state[name] = (

@@ -28,7 +28,7 @@ from scalarlang.language.tree import Program
 from scalarlang.render.events import dumps, event_of
 from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.failures import RUNTIME_KINDS
-from scalarlang.interpreter.values import nodes_of
+from scalarlang.interpreter.values import flat_nodes
 from scalarlang.interpreter.outcomes import (
     BackwardShown,
     Bound,
@@ -264,7 +264,7 @@ def session_state(session: Interpreter) -> tuple:
     from them (through every node a list holds too)."""
     seen = {}
     for value in session.values.values():
-        for node, _ in nodes_of(value):
+        for node in flat_nodes(value):
             for member in node.topology():
                 seen[id(member)] = _bits(member.gradient)
     return tuple((name, id(value)) for name, value in session.values.items()), tuple(sorted(seen.items()))

@@ -524,10 +524,15 @@ def severe_logs(browser) -> list[str]:
     return [entry["message"] for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
 
 
+# A list a loop nests 30,000 deep (a moment's work since issue 36's item 2).
+NESTED = "let L = [1]\nfor i in 0..30000 {\n  let L = [L]\n}\n"
+
+
 def test_a_deep_graph_left_at_the_end_of_a_run_does_not_end_python(page):
     # Freed from its output down, one node inside the free of the next, such a graph ran the
-    # browser's stack out (a fatal error of Pyodide) once the run's session was let go.
-    set_program(page, UNROLLED + 'print "deep"\n')
+    # browser's stack out (a fatal error of Pyodide) once the run's session was let go; so did
+    # a deep list, freed from its outermost list in.
+    set_program(page, UNROLLED + NESTED + 'print "deep"\n')
     run = run_and_wait(page)
     assert run["status"] == 0 and run["text"] == "deep\n"
     set_program(page, REUSED_SQUARE)
@@ -537,12 +542,29 @@ def test_a_deep_graph_left_at_the_end_of_a_run_does_not_end_python(page):
     assert severe_logs(page) == []
 
 
+# A loss that sums 5,000 terms is a chain 5,000 additions deep (`sum` is a left fold).
+LONG_SUM = "let w = var 1\nrepeat 3 {\n  let loss = sum([w * i for i in 0..5000])\n}\n"
+
+
+def test_a_deep_graph_let_go_in_the_middle_of_a_run_does_not_end_python(page):
+    # Binding x (or loss) again lets go of a graph thousands of nodes deep mid-run: each node
+    # freed inside the free of its user ended Python in the page, until the engine's nodes
+    # freed their operands one at a time there (issue 36).
+    set_program(page, UNROLLED + 'let x = var 0\n' + LONG_SUM + 'print "after"\n')
+    run = run_and_wait(page)
+    assert run["status"] == 0 and run["text"] == "after\n"
+    assert page.execute_script("return window.playground.restarts") == 0
+    assert severe_logs(page) == []
+
+
 def test_when_python_ends_mid_run_the_page_says_so_and_starts_a_fresh_one(page):
     from selenium.webdriver.support.ui import WebDriverWait
 
-    # Binding x again lets go of its 10,000-node graph in the middle of the run: in the browser
-    # that runs the stack out inside Python (the command has no such limit), which ends it.
-    set_program(page, UNROLLED + 'let x = var 0\nprint "after"\n')
+    # Binding L again lets go of a list 30,000 deep in the middle of the run, each list freed
+    # inside the free of the one holding it: in the browser that runs the stack out inside
+    # Python (the command has no such limit), which ends it. (Graphs no longer do: the test
+    # before.)
+    set_program(page, NESTED + 'let L = 0\nprint "after"\n')
     run = run_and_wait(page)
     assert run["crashed"] is True and run["status"] == 1 and run["error"]["kind"] == "internal-error"
     assert "after" not in run["text"]

@@ -21,7 +21,7 @@ from scalarlang.front.repl_core import ReplCore
 from scalarlang.front.runner import ScriptOutput
 from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.outcomes import Charted, Failed
-from scalarlang.interpreter.values import nodes_of
+from scalarlang.interpreter.values import flat_nodes
 from scalarlang.language.source import Source
 from scalarlang.pictures.errors import CHART_KINDS
 from scalarlang.interpreter.failures import CHART_KINDS as LANGUAGE_CHART_KINDS, RUNTIME_KINDS
@@ -75,10 +75,10 @@ def test_plot_reads_the_values_of_a_list_against_its_indices_or_x():
 def test_plot_tracks_nothing():
     session = Interpreter()
     run("let w = var 2\nlet loss = w * w\nbackward(loss)\nlet curve = [loss, w]", session)
-    before = [(id(node), node.gradient) for value in session.values.values() for node, _ in nodes_of(value)]
+    before = [(id(node), node.gradient) for value in session.values.values() for node in flat_nodes(value)]
     count = len(session.lookup("loss").topology())
     run("plot(curve)", session)
-    after = [(id(node), node.gradient) for value in session.values.values() for node, _ in nodes_of(value)]
+    after = [(id(node), node.gradient) for value in session.values.values() for node in flat_nodes(value)]
     assert after == before and len(session.lookup("loss").topology()) == count
 
 
@@ -223,7 +223,7 @@ def test_boundary_colours_the_sign_f_has_at_each_cell_centre(tmp_path):
 def snapshot(session: Interpreter) -> dict:
     """Everything of the session a statement could change, and the nodes it reaches."""
     state = session.state
-    reached, stack = {}, [node for value in state.names.values() for node, _ in nodes_of(value)]
+    reached, stack = {}, [node for value in state.names.values() for node in flat_nodes(value)]
     while stack:
         node = stack.pop()
         if id(node) not in reached:
@@ -233,7 +233,7 @@ def snapshot(session: Interpreter) -> dict:
         "names": dict(state.names),
         "nodes": {key: (tag, text, gradient) for key, (_, tag, text, gradient) in reached.items()},
         "count": len(reached),
-        "reached": state.reached.ids,
+        "reached": state.reached.variables,
         "random": state.random.getstate(),
         "history": (state.history.count, list(state.history.events)) if state.history is not None else None,
     }

@@ -9,6 +9,7 @@ lock, and a write of stored gradients is one step nothing can split (`_write_gra
 from __future__ import annotations
 
 import math
+import sys
 import threading
 from collections import deque
 from collections.abc import Sequence
@@ -345,3 +346,48 @@ def _write_gradients(nodes: Iterable[Node], values: Iterable[float | None]) -> N
     runs a signal handler or switches threads: a KeyboardInterrupt arrives before or after
     all the writes, never between two of them, and no other thread sees half of them."""
     _consume(map(setattr, nodes, repeat(_GRADIENT), values))
+
+
+# ---- freeing a deep graph where CPython cannot measure its stack ----------------------------
+
+# Freeing a node frees each operand that only it holds inside its own free, so a chain (an
+# unrolled loop; `sum` of many terms, a left fold) is freed nested as deep as it is long.
+# CPython bounds that nesting (its "trashcan" defers frees when the C stack runs low), but where
+# the C stack is the JavaScript engine's (Emscripten and WASI builds: Pyodide in a browser) it
+# cannot measure it, and freeing a chain of some thousands of nodes ended Python there. There,
+# and only there, a dying node hands its operands to `_dying`, and the outermost free lets them
+# go one at a time: no free nests more than a level or two. (A finalizer on every node costs a
+# training step about a tenth natively, where CPython needs no help: measured, 0.29 s -> 0.32 s
+# for five steps of benchmarks/workloads.py's MLP.)
+_dying: list[object] = []
+_draining = False
+
+
+def _free_operands_first(node: Node) -> None:
+    global _draining
+    left = node._left
+    if left is None:  # a leaf holds no node
+        return
+    _dying.append(left)
+    node._left = None
+    right = node._right
+    if right is not None:
+        _dying.append(right)
+        node._right = None
+    elif node._operation in NARY_OPERATIONS:
+        _dying.append(node._dright)  # its other (operand, derivative) pairs
+        node._dright = 0.0
+    del left, right  # (a name would keep an operand alive past its turn below)
+    if _draining:
+        return  # a free inside the loop below: the loop lets these go
+    _draining = True
+    try:
+        while _dying:
+            _dying.pop()
+    finally:
+        _draining = False
+
+
+FREES_OPERANDS_FIRST = sys.platform in ("emscripten", "wasi")
+if FREES_OPERANDS_FIRST:
+    setattr(Node, "__del__", _free_operands_first)

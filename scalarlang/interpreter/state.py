@@ -26,15 +26,21 @@ zeroed, so that `descend` can warn when it steps by gradients no pass wrote (a t
 `backward` prints the same loss forever).
 
 A gradient of 0 says nothing by itself: a pass may reach a variable and add 0 to it (`w * 0`).
-So the session keeps the identities of the tracked leaves (variables) in the graphs of the
-passes it committed, taken from each pass's topology after its commit (one scan of nodes the
-pass has just walked: measured, about 3% of a pass over a graph of 24,000 nodes). Forgotten
-again when the variable is zeroed (`zero_grad`, which walks the graph it zeroes only while the
-set holds something) or stepped by `descend` (its old variables; its fresh ones no pass has
-reached), so a training loop keeps about one step's variables. Identities, not nodes: the set
-keeps nothing alive, and the engine's nodes carry nothing for it. An identity freed and reused by a new variable
-could hide a warning, never make a false one; the set is emptied when it grows past `LIMIT`
-(a loop making fresh variables that it never steps nor zeroes), which could at worst make one.
+So the session keeps the tracked leaves (variables) of the passes it committed, taken from each
+pass's topology after its commit (one scan of nodes the pass has just walked: measured, about
+3% of a pass over a graph of 24,000 nodes). A variable is forgotten again when it is zeroed
+(`zero_grad`, which walks the graph it zeroes only while the record holds something), never
+when `descend` steps it: `descend` binds its names to fresh variables that no pass has reached,
+while another name may still hold the old one, which a pass did reach (`let A = [w]`, `let B =
+[w]`, `descend A`, `descend B`). The record holds the variables themselves, not their `id()`:
+an identity is reused by a new node once its node is freed (a loop's `let loss = var 1` freed
+each step, and `descend`'s fresh variable given its identity hid a warning). It keeps them
+alive only until it is pruned: past `REACHED_MINIMUM` variables and twice its size after the
+last pruning, it keeps those a name holds (directly or in a list), since `descend` steps only
+what names hold and nothing brings back a node no name holds (no built-in returns an operand
+of a graph; the one exception, a variable held only by the list a running `for` takes its
+items from, its names rebound meanwhile, could at worst get a warning it should not). A
+training loop so keeps a few steps' variables, and the engine's nodes carry nothing for it.
 
 `History` is the passes a session has committed and the `zero_grad`s between them, for
 ``explain``. A node's stored gradient is the sum of the pass adjoints committed since its last `zero_grad`;
@@ -57,7 +63,7 @@ from ..engine.gradients import restore_gradients
 from ..engine.passes import zero_gradients
 from ..engine.records import BackwardPass
 from ..engine.scalar import Scalar
-from .values import nodes_of
+from .values import distinct_nodes
 
 
 class SessionState:
@@ -72,7 +78,7 @@ class SessionState:
         self.random = random_module.Random(0)
         # The variables a committed pass reached since they were made or zeroed (`descend`'s
         # warning when it steps by gradients no pass wrote).
-        self.reached = Reached()
+        self.reached = Reached(self.names)
         # The committed passes and zero_grads, for `explain`: kept once something may ask for
         # them (a program that mentions `explain`, or a front end that calls `keep_history`).
         self.history: History | None = None
@@ -107,7 +113,7 @@ class SessionState:
     def reset(self) -> None:
         self.names.clear()
         self.random.seed(0)
-        self.reached = Reached()
+        self.reached = Reached(self.names)
         if self.history is not None:
             self.history = History()
 
@@ -140,7 +146,7 @@ class SessionState:
         holds): journaled, kept in the history, and no pass has reached their variables since."""
         journal, history, reached = self._journal, self.history, self.reached
         walked = None  # the topologies of the outputs, when something needs them
-        if journal is not None or history is not None or (not everything and reached.ids):
+        if journal is not None or history is not None or (not everything and reached.variables):
             walked = [node for output in outputs for node in output.topology()]
             if journal is not None:
                 journal.remember_gradients(walked)
@@ -155,10 +161,6 @@ class SessionState:
         elif walked is not None:
             reached.forget(walked)
 
-    def stepped(self, variables: Iterable[Scalar]) -> None:
-        """`descend` replaced ``variables`` by fresh ones: no pass has reached those."""
-        self.reached.forget(variables)
-
 
 # ---- the undo journal -----------------------------------------------------------------------
 
@@ -170,7 +172,7 @@ PRUNE_MINIMUM = 1_024
 
 
 class Journal:
-    __slots__ = ("bindings", "names", "gradients", "prune_at", "older", "random", "random_state", "reached", "reached_ids")
+    __slots__ = ("bindings", "names", "gradients", "prune_at", "older", "random", "random_state", "reached", "reached_variables")
 
     def __init__(self, state: SessionState) -> None:
         self.bindings = state.names  # the session's names, as the input changes them
@@ -180,7 +182,7 @@ class Journal:
         self.random_state = state.random.getstate()
         # Which variables passes reached (`descend`'s warning): an immutable set, kept as is.
         self.reached = state.reached
-        self.reached_ids = state.reached.ids
+        self.reached_variables = state.reached.variables
         self.names: dict[str, object] = {}
         self.gradients: dict[Scalar, float] = {}
         self.prune_at = PRUNE_MINIMUM
@@ -237,7 +239,7 @@ class Journal:
                 bindings[name] = previous
         restore_gradients(list(self.gradients.items()))
         self.random.setstate(self.random_state)
-        self.reached.ids = self.reached_ids
+        self.reached.variables = self.reached_variables
         self.names = {}
         self.gradients = {}
 
@@ -247,7 +249,7 @@ def tracked_reach(roots: Iterable[object]) -> set[int]:
     depth. An untracked node's operands are all untracked (the engine's rule), so the walk
     stops there."""
     reached: set[int] = set()
-    stack = [node for root in roots for node, _ in nodes_of(root) if node.tracks_gradient]
+    stack = [node for root in roots for node in distinct_nodes(root) if node.tracks_gradient]
     while stack:
         node = stack.pop()
         if id(node) not in reached:
@@ -258,36 +260,44 @@ def tracked_reach(roots: Iterable[object]) -> set[int]:
 
 # ---- reached variables ---------------------------------------------------------------------
 
-# The most identities kept; past it the set starts again empty.
-LIMIT = 1 << 20
+# The record is pruned to what names hold when it has grown past this many variables, and
+# past twice its size (and the number of nodes the names hold) after its last pruning.
+REACHED_MINIMUM = 1_024
 
 
 class Reached:
-    """``ids`` is a frozenset, replaced at each change, never changed in place: an undo journal
-    keeps the one it started with and puts it back (a REPL input that ran `backward` and then
-    failed reached nothing), at no cost per statement."""
+    """``variables`` is a frozenset, replaced at each change, never changed in place: an undo
+    journal keeps the one it started with and puts it back (a REPL input that ran `backward` and
+    then failed reached nothing), at no cost per statement."""
 
-    __slots__ = ("ids",)
+    __slots__ = ("variables", "names", "prune_at")
 
-    def __init__(self) -> None:
-        self.ids: frozenset[int] = frozenset()
+    def __init__(self, names: dict[str, object]) -> None:
+        self.variables: frozenset[Scalar] = frozenset()
+        self.names = names  # the session's names: what `descend` can reach
+        self.prune_at = REACHED_MINIMUM
 
     def committed(self, topology: Iterable[Scalar]) -> None:
         """A pass over ``topology`` was committed: its variables were reached."""
-        ids = self.ids if len(self.ids) <= LIMIT else frozenset()
-        self.ids = ids.union([id(node) for node in topology if node._left is None and node._gradient is not None])
+        variables = self.variables.union([node for node in topology if node._left is None and node._gradient is not None])
+        if len(variables) > self.prune_at:
+            held = {id(node) for value in self.names.values() for node in distinct_nodes(value)}
+            variables = frozenset([node for node in variables if id(node) in held])
+            # (the walk of the names is paid for by as many variables added before the next)
+            self.prune_at = max(REACHED_MINIMUM, 2 * len(variables), len(held))
+        self.variables = variables
 
     def forget(self, nodes: Iterable[Scalar]) -> None:
-        """``nodes`` were zeroed, stepped or are new: no pass has reached them since."""
-        if self.ids:
-            self.ids = self.ids.difference([id(node) for node in nodes])
+        """``nodes`` were zeroed: no pass has reached them since."""
+        if self.variables:
+            self.variables = self.variables.difference(nodes)
 
     def clear(self) -> None:
         """Every node a name reaches was zeroed (`zero_grad` alone)."""
-        self.ids = frozenset()
+        self.variables = frozenset()
 
     def __contains__(self, node: Scalar) -> bool:
-        return id(node) in self.ids
+        return node in self.variables
 
 
 # ---- the history of passes ------------------------------------------------------------------

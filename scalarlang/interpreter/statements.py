@@ -21,18 +21,17 @@ from .expressions import Compiler, Function, MAX_CALL_DEPTH
 from .failures import raising
 from .outcomes import Bound, Defined, ListShown, NodeState, Printed, TextShown, ValueShown, Warned
 from .registry import STATEMENT_FUNCTIONS, call_problem, is_reserved
+from .list_walks import Places, name_items, rebuilt
 from .values import (
     ListValue,
     Named,
     TextValue,
     describe,
+    distinct_nodes,
     is_count,
     label_of,
     named,
-    nodes_of,
     operation_text,
-    path_text,
-    rebuilt,
     shape_text,
     text_summary,
 )
@@ -105,15 +104,6 @@ def compile_let(run: Run, statement: tree.Let):
     return let
 
 
-def name_items(value: ListValue, name: str) -> None:
-    """Each node held in a list bound to ``name`` is labelled by its path (`W1[3][1]`), unless it
-    has a name already."""
-    for node, path in nodes_of(value):
-        label = named(node, path_text(name, path))
-        if label is not None:
-            node.tag = label
-
-
 def compile_function(run: Run, statement: tree.FunctionDef):
     compiler = run.compiler
     problem = reserved(compiler, statement.name, statement.name_span, "defined with `fn`")
@@ -171,41 +161,46 @@ def compile_descend(run: Run, statement: tree.Descend):
     get, echo, state = run.names.get, run.echo, run.state
     warned = False  # the `no-backward` warning shows once per statement, not per iteration
 
-    def stepped(
-        name: str, name_span, step: float, item: object, path: tuple[int, ...], olds: list
-    ) -> float:
-        """The new value of one variable, checked: nothing is bound before all are known."""
+    def stepped(name_span, step: float, item: object, places: Places, place: int, made: dict, olds: list) -> Scalar:
+        """The new variable of one item, checked: nothing is bound before all are known. A
+        variable held twice (in a list, or by two of the names) gets one new variable."""
         if not isinstance(item, Scalar) or item._operation is not ScalarOperation.VARIABLE:
-            raise _not_a_variable(compiler, path_text(name, path), item, name_span)
+            raise _not_a_variable(compiler, places.text(place), item, name_span)
         node = item
-        olds.append((node, name, path))
+        again = made.get(node)
+        if again is not None:
+            return again
         gradient = cast(float, node._gradient)  # a variable is tracked
         value = node._value - step * gradient
         if value - value != 0.0:
             raise compiler.fail(
                 "non-finite-leaf",
-                f"variable scalar value {format_number(value)} must be finite: `{path_text(name, path)}` would be "
+                f"variable scalar value {format_number(value)} must be finite: `{places.text(place)}` would be "
                 f"{format_number(node._value)} - {format_number(step)} × {format_number(gradient)}",
                 name_span,
-                {"operation": "variable", "value": value, "name": path_text(name, path)},
+                {"operation": "variable", "value": value, "name": places.text(place)},
             )
-        return value
+        fresh = made[node] = _fresh(value, places.label(place))
+        olds.append((node, place))
+        return fresh
 
     def descend(show: bool) -> None:
         nonlocal warned
         step = rate(None)
         new: list[tuple[str, object]] = []
-        olds: list[tuple[Scalar, str, tuple[int, ...]]] = []  # each variable stepped, its name and path
+        made: dict[Scalar, Scalar] = {}  # each variable stepped -> its new variable
+        lists: dict[int, ListValue] = {}  # the id of each list rebuilt -> its new list
+        places = Places()
+        olds: list[tuple[Scalar, int]] = []  # each variable stepped, and the place it was first found
         for name, name_span in targets:
             value = get(name)
             if value.__class__ is ListValue:
-                new.append((name, rebuilt(value, lambda node, path: _fresh(
-                    stepped(name, name_span, step, node, path, olds), path_text(name, path)))))
+                new.append((name, rebuilt(value, places, places.name(name), lambda node, place: stepped(
+                    name_span, step, node, places, place, made, olds), lists)))
             else:
-                new.append((name, _fresh(stepped(name, name_span, step, value, (), olds), name)))
+                new.append((name, stepped(name_span, step, value, places, places.name(name), made, olds)))
         # Every new value is known and finite: only now is any name bound again.
-        unreached = None if warned else _unreached(olds, state.reached)
-        state.stepped([node for node, _, _ in olds])
+        unreached = None if warned else _unreached(olds, places, state.reached)
         for name, fresh in new:
             state.bind(name, fresh)
             if show and echo:
@@ -220,16 +215,16 @@ def compile_descend(run: Run, statement: tree.Descend):
     return descend
 
 
-def _unreached(olds: list[tuple[Scalar, str, tuple[int, ...]]], reached) -> tuple[str, ...] | None:
+def _unreached(olds: list[tuple[Scalar, int]], places: Places, reached) -> tuple[str, ...] | None:
     """The names of the variables `descend` steps when no backward pass wrote their gradients:
     every one is 0 and no committed pass reached any since it was made or zeroed; else None.
     (A pass that reached a variable and added 0 to it, `w * 0`, is not a forgotten `backward`.)"""
     if not olds:
         return None
-    for node, _, _ in olds:
+    for node, _ in olds:
         if node._gradient != 0.0 or node in reached:
             return None
-    return tuple(path_text(name, path) for _, name, path in olds)
+    return tuple(places.text(place) for _, place in olds)
 
 
 def _fresh(value: float, label: str) -> Scalar:
@@ -301,7 +296,7 @@ def compile_zero_grad(run: Run, statement: tree.ZeroGrad):
 
     def zero_grad(show):
         if target is None:  # every node a name holds, in a list too
-            outputs = [node for value in run.names.values() for node, _ in nodes_of(value)]
+            outputs = [node for value in run.names.values() for node in distinct_nodes(value)]
         else:
             output = target(None)
             if output.__class__ is not Scalar:

@@ -15,8 +15,10 @@ index) are shown as whole numbers.
 A list is a `ListValue`: an immutable tuple of values (nodes, texts or lists), so indexing, `len`
 and iteration are Python's own. A text is a `TextValue`: an immutable `str`, a constant with no
 node and no gradient. Lists never change: `descend` makes a new list of the same shape.
-Walks over nested lists use explicit stacks, never recursion (a list nests at most as deep as
-the source's brackets, but a model's lists are walked every step).
+Walks over nested lists use explicit stacks, never recursion: a loop nests a list as deep as it
+runs (`let L = [L]`), and one list may be held many times (`let L = [L, L]`): the walks that
+need each item once go through each distinct list once (`distinct_nodes`, `shape`, and
+list_walks.py).
 """
 
 from __future__ import annotations
@@ -234,33 +236,47 @@ def text_summary(text: str, limit: int = LABEL_LIMIT) -> str:
 # ---- lists -----------------------------------------------------------------------------------
 
 class ListValue(tuple):
-    """A `.sad` list: its items are nodes (`Scalar`), texts (`TextValue`) and lists."""
+    """A `.sad` list: its items are nodes (`Scalar`), texts (`TextValue`) and lists.
 
-    __slots__ = ()
+    Not slotted: a list of lists can be marked `all_named` (`list_walks.name_items`); each
+    list costs 8 bytes more for it, and a marked one its dict."""
+
+    all_named = False  # every node it holds (at any depth) has a `Named` tag
 
     def __repr__(self) -> str:
-        return f"ListValue({list(self)!r})"
+        return f"ListValue({formatted_items(self, repr)})"
 
 
 def is_list(value: object) -> bool:
     return value.__class__ is ListValue
 
 
-def nodes_of(value: object) -> Iterator[tuple[Scalar, tuple[int, ...]]]:
-    """Every node held in ``value`` (a node or a nested list), depth first in order, with its
-    path of indices (``()`` for a node itself)."""
-    stack: list[tuple[object, tuple[int, ...]]] = [(value, ())]
+def distinct_nodes(value: object) -> Iterator[Scalar]:
+    """The nodes held in ``value`` (a node or a nested list), each distinct list walked once,
+    in no particular order (a node held in two lists may come twice)."""
+    return (item for item in distinct_items(value) if item.__class__ is Scalar)  # type: ignore[misc]
+
+
+def distinct_items(value: object) -> Iterator[object]:
+    """The items held in ``value`` that are not lists (nodes and texts), each distinct list
+    walked once, in no particular order; ``value`` itself when it is not a list."""
+    if value.__class__ is not ListValue:
+        yield value
+        return
+    seen = {id(value)}
+    stack: list = [value]
     while stack:
-        item, path = stack.pop()
-        if item.__class__ is ListValue:
-            stack.extend((child, (*path, index)) for index, child in reversed(list(enumerate(item))))  # type: ignore[arg-type]
-        elif item.__class__ is Scalar:
-            yield item, path  # type: ignore[misc]
+        for item in stack.pop():
+            if item.__class__ is not ListValue:
+                yield item
+            elif id(item) not in seen:
+                seen.add(id(item))
+                stack.append(item)
 
 
 def items_of(value: object) -> Iterator[object]:
-    """Every item held in ``value`` that is not a list (nodes and texts), depth first in order;
-    ``value`` itself when it is not a list."""
+    """Every item held in ``value`` that is not a list (nodes and texts), depth first in order,
+    as often as it is held; ``value`` itself when it is not a list."""
     stack: list[object] = [value]
     while stack:
         item = stack.pop()
@@ -270,55 +286,65 @@ def items_of(value: object) -> Iterator[object]:
             yield item
 
 
-def path_text(name: str, path: tuple[int, ...]) -> str:
-    """``W1[3][1]``."""
-    return name + "".join(f"[{index}]" for index in path)
-
-
-def rebuilt(value: ListValue, replace: Callable[[Scalar, tuple[int, ...]], Scalar]) -> ListValue:
-    """A list of the same shape as ``value`` whose nodes are ``replace(node, path)``."""
-    # Lists are built innermost first: a stack of (the list, its path, the items so far).
-    stack: list[tuple[ListValue, tuple[int, ...], list]] = [(value, (), [])]
-    while True:
-        current, path, items = stack[-1]
-        if len(items) == len(current):
-            stack.pop()
-            done = ListValue(items)
-            if not stack:
-                return done
-            stack[-1][2].append(done)
-            continue
-        index = len(items)
-        child = current[index]
-        if child.__class__ is ListValue:
-            stack.append((child, (*path, index), []))  # type: ignore[arg-type]
-        else:
-            items.append(replace(child, (*path, index)))  # type: ignore[arg-type]
+def flat_nodes(value: object) -> Iterator[Scalar]:
+    """Every node held in ``value``, depth first in order, as often as it is held."""
+    return (item for item in items_of(value) if item.__class__ is Scalar)  # type: ignore[misc]
 
 
 def shape(value: ListValue) -> tuple[int, ...] | None:
     """The lengths of a rectangular list of nodes (``(16, 2)`` for 16 rows of 2); None when it
     is ragged or mixes nodes and lists."""
-    dims: list[int] = []
-    level: list = [value]
-    while True:
-        lengths = {len(item) for item in level}
-        kinds = {item.__class__ is ListValue for items in level for item in items}
-        if len(lengths) != 1:
+    # A shape is a number, an index into ``dims``: (its length, the shape of each of its items,
+    # or -1: nodes). Each is made once (``known``), so two are compared as numbers; nothing
+    # nests (a chain of linked objects as deep as the list would be freed as deeply nested).
+    dims: list[tuple[int, int]] = []
+    known: dict[tuple[int, int], int] = {}
+    shapes: dict[int, int] = {}  # id of a distinct list -> its shape
+    stack: list[ListValue] = [value]
+    while stack:  # innermost first: a list is looked at again once its lists have shapes
+        current = stack[-1]
+        if id(current) in shapes:
+            stack.pop()
+            continue
+        waiting = [item for item in current if item.__class__ is ListValue and id(item) not in shapes]
+        if waiting:
+            stack.extend(waiting)
+            continue
+        stack.pop()
+        found = _shape_of(current, shapes, dims, known)
+        if found is None:
+            return None  # a ragged list anywhere makes the whole ragged
+        shapes[id(current)] = found
+    lengths: list[int] = []
+    level = shapes[id(value)]
+    while level != -1:
+        length, level = dims[level]
+        lengths.append(length)
+    return tuple(lengths)
+
+
+def _shape_of(value: ListValue, shapes: dict[int, int], dims: list[tuple[int, int]], known: dict) -> int | None:
+    lists = [item for item in value if item.__class__ is ListValue]
+    inner = -1
+    if lists:
+        if len(lists) != len(value):
             return None
-        dims.append(lengths.pop())
-        if not kinds or kinds == {False}:
-            return tuple(dims)
-        if kinds != {True}:
+        inner = shapes[id(lists[0])]
+        if any(shapes[id(item)] != inner for item in lists):
             return None
-        level = [item for items in level for item in items]
+    key = (len(value), inner)
+    found = known.get(key)
+    if found is None:
+        found = known[key] = len(dims)
+        dims.append(key)
+    return found
 
 
 def kind_of_nodes(value: ListValue) -> str:
     """What a list holds, in a word: "variables", "constants", "nodes" (mixed), "texts",
     "items" (texts and nodes)."""
-    texts = any(item.__class__ is TextValue for item in items_of(value))
-    operations = {node._operation for node, _ in nodes_of(value)}
+    texts = any(item.__class__ is TextValue for item in distinct_items(value))
+    operations = {node._operation for node in distinct_nodes(value)}
     if texts:
         return "items" if operations else "texts"
     if operations == {ScalarOperation.VARIABLE}:
@@ -355,6 +381,11 @@ def formatted_value(value: object, spec: str | None = None) -> str:
         return str(value)
     if value.__class__ is not ListValue:
         return _number_text(cast(Scalar, value), spec)
+    return formatted_items(value, lambda node: _number_text(node, spec))
+
+
+def formatted_items(value: ListValue, text_of: Callable[[Scalar], str]) -> str:
+    """A list in brackets, each node as ``text_of`` says."""
     pieces: list[str] = []
     # (the list, the next index) frames: "[" when a list starts, "]" when it ends.
     stack: list[list] = [[value, 0]]
@@ -376,7 +407,7 @@ def formatted_value(value: object, spec: str | None = None) -> str:
         elif child.__class__ is TextValue:
             pieces.append(quoted(child))
         else:
-            pieces.append(_number_text(child, spec))
+            pieces.append(text_of(child))
     return "".join(pieces)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Iterator, assert_never
+from typing import Any, Iterable, Iterator, assert_never
 
 from ..interpreter.outcomes import (
     BackwardShown,
@@ -48,15 +48,42 @@ def number(value: float | None) -> float | str | None:
 
 
 def _clean(value: Any) -> Any:
+    """``value`` with tuples as lists, floats as `number` says and anything else not JSON as
+    its text: iteratively, since a `list` event's values nest as deep as the list."""
+    if not isinstance(value, (list, tuple, dict)):
+        return _clean_leaf(value)
+    top: Any = {} if isinstance(value, dict) else []
+    # (the items left, the container being filled, whether it is a dict) frames
+    stack: list[tuple[Iterator, Any, bool]] = [(iter(value.items() if isinstance(value, dict) else value), top, isinstance(value, dict))]
+    while stack:
+        items, into, keyed = stack[-1]
+        item = next(items, _END)
+        if item is _END:
+            stack.pop()
+            continue
+        key, item = item if keyed else (None, item)
+        if isinstance(item, (list, tuple, dict)):
+            inner: Any = {} if isinstance(item, dict) else []
+            stack.append((iter(item.items() if isinstance(item, dict) else item), inner, isinstance(item, dict)))
+            item = inner
+        else:
+            item = _clean_leaf(item)
+        if keyed:
+            into[key] = item
+        else:
+            into.append(item)
+    return top
+
+
+def _clean_leaf(value: Any) -> Any:
     if isinstance(value, float):
         return number(value)
-    if isinstance(value, (list, tuple)):
-        return [_clean(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _clean(item) for key, item in value.items()}
     if isinstance(value, (str, int, bool)) or value is None:
         return value
     return str(value)
+
+
+_END: Any = object()
 
 
 # The version of the schema of docs/json.md: raised when a key changes meaning or goes away
@@ -340,7 +367,7 @@ def _streamed(head: dict[str, Any], lists: dict[str, Iterator[dict]], tail: dict
         batch: list[str] = []
         separator = ""
         for record in records:
-            batch.append(dumps(record))
+            batch.append(_one_line(_ENCODER.encode(record)))  # (records are built here: shallow)
             if len(batch) == _BATCH:
                 yield separator + ", ".join(batch)
                 batch, separator = [], ", "
@@ -356,14 +383,58 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", 
 # Line breaks to Python's str.splitlines and to JavaScript that JSON leaves unescaped: a line
 # holding one would be read as two. (JSON escapes the others, all below U+0020.)
 _SEPARATORS = (("\x85", "\\u0085"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029"))
+_CONTAINERS = (list, tuple, dict)
 
 
 def dumps(event: Any) -> str:
-    """One JSON value on one line, whoever splits the lines."""
-    text = _ENCODER.encode(event)
+    """One JSON value on one line, whoever splits the lines; lists nested to any depth (a `list`
+    event's values nest as deep as the list; json's own encoder recurses)."""
+    return _one_line(_encoded(event))
+
+
+def _one_line(text: str) -> str:
     if text.isascii():
         return text
     for separator, escape in _SEPARATORS:
         if separator in text:
             text = text.replace(separator, escape)
     return text
+
+
+def _flat(items: Iterable[Any]) -> bool:
+    return not any(isinstance(item, _CONTAINERS) for item in items)
+
+
+def _encoded(value: Any) -> str:
+    """``value`` as json's encoder writes it: a container that holds containers is opened here,
+    with an explicit stack; the rest (numbers, texts, containers of those) by the encoder."""
+    pieces: list[str] = []
+    # (the items left, whether they are a dict's, how many are written) frames
+    stack: list[list] = []
+    item = value
+    while True:
+        if isinstance(item, dict) and not _flat(item.values()):
+            pieces.append("{")
+            stack.append([iter(item.items()), True, 0])
+        elif isinstance(item, (list, tuple)) and not _flat(item):
+            pieces.append("[")
+            stack.append([iter(item), False, 0])
+        else:
+            pieces.append(_ENCODER.encode(item))
+        while stack:  # the next item to write, closing the containers that are done
+            frame = stack[-1]
+            following = next(frame[0], _END)
+            if following is _END:
+                pieces.append("}" if frame[1] else "]")
+                stack.pop()
+                continue
+            if frame[2]:
+                pieces.append(", ")
+            frame[2] += 1
+            if frame[1]:
+                key, following = following
+                pieces.append(_ENCODER.encode(str(key)) + ": ")
+            item = following
+            break
+        else:
+            return "".join(pieces)
