@@ -95,11 +95,29 @@ def test_a_syntax_error_is_held_with_a_line_that_fits_the_terminal(tmp_path):
     try:
         terminal.child.setwinsize(40, 110)
         terminal.line("let x = 1 2")
-        # The line under the input, at 110 columns: the message whole, the hint shortened.
+        # The line under the input, at 110 columns: the message whole, and what Enter again does.
         terminal.expect(r"1:11: unexpected `2`, expected an operator or the end of the statement · Enter again: whole error")
         terminal.child.send("\r")  # Enter again: it runs, and the whole diagnostic is printed
         terminal.expect(r"error\[syntax-error\]: unexpected `2`")
         terminal.expect(r"--> <repl:\d+>:1:11")
+        assert terminal.leave() == 0
+    finally:
+        terminal.child.close(force=True)
+
+
+def test_the_help_for_a_python_habit_shows_on_the_line_under_the_input(tmp_path):
+    # Issue 35, item 3: a 100 x 24 terminal, `x ^ 2` typed on the first row. The help shows on
+    # the bottom row before any second Enter, in the form every syntax error has, within 100
+    # columns (what Enter again does gives way first).
+    terminal = Terminal(tmp_path)
+    try:
+        terminal.child.setwinsize(24, 100)
+        terminal.line("let y = x ^ 2")
+        shown = terminal.expect(r"^.*1:11: unexpected character `\^` · help: a power is written with `\*\*`: `x \*\* 2`.*$")
+        assert shown.group(0).strip() == "1:11: unexpected character `^` · help: a power is written with `**`: `x ** 2`"
+        assert "error[syntax-error]" not in terminal.text  # nothing ran
+        terminal.child.send("\r")
+        terminal.expect(r"error\[syntax-error\]: unexpected character `\^`")
         assert terminal.leave() == 0
     finally:
         terminal.child.close(force=True)
