@@ -829,7 +829,7 @@ def test_help_shows_the_training_statements_and_the_error_kinds():
     core, stream = make_core()
     out = " ".join(run_lines(core, stream, ":help").split())
     for words in ["fn NAME(P, …) = EXPR", "repeat N { … }", "for i in A..B { … }", "for x, y in TABLE { … }",
-                  "if A OP B { … } else { … }", "descend NAME, … by LR", "quiet STATEMENT", "% **"]:
+                  "if A OP B { … } else { … }", "descend NAME, … by LR", "quiet STATEMENT", "A % B", "+ - * / **"]:
         assert words in out
     for kind in RUNTIME_KINDS:
         assert kind in out

@@ -224,3 +224,24 @@ def test_walk_one_edge_per_enter_q_for_the_rest_and_ctrl_c_stops(tmp_path):
         assert terminal.leave() == 0
     finally:
         terminal.child.close(force=True)
+
+
+def test_help_is_laid_out_at_the_terminals_width(tmp_path):
+    # Issue 35, item 2: the language by task, wrapped with a hanging indent at the width the
+    # terminal has now (72 columns here, after starting at 120).
+    terminal = Terminal(tmp_path)
+    try:
+        terminal.child.setwinsize(40, 72)
+        terminal.line(":help")
+        shown = terminal.expect(r"^values and the graph\n(?:.*\n)*?more\n.*\n")
+        lines = shown.group(0).splitlines()
+        assert 64 < max(map(len, lines)) <= 72
+        assert [line for line in lines if line and not line.startswith(" ")][:5] == [
+            "values and the graph", "training", "lists", "seeing the chain rule", "pictures",
+        ]
+        assert any(line.startswith("  L[I] · L[I][J]  ") for line in lines)
+        column = lines[1].index("binds NAME")  # texts beside their forms, wrapped in that column
+        assert {len(line) - len(line.lstrip()) for line in lines if line.startswith(" " * 5)} == {column}
+        assert terminal.leave() == 0
+    finally:
+        terminal.child.close(force=True)
