@@ -198,7 +198,7 @@ def test_an_error_event_carries_the_help_notes_and_related_places_the_text_shows
     ]
     # A note's own word `note:` is the text's, not the data's.
     (error,) = run_json("let x = f(1)")[1:]
-    assert error["kind"] == "unknown-function" and error["notes"][0].startswith("the built-in functions are ")
+    assert error["kind"] == "unknown-function" and error["notes"][0].startswith("the REPL's `:help` lists every built-in")
     # A related place: the bracket still open, where the error was found lines later.
     (error,) = run_json("let loss = f(1,\n2\nlet y = 3")[1:]
     assert (error["line"], error["column"]) == (3, 1)

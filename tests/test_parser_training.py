@@ -607,6 +607,8 @@ def test_no_pointing_back_on_the_brackets_own_line():
         ("let é = 1", "help: names are ASCII letters, digits and `_`: `[A-Za-z_][A-Za-z0-9_]*`"),
         ("if a > b and c > d { }", "help: an `if` compares two values; for more than one condition, nest `if`s"),
         ("if a > b && c > d { }", "help: an `if` compares two values; for more than one condition, nest `if`s"),
+        ("let s = 'abc'", 'help: a text is written in double quotes: `"abc"`'),
+        ("print 'say \"hi\"'", 'help: a text is written in double quotes: `"abc"`'),
     ],
 )
 def test_more_hints(text, note):

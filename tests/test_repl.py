@@ -448,7 +448,7 @@ def test_validator_puts_the_cursor_on_the_error():
         validator.validate(Document("let y = 2 ) + 1"))
     assert raised.value.cursor_position == 10
     assert raised.value.diagnostic.kind == "syntax-error"
-    assert "line 1, column 11: unexpected `)`" in toolbar_message(raised.value.diagnostic)
+    assert toolbar_message(raised.value.diagnostic).startswith("1:11: unexpected `)`")
 
 
 
@@ -489,35 +489,68 @@ def toolbar_rows(text: str, columns: int) -> list[str]:
 
 
 LONG_ERROR = 'print "{x:.3q} and then some more text"'  # a 91-character message with a help note
+# Syntax errors with and without a help for a Python habit (issue 35, item 3), by column 11
+# or another: each shows in the one form.
+TOOLBAR_ERRORS = [
+    "let x = 1 2", LONG_ERROR, "let y = x ^ 2", "def f(x): x * 2", "for i in range(3):", "x.append(1)", "w -= 1",
+]
+ENTER_AGAIN = "Enter again: whole error"
 
 
-@pytest.mark.parametrize("columns", [40, 80, 110, 200])
-@pytest.mark.parametrize("text", ["let x = 1 2", LONG_ERROR])
-def test_the_syntax_error_toolbar_fits_the_terminal_and_says_what_enter_does(text, columns):
+@pytest.mark.parametrize("columns", [40, 80, 100, 120, 200])
+@pytest.mark.parametrize("text", TOOLBAR_ERRORS)
+def test_every_syntax_error_has_one_form_on_the_toolbar_at_every_width(text, columns):
+    _, diagnostic = InputCheck()(text)
+    whole = toolbar_message(diagnostic)
     rows = toolbar_rows(text, columns)
-    shown = "\n".join(rows)
-    assert "\n" not in shown and len(shown) <= columns
-    assert "1:11" in shown or "line 1, column 11" in shown  # where (then the message, shortened)
-    assert shown.endswith(("(Enter again runs it and shows the whole error)", "· Enter again: whole error", "· Enter: more"))
+    assert len(rows) == 1 and len(rows[0]) <= columns
+    shown = rows[0]
+    # LINE:COLUMN: MESSAGE · help: HINT · Enter again: whole error, parts left out from the
+    # end and cut with … when the terminal is narrower; the same for every error.
+    place = f"{diagnostic.span.line}:{diagnostic.span.column}: "
+    parts = shown.split(" · ")
+    message = " ".join(diagnostic.message.split())
+    assert parts[0].startswith(place) and message.startswith(parts[0][len(place):].removesuffix("…"))
+    helps = [note for note in diagnostic.notes if note.startswith("help: ")]
+    rest = parts[1:]
+    if helps:
+        cut = len(rest) == 1 and rest[0].endswith("…") and helps[0].startswith(rest[0][:-1])
+        assert rest in ([], [helps[0]], [helps[0], ENTER_AGAIN]) or cut, shown
+    else:
+        assert rest in ([], [ENTER_AGAIN]), shown
+    assert whole == place + " · ".join([message, *helps[:1], ENTER_AGAIN])
+    if len(whole) <= columns:
+        assert shown == whole
+
+
+def test_the_help_for_a_python_habit_is_on_the_toolbar_of_a_100_column_terminal():
+    # The issue's terminal: the help shows under the input, not only after a second Enter.
+    assert toolbar_rows("let y = x ^ 2", 100) == ["1:11: unexpected character `^` · help: a power is written with `**`: `x ** 2`"]
+    assert toolbar_rows("let y = x ^ 2", 120) == [
+        "1:11: unexpected character `^` · help: a power is written with `**`: `x ** 2` · Enter again: whole error"
+    ]
+    # Short of room, the message's `expected …` goes before the help is cut.
+    assert toolbar_rows("def f(x): x * 2", 100) == [
+        "1:5: unexpected `f` · help: a function is `fn f(x) = EXPR`: one expression, no `:` and no `return`"
+    ]
+    assert toolbar_rows("def f(x): x * 2", 60) == ["1:5: unexpected `f` · help: a function is `fn f(x) = EXPR`:…"]
 
 
 def test_the_syntax_error_toolbar_is_whole_when_it_fits():
     assert toolbar_rows("let x = 1 2", 200) == [
-        "syntax-error: line 1, column 11: unexpected `2`, expected an operator or the end of the statement"
-        " (Enter again runs it and shows the whole error)"
-    ]
-    assert toolbar_rows("let x = 1 2", 110) == [
         "1:11: unexpected `2`, expected an operator or the end of the statement · Enter again: whole error"
     ]
-    assert toolbar_rows("let x = 1 2", 80) == ["1:11: unexpected `2`, expected an operator or the en… · Enter again: whole error"]
-    assert toolbar_rows("let x = 1 2", 40) == ["1:11: unexpected `2`, exp… · Enter: more"]
+    assert toolbar_rows("let x = 1 2", 97) == toolbar_rows("let x = 1 2", 200)
+    assert toolbar_rows("let x = 1 2", 80) == ["1:11: unexpected `2`, expected an operator or the end of the statement"]
+    assert toolbar_rows("let x = 1 2", 40) == ["1:11: unexpected `2`, expected an opera…"]
 
 
 def test_the_toolbar_counts_wide_characters_and_fits_even_a_tiny_terminal():
     _, diagnostic = InputCheck()("let 名前名前名前名前名前名前 = 1 2")
     for columns in range(1, 120):
         assert sum(2 if "\u4e00" <= c <= "\u9fff" else 1 for c in toolbar_message(diagnostic, columns)) <= columns
-    assert toolbar_message(diagnostic, 40) == "1:5: unexpected character… · Enter: more"
+    assert toolbar_message(diagnostic, 60) == "1:5: unexpected character `名` · help: names are ASCII lett…"
+    assert toolbar_message(diagnostic, 40) == "1:5: unexpected character `名`"
 
 
 def test_the_toolbar_follows_a_resized_terminal():
@@ -530,9 +563,9 @@ def test_the_toolbar_follows_a_resized_terminal():
         from prompt_toolkit.application.current import set_app
 
         with set_app(session.app):
-            assert session.default_buffer.validation_error.message.endswith("(Enter again runs it and shows the whole error)")
+            assert session.default_buffer.validation_error.message.endswith(" · Enter again: whole error")
             output.columns = 40
-            assert session.default_buffer.validation_error.message == "1:11: unexpected `2`, exp… · Enter: more"
+            assert session.default_buffer.validation_error.message == "1:11: unexpected `2`, expected an opera…"
 
 
 # ---- completion --------------------------------------------------------------------------------
@@ -796,7 +829,7 @@ def test_help_shows_the_training_statements_and_the_error_kinds():
     core, stream = make_core()
     out = " ".join(run_lines(core, stream, ":help").split())
     for words in ["fn NAME(P, …) = EXPR", "repeat N { … }", "for i in A..B { … }", "for x, y in TABLE { … }",
-                  "if A OP B { … } else { … }", "descend NAME, … by LR", "quiet STATEMENT", "% **"]:
+                  "if A OP B { … } else { … }", "descend NAME, … by LR", "quiet STATEMENT", "A % B", "+ - * / **"]:
         assert words in out
     for kind in RUNTIME_KINDS:
         assert kind in out

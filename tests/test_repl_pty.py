@@ -95,11 +95,29 @@ def test_a_syntax_error_is_held_with_a_line_that_fits_the_terminal(tmp_path):
     try:
         terminal.child.setwinsize(40, 110)
         terminal.line("let x = 1 2")
-        # The line under the input, at 110 columns: the message whole, the hint shortened.
+        # The line under the input, at 110 columns: the message whole, and what Enter again does.
         terminal.expect(r"1:11: unexpected `2`, expected an operator or the end of the statement · Enter again: whole error")
         terminal.child.send("\r")  # Enter again: it runs, and the whole diagnostic is printed
         terminal.expect(r"error\[syntax-error\]: unexpected `2`")
         terminal.expect(r"--> <repl:\d+>:1:11")
+        assert terminal.leave() == 0
+    finally:
+        terminal.child.close(force=True)
+
+
+def test_the_help_for_a_python_habit_shows_on_the_line_under_the_input(tmp_path):
+    # Issue 35, item 3: a 100 x 24 terminal, `x ^ 2` typed on the first row. The help shows on
+    # the bottom row before any second Enter, in the form every syntax error has, within 100
+    # columns (what Enter again does gives way first).
+    terminal = Terminal(tmp_path)
+    try:
+        terminal.child.setwinsize(24, 100)
+        terminal.line("let y = x ^ 2")
+        shown = terminal.expect(r"^.*1:11: unexpected character `\^` · help: a power is written with `\*\*`: `x \*\* 2`.*$")
+        assert shown.group(0).strip() == "1:11: unexpected character `^` · help: a power is written with `**`: `x ** 2`"
+        assert "error[syntax-error]" not in terminal.text  # nothing ran
+        terminal.child.send("\r")
+        terminal.expect(r"error\[syntax-error\]: unexpected character `\^`")
         assert terminal.leave() == 0
     finally:
         terminal.child.close(force=True)
@@ -203,6 +221,27 @@ def test_walk_one_edge_per_enter_q_for_the_rest_and_ctrl_c_stops(tmp_path):
         text = terminal.text
         stopped = text.rindex("walk stopped")
         assert "edge 2 of 4" not in text[text.rindex("edge 1 of 4", 0, stopped) : stopped]
+        assert terminal.leave() == 0
+    finally:
+        terminal.child.close(force=True)
+
+
+def test_help_is_laid_out_at_the_terminals_width(tmp_path):
+    # Issue 35, item 2: the language by task, wrapped with a hanging indent at the width the
+    # terminal has now (72 columns here, after starting at 120).
+    terminal = Terminal(tmp_path)
+    try:
+        terminal.child.setwinsize(40, 72)
+        terminal.line(":help")
+        shown = terminal.expect(r"^values and the graph\n(?:.*\n)*?more\n.*\n")
+        lines = shown.group(0).splitlines()
+        assert 64 < max(map(len, lines)) <= 72
+        assert [line for line in lines if line and not line.startswith(" ")][:6] == [
+            "values and the graph", "training", "lists", "texts and language models", "seeing the chain rule", "pictures",
+        ]
+        assert any(line.startswith("  L[I] · L[I][J]  ") for line in lines)
+        column = lines[1].index("binds NAME")  # texts beside their forms, wrapped in that column
+        assert {len(line) - len(line.lstrip()) for line in lines if line.startswith(" " * 5)} == {column}
         assert terminal.leave() == 0
     finally:
         terminal.child.close(force=True)

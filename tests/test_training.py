@@ -200,7 +200,7 @@ def test_wrong_argument_counts_and_duplicate_parameters():
 def test_an_unknown_function_lists_the_functions_that_exist():
     diagnostic = failure("fn predict(x) = x\nfoo(1)")
     assert diagnostic.kind == "unknown-function"
-    assert any(note.startswith("note: the built-in functions are exp") for note in diagnostic.notes)
+    assert any(note.startswith("note: the REPL's `:help` lists every built-in function") for note in diagnostic.notes)
     assert any("predict" in note for note in diagnostic.notes)
 
 

@@ -38,24 +38,49 @@ EXIT_STATUSES = (
 COMPLETION_SHELLS = ("bash", "zsh", "fish")
 TEST_COMMAND = "test"  # the first argument that makes the command `scalarlang test` (golden_command)
 
-EPILOG = """\
-the language: one statement a line (or separated by ;), for example
-  let x = var 2           a tracked variable (const 3: an untracked constant)
-  let loss = x * x + 1    + - * / exp tanh log build the graph
-  backward(loss)          the backward pass, as tables of nodes and edges
-  graph(loss)  gradcheck(loss, x)  assert grad(x) == 4  print "x is {x}"
-  expect KIND: STATEMENT  the statement must fail with error KIND
+ENVIRONMENT = (
+    "environment: on a terminal, NO_COLOR turns colour off, FORCE_COLOR on, and COLUMNS sets the width; "
+    "piped output ignores them (plain, exactly --width wide, default 100). SCALARLANG_HISTORY names the "
+    "REPL's history file."
+)
 
-the REPL: `scalarlang` on a terminal; `:help` there lists everything.
-more: the README, and docs/json.md for the --json schema.
 
-environment: on a terminal, NO_COLOR turns colour off, FORCE_COLOR on, and
-COLUMNS sets the width; piped output ignores them (plain, exactly --width
-wide, default 100). SCALARLANG_HISTORY names the REPL's history file.
+def help_texts(width: int) -> tuple[str, str]:
+    """The description and the epilog of ``--help``, laid out ``width`` columns wide: what the
+    command does, the language briefly by task (language/overview.py's examples), where to read
+    more, the environment and the exit statuses."""
+    from ..language.overview import EXAMPLES, TASKS
+    from .help_layout import Heading, Paragraph, Row, lay_out, plain
 
-exit status:
-{statuses}
-"""
+    def text(words: str) -> str:
+        return plain(lay_out([Paragraph(words, indent=0, hanging=0)], width))
+
+    description = text("Reverse-mode automatic differentiation on scalars. Runs .sad programs; with no "
+                       "arguments and a terminal, opens the REPL.") + "\n" + plain(lay_out([Row(
+        "scalarlang test [PATH ...]",
+        "checks programs against their golden files (scalarlang test --help; a program named `test` runs as "
+        "scalarlang ./test)",
+    )], width, widest_form=26))
+    tasks: list[Heading | Row] = []
+    for task in TASKS:
+        tasks += [Heading(task), *(Row(example, what) for of, example, what in EXAMPLES if of == task)]
+    statuses = [Row(str(status), meaning) for status, meaning in EXIT_STATUSES]
+    epilog = "\n".join([
+        text("the language, by task:") + plain(lay_out(tasks, width, margin=2)),
+        text("A program is one statement a line (or separated by ;). The REPL: `scalarlang` on a terminal; "
+             "`:help` there lists every form and built-in by task. More: docs/language.md (the language), "
+             "the README, and docs/json.md for the --json schema."),
+        text(ENVIRONMENT),
+        "exit status:\n" + plain(lay_out(statuses, width)),
+    ])
+    return description.rstrip("\n"), epilog
+
+
+def help_width() -> int:
+    """The width argparse lays ``--help`` out at: the terminal's (or COLUMNS), less 2."""
+    import shutil
+
+    return shutil.get_terminal_size().columns - 2
 
 
 def new_parser(**settings):
@@ -73,18 +98,10 @@ def new_parser(**settings):
 
 
 def build_parser():
-    statuses = "\n".join(f"  {status:<4} {meaning}" for status, meaning in EXIT_STATUSES)
-    parser = new_parser(
-        prog="scalarlang",
-        description=(
-            "Reverse-mode automatic differentiation on scalars. Runs .sad programs;\n"
-            "with no arguments and a terminal, opens the REPL.\n\n"
-            "  scalarlang test [PATH ...]  checks programs against their golden files\n"
-            "                              (scalarlang test --help; a program named\n"
-            "                              `test` runs as scalarlang ./test)"
-        ),
-        epilog=EPILOG.replace("{statuses}", statuses),
-    )
+    description, epilog = help_texts(help_width())
+    # The options are listed under the usage: spelled out in it, they could not wrap within a
+    # narrow terminal (argparse keeps `[--color {auto,always,never}]` whole).
+    parser = new_parser(prog="scalarlang", usage="%(prog)s [options] [FILE ...]", description=description, epilog=epilog)
     parser.add_argument("files", nargs="*", metavar="FILE", help="a .sad program to run ('-' reads standard input)")
     parser.add_argument("-c", dest="program", metavar="PROGRAM", help="run PROGRAM text")
     parser.add_argument("--demo", action="store_true", help="print the seed chapter's demo output")

@@ -142,32 +142,44 @@ def _terminal_columns() -> int:
         return 80
 
 
+# The parts of the toolbar's line after the message, and what Enter again does.
+_SEPARATOR = " · "
+ENTER_AGAIN = "Enter again: whole error"
+# A help cut shorter than this many columns says too little to keep.
+_FEWEST_HELP = 16
+
+
 def toolbar_message(diagnostic: Diagnostic, columns: int | None = None) -> str:
-    """The toolbar's line for a syntax error, at most ``columns`` wide (None: the longest form):
-    the kind, the place and the message, then what Enter again does (:help and the README say
-    it in full). Narrower, the place is `LINE:COLUMN` and the hint shorter; the message is cut
-    with `…` only when no form holds it whole."""
+    """The toolbar's line for a syntax error, at most ``columns`` wide (None: whole), in one
+    form for every error: ``LINE:COLUMN: MESSAGE · help: HINT · Enter again: whole error``
+    (the help, the `.sad` form of a Python habit, when the error has one). Narrower, its parts
+    give way in one order: what Enter again does (:help and the README say it too), then the
+    message's `, expected …` when there is a help, then the help is cut with `…` (dropped
+    when too little of it would show), then the message is."""
     message = " ".join(diagnostic.message.split())
+    found, comma, expected = message.partition(", expected ")
+    expected = comma + expected
     span = diagnostic.span
-    where = f"{diagnostic.kind}: line {span.line}, column {span.column}: " if span else f"{diagnostic.kind}: "
-    place = f"{span.line}:{span.column}: " if span else ""
-    forms = [  # (before the message, after it)
-        (where, " (Enter again runs it and shows the whole error)"),
-        (where, " (Enter again: whole error)"),
-        (place, " · Enter again: whole error"),
-        (place, " · Enter: more"),
-    ]
-    if columns is None:
-        return forms[0][0] + message + forms[0][1]
-    for head, tail in forms:
-        if _width(head + message + tail) <= columns:
-            return head + message + tail
-    for (head, tail), fewest in zip(forms[2:], (24, 10)):
-        room = columns - _width(head + tail)
-        if room >= fewest:
-            return head + _shortened(message, room) + tail
-    head, tail = forms[-1]
-    return _shortened(head + message + tail, max(columns, 1))
+    place = f"{span.line}:{span.column}: " if span is not None else ""
+    helps = [" ".join(note.split()) for note in diagnostic.notes if note.startswith("help: ")]
+    hint = helps[0] if helps else ""
+
+    def line(expected: str, hint: str, enter: bool) -> str:
+        parts = [place + found + expected, hint, ENTER_AGAIN if enter else ""]
+        return _SEPARATOR.join(part for part in parts if part)
+
+    whole = line(expected, hint, True)
+    if columns is None or _width(whole) <= columns:
+        return whole
+    if not hint:
+        return _shortened(line(expected, "", False), max(columns, 1))
+    for shorter in (line(expected, hint, False), line("", hint, False)):
+        if _width(shorter) <= columns:
+            return shorter
+    room = columns - _width(line("", "", False) + _SEPARATOR)
+    if room >= _FEWEST_HELP:
+        return line("", _shortened(hint, room), False)
+    return _shortened(line("", "", False), max(columns, 1))
 
 
 def _width(text: str) -> int:

@@ -318,7 +318,7 @@ def run_repl(arguments) -> int:
         from ..pictures import PassDrawer
 
         core.session.pass_observer = PassDrawer(arguments.draw)
-    core.message(f"scalarlang {__version__}: :help lists the statements and commands, Ctrl-D leaves")
+    core.message(f"scalarlang {__version__}: :help shows the language by task, Ctrl-D leaves")
     path = history_path(getattr(arguments, "history_file", None))
     warned: list[str] = []  # the history's trouble is told once, whenever it shows up
 

@@ -29,6 +29,7 @@ from ..language.diagnostics import Diagnostic
 from ..language.source import Source, Span
 from ..render.styles import STYLES
 from ..render.text import Renderer, value_line
+from .help_layout import Heading, Paragraph, Row, language_blocks, lay_out
 from .runner import read_source
 from .walking import KeyReader, show_walk
 
@@ -45,6 +46,23 @@ META_COMMANDS = {
     "reset": ("", "forget every binding"),
     "quit": ("", "leave (also Ctrl-D)"),
 }
+# What the keys do, for `:help`.
+KEYS = (
+    Row("Enter", "runs the input, or starts a new line while a `(`, `[` or `{` is open (indented in a block); "
+        "two empty lines run an unfinished input (the error says what is missing)"),
+    Row("Enter again", "a syntax error holds the input: Enter puts the cursor on it and the line under the input says "
+        "what it is (and the `.sad` form of a Python habit); edit it, or press Enter again to run it as it is: "
+        "the whole error is printed and the line kept in history (Up brings it back)"),
+    Row("Alt-Enter", "a new line"),
+    Row("Tab", "completes keywords, built-ins, bound names, and error kinds after `expect`"),
+    Row("Right", "takes the grey suggestion from history"),
+    Row("Up · Down", "history"),
+    Row("Ctrl-C", "drops the input, or stops a long run (nothing of the input is kept)"),
+    Row("Ctrl-D", "leaves"),
+    Row("in a walk", "Enter shows the next edge, q the rest, Ctrl-C stops (the pass stays committed)"),
+)
+
+
 class AfterEnter(Protocol):
     """What the prompt settles before an input runs (repl.py's `EnterInterrupts`)."""
 
@@ -56,9 +74,6 @@ class AfterEnter(Protocol):
 _META = re.compile(r"\s*:(\S*)\s*(.*?)\s*\Z", re.DOTALL)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
-
-# The width of the forms of a built-in in `:help`, before what it does.
-_USAGE_WIDTH = 26
 
 
 class ReplCore:
@@ -204,38 +219,20 @@ class ReplCore:
         return True
 
     def help(self) -> None:
-        label = STYLES["label"]
-        rows = [
-            ("statements", "let NAME = EXPR · EXPR · print ITEM, ITEM … · zero_grad · zero_grad(EXPR)"),
-            ("", "assert A == B [within TOL] (also != < <= > >=) · expect KIND: STATEMENT · quiet STATEMENT"),
-            ("training", "fn NAME(P, …) = EXPR · descend NAME, … by LR · let NAME = [(1, 3), (2, 5), …]"),
-            ("", "repeat N { … } · for i in A..B { … } · for x, y in TABLE { … } · if A OP B { … } else { … }"),
-            ("", "while COND { … } · break (leaves the innermost loop) · for c in TEXT { … }"),
-            ("expressions", "var EXPR · const EXPR · + - * / // % ** · -a · ( … ) · 2.5 · 1e-3 · inf · nan · \"text {EXPR}\""),
-            ("", "[A, B, …] · L[I] · L + M · T[I] · T + U · T == U (texts)"),
+        """The language by task (its forms, then every built-in of the registry under its
+        task), the commands, the error kinds and the keys, at the console's width."""
+        commands = [Row(f":{name} {parameter}".rstrip(), about) for name, (parameter, about) in META_COMMANDS.items()]
+        blocks = [
+            *language_blocks(help_rows()),
+            Heading("commands"), *commands,
+            Heading("error kinds"),
+            Paragraph("for `expect KIND: STATEMENT` (Tab completes them): " + " ".join(sorted(RUNTIME_KINDS))),
+            Heading("keys"), *KEYS,
+            Heading("more"), Paragraph("docs/language.md: the whole language; the README: examples"),
         ]
-        # Every built-in callable, from the registry: its forms and what it does.
-        shown = ""
-        for category, usage, (summary, *notes) in help_rows():
-            rows.append(("" if category == shown else category, f"{usage:<{_USAGE_WIDTH}}  {summary}"))
-            rows.extend(("", f"  {note}") for note in notes)
-            shown = category
-        rows.append(("commands", "  ".join(f":{name}" + (f" {arg}" if arg else "") for name, (arg, _) in META_COMMANDS.items())))
-        widest = max(len(arg) for arg, _ in META_COMMANDS.values())
-        rows += [("", f":{name:<6} {arg:<{widest}} {about}") for name, (arg, about) in META_COMMANDS.items()]
-        rows += [
-            ("error kinds", "for `expect KIND: STATEMENT` (Tab completes them): " + " ".join(sorted(RUNTIME_KINDS))),
-            ("keys", "Enter runs the input, or starts a new line while a `(`, `[` or `{` is open (indented in a block);"),
-            ("", "  two empty lines run an unfinished input (the error says what is missing)"),
-            ("", "a syntax error holds the input: Enter puts the cursor on it and the line under the input says what"),
-            ("", "  it is; edit it, or press Enter again to run it as it is: the whole error is printed and the line"),
-            ("", "  kept in history (Up brings it back)"),
-            ("", "Alt-Enter new line · Tab completes · Right takes the grey suggestion from history"),
-            ("", "Up/Down history · Ctrl-C drops the input (or stops a long run) · Ctrl-D leaves"),
-            ("", "in a walk: Enter shows the next edge, q the rest, Ctrl-C stops (the pass stays committed)"),
-        ]
-        for title, body in rows:
-            self.out.line(Text.assemble((f"{title:<12}", label), body))
+        roles = {"heading": STYLES["label"], "form": STYLES["header"], "text": ""}
+        for line in lay_out(blocks, self.out.console.width):
+            self.out.line(Text.assemble(*((text, roles[role]) for text, role in line)))
 
     def set_digits(self, argument: str) -> None:
         """``:digits N``: N decimals from now on; ``:digits``: whole numbers short, others with

@@ -22,6 +22,8 @@ from .registry import (
 )
 from .values import LABEL_LIMIT, ListValue, TextValue, shorten, suggestion
 
+BUILTINS_NOTE = "note: the REPL's `:help` lists every built-in function by task (docs/language.md too)"
+
 if TYPE_CHECKING:
     from .expressions import Compiler
 
@@ -132,7 +134,8 @@ def unknown_function(compiler: Compiler, name: str, value: object, span: Span, f
         return compiler.fail("unknown-function", f"`{name}` is {what}, not a function", span, {"function": name})
     functions = [key for key, item in compiler.names.items() if isinstance(item, Function)]
     notes = list(first) or list(suggestion(name, list(VALUE_FUNCTIONS) + functions))
-    notes.append("note: the built-in functions are " + ", ".join(VALUE_FUNCTIONS))
+    # (The built-ins are too many to list in every error: the help lists them by task.)
+    notes.append(BUILTINS_NOTE)
     if functions:
         notes.append("note: the functions defined so far are " + ", ".join(functions[-20:]))
     if compiler.early:

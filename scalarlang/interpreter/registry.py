@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine.scalar import Scalar
 from ..language import tree
 from ..language.diagnostics import LanguageError
+from ..language.overview import CHAIN_RULE, GRAPH, LISTS, PICTURES, TASKS, TEXTS, TRAINING
 from . import chain_rule, checks, graphs, list_functions, logits, node_functions, plots, text_functions
 from .values import LABEL_LIMIT, shorten, suggestion
 
@@ -139,12 +140,15 @@ def _table(*entries: Any) -> dict:
     return {entry.name: entry for entry in entries}
 
 
-# The headings of `:help`, in its order (an entry's new heading comes after these).
-_PASSES, _CHAIN_RULE, _ENGINE, _GRADIENTS, _LISTS, _DATA, _MODELS = CATEGORIES = (
-    "passes", "chain rule", "functions", "gradients", "lists", "data", "models",
-)
-_TEXTS = "texts"
-_CHARTS = "charts"
+# An entry's category is the task `:help` lists it under: language/overview.py's tasks, in
+# their order (an entry of another category gets a heading of its own after these). The
+# names below say which kind of entry goes under which task.
+CATEGORIES = TASKS
+_PASSES = _ENGINE = _GRADIENTS = GRAPH
+_DATA = TRAINING
+_LISTS, _CHAIN_RULE, _PICTURES = LISTS, CHAIN_RULE, PICTURES
+_TEXTS = _MODELS = TEXTS
+_CHARTS = PICTURES
 
 VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
     ValueFunction("exp", arity(1), node_functions.engine_unary(Scalar.exp), "exp(X)", "e to the power X", _ENGINE),
@@ -225,7 +229,7 @@ STATEMENT_FUNCTIONS: dict[str, StatementCall] = _table(
         options={"step": VALUE, "tolerance": VALUE},
         notes=("(with 4 arguments Y, Z are variables if both are tracked, else STEP and TOLERANCE)",)),
     StatementCall("draw", arity(1, 2), graphs.compile_draw, ("draw(EXPR)", 'draw(EXPR, "FILE")'),
-        "a picture of EXPR's graph (FILE: .svg, .png or .dot)", _PASSES, (VALUE, TEXT),
+        "a picture of EXPR's graph (FILE: .svg, .png or .dot)", _PICTURES, (VALUE, TEXT),
         takes='an expression and, optionally, a file name in quotes: draw(loss) or draw(loss, "loss.svg")'),
     StatementCall("explain", arity(1), chain_rule.compile_explain, "explain(X)",
         "X's adjoint as the sum of its edges, its gradient as the sum of its passes", _CHAIN_RULE),

@@ -15,11 +15,19 @@ Which gradients matter: those of the nodes the bindings the input started with c
 the input is out of their reach (a node refers only to its operands, made before it), so
 once the names are put back nothing can show it again. A pass does not say which of its nodes
 are old, so the journal saves them all; when the saved table has doubled since it was last
-looked at, it keeps only the nodes those bindings reach (one walk of their tracked nodes, at
-most once per input). A loop of a million iterations so keeps at most a few iterations'
-graphs alive, and the engine's nodes carry nothing for it (a weak reference to each would
-cost every node 8 bytes: measured, 10-20% slower passes over graphs of 200,000 nodes and
-more). The table is rebuilt, never emptied in place, so an interrupt leaves it whole.
+looked at, it keeps only the old ones. A loop of a million iterations so keeps at most a few
+iterations' graphs alive, and the engine's nodes carry nothing for it (a weak reference to
+each would cost every node 8 bytes: measured, 10-20% slower passes over graphs of 200,000
+nodes and more). The table is rebuilt, never emptied in place, so an interrupt leaves it whole.
+
+Which saved nodes are old is found without walking the bindings' graphs, which may be far
+larger than what the input touches (a REPL session holding a graph of a million nodes made
+`:load` of a small training file 3 s slower). An input reaches old nodes only through names,
+so the old nodes it holds are ones the starting bindings hold themselves (a list's items
+included), and every other old node it saved lies below one of those in a pass's topology or
+a zeroed graph, each saved whole. So the old saved nodes are those reached from the nodes the
+starting bindings hold, walking saved nodes only; a node known to be old is not walked again
+(all below it is known too).
 
 `Reached` is which variables a committed backward pass reached since they were made or
 zeroed, so that `descend` can warn when it steps by gradients no pass wrote (a training loop that forgot
@@ -172,7 +180,10 @@ PRUNE_MINIMUM = 1_024
 
 
 class Journal:
-    __slots__ = ("bindings", "names", "gradients", "prune_at", "older", "random", "random_state", "reached", "reached_variables")
+    __slots__ = (
+        "bindings", "names", "gradients", "prune_at", "held", "older", "random", "random_state", "reached",
+        "reached_variables",
+    )
 
     def __init__(self, state: SessionState) -> None:
         self.bindings = state.names  # the session's names, as the input changes them
@@ -186,9 +197,11 @@ class Journal:
         self.names: dict[str, object] = {}
         self.gradients: dict[Scalar, float] = {}
         self.prune_at = PRUNE_MINIMUM
-        # The ids of the tracked nodes the starting bindings reach, once they are needed (the
-        # nodes stay alive through the input: the bindings or the journal hold them).
-        self.older: set[int] | None = None
+        # The tracked nodes the starting bindings hold themselves (not their graphs), once
+        # needed; the ids of the saved nodes known to be old (the nodes stay alive through the
+        # input: the bindings or the journal hold them).
+        self.held: list[Scalar] | None = None
+        self.older: set[int] = set()
 
     def bind(self, name: str, value: object) -> None:
         """The session's `bind` while this journal is on: the name's old value first."""
@@ -209,12 +222,20 @@ class Journal:
             self.prune_at = max(PRUNE_MINIMUM, 2 * len(kept))
 
     def _older(self) -> set[int]:
-        if self.older is None:
+        """The ids of the saved nodes made before the input (see the module's docstring)."""
+        if self.held is None:
             journaled = self.names
             roots = [value for name, value in self.bindings.items() if name not in journaled]
             roots.extend(journaled.values())
-            self.older = tracked_reach(roots)
-        return self.older
+            self.held = [node for root in roots for node in distinct_nodes(root) if node.tracks_gradient]
+        saved, older = self.gradients, self.older
+        stack = [node for node in self.held if node in saved and id(node) not in older]
+        while stack:
+            node = stack.pop()
+            if id(node) not in older:
+                older.add(id(node))
+                stack.extend(edge.parent for edge in node.parents if edge.parent in saved and id(edge.parent) not in older)
+        return older
 
     def undo(self) -> None:
         """Put everything back. A second interrupt meanwhile does not stop it half-way: the
@@ -242,20 +263,6 @@ class Journal:
         self.reached.variables = self.reached_variables
         self.names = {}
         self.gradients = {}
-
-
-def tracked_reach(roots: Iterable[object]) -> set[int]:
-    """The ids of the tracked nodes among ``roots`` (any values) and their operands, at any
-    depth. An untracked node's operands are all untracked (the engine's rule), so the walk
-    stops there."""
-    reached: set[int] = set()
-    stack = [node for root in roots for node in distinct_nodes(root) if node.tracks_gradient]
-    while stack:
-        node = stack.pop()
-        if id(node) not in reached:
-            reached.add(id(node))
-            stack.extend(edge.parent for edge in node.parents if edge.parent.tracks_gradient)
-    return reached
 
 
 # ---- reached variables ---------------------------------------------------------------------

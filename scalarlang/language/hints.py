@@ -32,11 +32,19 @@ def character_hint(text: str, pos: int) -> tuple[str, ...]:
         return _attribute_hint(text, pos, before)
     if char in "&|":
         return (_NO_AND_OR,)
+    if char == "'":
+        # Python's 'abc' (a quote closed on the line): `.sad` has one kind of quote.
+        quoted = _SINGLE_QUOTED.match(text, pos)
+        if quoted:
+            example = '"' + quoted.group(1) + '"' if '"' not in quoted.group(1) else '"abc"'
+            return (f"help: a text is written in double quotes: `{example}`",)
+        return ()
     if char.isalpha() or char.isdigit():  # a letter or digit outside ASCII
         return ("help: names are ASCII letters, digits and `_`: `[A-Za-z_][A-Za-z0-9_]*`",)
     return ()
 
 
+_SINGLE_QUOTED = re.compile(r"'([^'\n\\]{0,60})'")
 _NO_AND_OR = "help: an `if` compares two values; for more than one condition, nest `if`s"
 
 

@@ -1,0 +1,192 @@
+"""`:help` and `--help` show the language by task, wrapped with a hanging indent at the
+terminal's width (issue 35, item 2): through the REPL's core and the real command at 40, 80
+and 120 columns, and the REPL in a pseudo-terminal in tests/test_repl_pty.py."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scalarlang.front.help_layout import Heading, Paragraph, Row, lay_out, plain, wrap_words
+from scalarlang.front.repl_core import KEYS, META_COMMANDS, ReplCore
+from scalarlang.interpreter import registry
+from scalarlang.interpreter.failures import RUNTIME_KINDS
+from scalarlang.interpreter.registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, arity
+from scalarlang.language.lexicon import KEYWORDS
+from scalarlang.language.overview import EXAMPLES, FORMS, PICTURES, TASKS
+from scalarlang.render.text import Renderer, make_console
+
+COMMAND = Path(sys.executable).parent / "scalarlang"
+WIDTHS = [40, 80, 120]
+AFTER_TASKS = ["commands", "error kinds", "keys", "more"]
+
+
+def repl_help(width: int) -> str:
+    stream = io.StringIO()
+    ReplCore(Renderer(make_console(stream, width=width, color="never"))).handle(":help")
+    return stream.getvalue()
+
+
+def words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def headings(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line and not line.startswith(" ")]
+
+
+def sections(text: str) -> dict[str, str]:
+    """Each heading's lines, whitespace collapsed."""
+    found: dict[str, list[str]] = {}
+    current = None
+    for line in text.splitlines():
+        if line and not line.startswith(" "):
+            current = line
+            found[current] = []
+        elif current is not None:
+            found[current].append(line)
+    return {heading: words("\n".join(lines)) for heading, lines in found.items()}
+
+
+def every_entry():
+    return [*STATEMENT_FUNCTIONS.values(), *VALUE_FUNCTIONS.values()]
+
+
+# ---- :help ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_repl_help_shows_the_language_by_task_within_the_width(width):
+    text = repl_help(width)
+    lines = text.splitlines()
+    assert max(map(len, lines)) <= width
+    assert headings(text) == [*TASKS, *AFTER_TASKS]
+    by_task = sections(text)
+    for task, form, what in FORMS:
+        assert f"{words(form)} {words(what)}" in by_task[task], form
+    for entry in every_entry():
+        section = by_task[entry.category]
+        assert words(" · ".join(entry.usage)) in section and words(entry.summary) in section, entry.name
+        assert all(words(note) in section for note in entry.notes)
+    # What the issue found missing: lists and training.
+    for form in ["L[I]", "[EXPR for x in L]", "sum(L)"]:
+        assert form in by_task["lists"]
+    for form in ["fn NAME(P, …) = EXPR", "descend NAME, … by LR", "random_seed(N)", "for x, y in TABLE { … }"]:
+        assert form in by_task["training"]
+    for name, (parameter, about) in META_COMMANDS.items():
+        assert words(f":{name} {parameter} {about}") in by_task["commands"]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_repl_help_wraps_with_a_hanging_indent_and_leaves_no_piece_alone(width):
+    text = repl_help(width)
+    lines = text.splitlines()
+    forms = {words(form) for _, form, _ in FORMS} | {words(" · ".join(e.usage)) for e in every_entry()}
+    forms |= {f":{name} {parameter}".strip() for name, (parameter, _) in META_COMMANDS.items()}
+    forms |= {row.form for row in KEYS} | {row.text for row in KEYS}  # (`Up · Down`: `history`)
+    for line in lines:
+        if not line.startswith(" "):
+            continue  # a heading
+        # A row starts 2 in; anything wrapped (a form's rest, a text under or beside it) further.
+        indent = len(line) - len(line.lstrip())
+        assert indent >= 2, line
+        if indent == 2:
+            continue
+        assert indent >= 4, line
+        piece = line.strip()
+        # No word broken off alone (`STATEMENT` on a line of its own), unless a whole form.
+        if " " not in piece:
+            assert piece in forms or piece in RUNTIME_KINDS, line
+    # The texts line up: beside their forms in one column where the width leaves room for it,
+    # else each under its form, 6 in; wrapped, they go on in that column.
+    column = lines[1].index("binds") if width >= 80 else 6
+    assert lines[1 if width >= 80 else 2][column:].startswith("binds NAME")
+    assert {len(line) - len(line.lstrip()) for line in lines if line.startswith(" " * 5)} == {column}
+
+
+def test_the_repl_help_follows_the_width_rather_than_100_columns():
+    narrow, wide = repl_help(80).splitlines(), repl_help(120).splitlines()
+    assert len(narrow) > len(wide)
+    assert max(map(len, wide)) > 100  # the 120 columns are used, not cut at 100
+    summary = STATEMENT_FUNCTIONS["backward"].summary
+    assert any(line.endswith(summary) for line in wide)
+    assert not any(summary in line for line in narrow) and summary in words("\n".join(narrow))
+
+
+def test_every_keyword_of_the_grammar_is_in_the_help():
+    # A new statement (`while`, `break`) needs its form in language/overview.py too.
+    shown = set(re.findall(r"[a-z_]+", repl_help(120)))
+    assert set(KEYWORDS) <= shown, set(KEYWORDS) - shown
+
+
+@pytest.fixture
+def later_builtins(monkeypatch):
+    """Two entries as the built-ins being added meanwhile will be: one under an existing task
+    (a chart: pictures) and one of a category that is no task yet (texts)."""
+    chart = registry.StatementCall(
+        "chart_of", arity(1), lambda run, statement, call: (lambda show: None), 'chart_of(Y[, title: "T"])',
+        "a line chart of a list of values", PICTURES, options={"title": registry.TEXT},
+    )
+    upper = registry.ValueFunction(
+        "upper_of", arity(1), lambda compiler, call: None, "upper_of(T)", "the text in capitals", "texts",
+    )
+    monkeypatch.setitem(STATEMENT_FUNCTIONS, "chart_of", chart)
+    monkeypatch.setitem(VALUE_FUNCTIONS, "upper_of", upper)
+
+
+@pytest.mark.parametrize("width", [40, 120])
+def test_a_new_builtin_shows_under_its_task_as_its_entry_alone(later_builtins, width):
+    text = repl_help(width)
+    assert headings(text) == [*TASKS, "texts", *AFTER_TASKS]
+    by_task = sections(text)
+    assert 'chart_of(Y[, title: "T"]) a line chart of a list of values' in by_task["pictures"]
+    assert by_task["texts"] == "upper_of(T) the text in capitals"
+    assert max(map(len, text.splitlines())) <= width
+
+
+# ---- the layout ------------------------------------------------------------------------------
+
+
+def test_wrapping_breaks_at_spaces_and_moves_a_lone_last_word_down():
+    assert wrap_words("runs it without its echoes and tables", 30) == ["runs it without its echoes", "and tables"]
+    assert wrap_words("expect KIND: STATEMENT", 13) == ["expect KIND:", "STATEMENT"]  # two words: nothing to move
+    assert wrap_words("a b c d e f g h", 7) == ["a b c d", "e f g h"]
+    assert wrap_words("abcdefghij", 4) == ["abcd", "efgh", "ij"]  # a word longer than a line is cut
+    lines = lay_out([Heading("h"), Row("f(A) · f(A, B) · f(A, B, C)", "what f does"), Paragraph("x " * 30)], 24)
+    text = plain(lines)
+    assert text.splitlines()[:4] == ["h", "  f(A) · f(A, B) ·", "    f(A, B, C)", "      what f does"]
+    assert max(map(len, text.splitlines())) <= 24 and words(text).count("x") == 30
+
+
+# ---- --help ----------------------------------------------------------------------------------
+
+
+def command_help(width: int) -> str:
+    env = {key: value for key, value in os.environ.items() if key not in ("LINES", "TERM")}
+    env["COLUMNS"] = str(width)
+    result = subprocess.run([str(COMMAND), "--help"], capture_output=True, text=True, timeout=60, env=env)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+@pytest.mark.skipif(not COMMAND.exists(), reason=f"{COMMAND} is not installed")
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_command_help_shows_the_language_briefly_by_task_within_the_width(width):
+    text = command_help(width)
+    lines = text.splitlines()
+    assert max(map(len, lines)) <= width
+    language = text.split("the language, by task:\n", 1)[1].split("\n\n", 1)[0]
+    shown = [line.strip() for line in language.splitlines() if re.match(r"  \S", line)]
+    assert shown == list(TASKS)
+    flat = words(language)
+    for _, example, what in EXAMPLES:
+        assert f"{words(example)} {words(what)}" in flat
+    assert ":help" in text and "docs/language.md" in text and "docs/json.md" in text
+    # Wrapped lines hang under their first: nothing of the language section starts at column 0.
+    assert all(line.startswith("  ") for line in language.splitlines())
