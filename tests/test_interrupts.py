@@ -166,7 +166,7 @@ def test_ctrl_c_at_random_moments_of_a_running_line_changes_nothing(tmp_path):
 
 @pytest.mark.slow
 def test_ctrl_c_at_many_random_moments_of_a_running_line_changes_nothing(tmp_path):
-    _interrupt_lines_at_random_moments(tmp_path, 400, _seed())
+    _interrupt_lines_at_random_moments(tmp_path, 200, _seed())
 
 
 def _graph_rows(shown: str) -> list[tuple[str, str]]:

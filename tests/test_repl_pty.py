@@ -176,7 +176,7 @@ def test_a_ctrl_c_however_soon_after_enter_interrupts_the_input(tmp_path):
 @pytest.mark.slow
 def test_many_ctrl_cs_soon_after_enter_interrupt_the_input(tmp_path):
     rng = random.Random(36)
-    _ctrl_c_soon_after_enter(tmp_path, [rng.uniform(0, 0.12) for _ in range(300)])
+    _ctrl_c_soon_after_enter(tmp_path, [rng.uniform(0, 0.12) for _ in range(150)])
 
 
 def test_walk_one_edge_per_enter_q_for_the_rest_and_ctrl_c_stops(tmp_path):
