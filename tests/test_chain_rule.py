@@ -379,3 +379,25 @@ def test_explain_sees_passes_of_earlier_lines_in_the_repl_and_earlier_runs_of_a_
     session = scalarlang.Session()
     session.run("let x = var 2\nlet y = x * x\nquiet backward(y)")
     assert "4 = 4 (pass 1)" in session.run("explain(x)").text
+
+
+def test_an_undone_input_leaves_no_pass_or_zero_grad_in_what_explain_sums():
+    # A REPL input that fails is undone whole: its passes and zero_grads too, or explain
+    # would add a pass the gradient no longer holds.
+    from scalarlang.front.repl_core import ReplCore
+
+    stream = io.StringIO()
+    core = ReplCore(Renderer(make_console(stream, width=100, color="never"), echo_bindings=True))
+    core.handle("let x = var 2\nlet loss = x * x\nquiet backward(loss)")
+    core.handle("quiet backward(loss)\nlet y = 1 / 0")
+    core.handle("zero_grad\nlet y = 1 / 0")
+    start = len(stream.getvalue())
+    core.handle("explain(x)")
+    shown = stream.getvalue()[start:]
+    assert "4 = 4 (pass 1)" in shown
+    assert "pass 2" not in shown and "zeroed" not in shown and "no longer kept" not in shown
+    # and the pass after it is numbered 2, as the undone one never happened
+    core.handle("quiet backward(loss)")
+    start = len(stream.getvalue())
+    core.handle("explain(x)")
+    assert "8 = 4 (pass 1) + 4 (pass 2)" in stream.getvalue()[start:]

@@ -241,3 +241,33 @@ def test_a_list_held_twice_is_labelled_by_its_first_path():
     first, second = session["L"]
     assert first is second
     assert session.label_of(second[0]) == "L[0][0]"
+
+
+@needs_command
+@pytest.mark.parametrize(("statement", "items"), [
+    ("L", 2 ** SHARED_STEPS), ("print L", 2 ** SHARED_STEPS), ('print "{L}"', 2 ** SHARED_STEPS),
+    ("let F = flatten(L)", 2 ** SHARED_STEPS), ("print len(flatten(L, L))", 2 ** (SHARED_STEPS + 1)),
+])
+def test_a_list_shared_2_to_the_60_times_is_too_long_to_write_whole_and_the_program_stops_at_once(statement, items):
+    # Writing it whole (a value line, print, a text's hole, flatten) walked 2^60 items: it
+    # never ended, its memory growing by gigabytes.
+    program = f"let w = var 0.5\nlet L = [w]\nrepeat {SHARED_STEPS} {{ let L = [L, L] }}\n{statement}\nprint \"after\"\n"
+    ran = command(program=program, timeout=30)
+    assert ran.returncode == 1 and ran.stdout == ""
+    said = " ".join(ran.stderr.split())
+    assert said.startswith(f"error[too-long]: this list holds {items:,} items, a shared list counted each"
+                     " time it is held; a list shown, printed or flattened may hold at most 10,000,000 --> <stdin>:4:")
+
+
+def test_a_list_shared_many_times_within_the_limit_is_written_whole():
+    session = scalarlang.Session()
+    result = session.run("let L = [1]\nrepeat 3 { let L = [L, L] }\nlet F = flatten(L)\nprint len(F)\nL")
+    assert result.ok and result.text == "8\n[[[[1], [1]], [[1], [1]]], [[[1], [1]], [[1], [1]]]]\n"
+
+
+def test_a_failure_in_a_loop_over_a_list_shared_2_to_the_60_times_names_it_cut():
+    session = scalarlang.Session()
+    with within(30):
+        result = session.run(f"let L = [1]\nrepeat {SHARED_STEPS} {{ let L = [L, L] }}\nfor x in [L] {{ let y = 1 / 0 }}")
+    assert not result.ok
+    assert result.text.splitlines()[-1].endswith("where x = " + "[" * 39 + "…")  # 40 characters

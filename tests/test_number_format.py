@@ -148,7 +148,12 @@ def _output(path: Path, decimals: int | None) -> str:
     return stream.getvalue()
 
 
-@pytest.mark.parametrize("path", [p for p in EXAMPLES if p.stem != "moons"], ids=lambda path: path.stem)
+# The language models train for 100 and 300 steps twice over (37 s): in the slow suite.
+@pytest.mark.parametrize(
+    "path",
+    [pytest.param(p, marks=pytest.mark.slow) if p.stem in {"names", "names_mlp"} else p for p in EXAMPLES if p.stem != "moons"],
+    ids=lambda path: path.stem,
+)
 def test_an_example_prints_the_same_numbers_in_both_styles(path: Path, monkeypatch):
     monkeypatch.chdir(ROOT)
     short, fixed = _output(path, None), _output(path, 12)

@@ -296,6 +296,7 @@ ERRORS = [
     ("fn g(a) = a\nboundary(g, [[0, 0, 1]])", "wrong-arguments", "g", "two arguments"),
     ("let g = var 1\nboundary(g, [[0, 0, 1]])", "unknown-function", "g", "is a value, not a function"),
     ("boundary(nope, [[0, 0, 1]])", "unknown-function", "nope", "no function"),
+    ("boundary(tanh, [[0, 0, 1]])", "wrong-arguments", "tanh", "`tanh` is a built-in; `boundary` takes a function defined with `fn`"),
     ("boundary(2, [[0, 0, 1]])", "wrong-arguments", "2", "name of a function"),
     ("fn f(a, b) = [a, b]\nboundary(f, [[0, 0, 1]])", "not-a-node", "boundary(f, [[0, 0, 1]])", "gives a list"),
 ]
@@ -384,3 +385,11 @@ def test_the_command_prints_the_charts(request, tmp_path, width, colour):
         assert all(len(line) <= width for line in lines) and sum("└" in line for line in lines) == 3
     # Escapes shown as `\e`, so the colour golden reads as text.
     golden(request, f"command-w{width}{'-colour' if colour else ''}.txt", text.replace("\x1b", "\\e"))
+
+
+def test_the_numbers_in_chart_errors_are_written_as_the_output_writes_them():
+    # (They were Python's: `not 1000.0`, `is 0.0`.)
+    assert failure("fn f(a, b) = a - b\nboundary(f, [[0, 0, 1]], grid: 1000)").message == (
+        "grid must be a whole number from 2 to 200, not 1000"
+    )
+    assert failure("plot([1, 0.5, 0], log: 1)").message == "a log scale needs values above 0; y value 2 of the series is 0"

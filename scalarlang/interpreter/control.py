@@ -288,7 +288,7 @@ class Run:
 
             def describe(iteration):
                 return ", ".join(
-                    f"{name} = {cut(shown_value(value), 40)}" for name, value in zip(names, values(iteration))
+                    f"{name} = {cut(shown_value(value, 40), 40)}" for name, value in zip(names, values(iteration))
                 )
 
             return self._loop(statement, body, actions, count, begin, describe)

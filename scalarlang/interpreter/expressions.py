@@ -36,8 +36,10 @@ from . import calls, operations, texts
 from .calls import Function
 from .failures import drawing_failure, engine_failure, failure, not_a_list, not_a_node
 from .operations import arithmetic, fused, literal_value
-from .registry import VALUE_FUNCTIONS
-from .values import LABEL_LIMIT, ListValue, Made, TextValue, formatted_value, shorten, suggestion, whole_number
+from .registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
+from .values import (
+    LABEL_LIMIT, MAX_LIST, ListValue, Made, TextValue, formatted_value, occurrences, shorten, suggestion, whole_number,
+)
 
 Evaluate = Callable[[tuple | None], Any]  # a Scalar, a ListValue or a TextValue
 # Deeper expressions run on an explicit stack (Python's recursion limit is 1,000 frames).
@@ -104,6 +106,20 @@ class Compiler:
         """A picture's or a chart's `DrawingError` (a `ChartError` too) at ``span``."""
         return drawing_failure(self.source, error, span)
 
+    def check_written_whole(self, value: object, span: Span) -> None:
+        """`too-long` when ``value`` is a list that holds more than `MAX_LIST` items, counted as
+        often as they are held: a value line, `print`, a text's hole or `flatten` writing it
+        whole would not end (a list doubled sixty times holds 2^60)."""
+        if value.__class__ is ListValue:
+            count = occurrences(value)  # type: ignore[arg-type]
+            if count > MAX_LIST:
+                raise self.fail(
+                    "too-long",
+                    f"this list holds {count:,} items, a shared list counted each time it is held;"
+                    f" a list shown, printed or flattened may hold at most {MAX_LIST:,}",
+                    span, {"length": count, "limit": MAX_LIST},
+                )
+
     def whole(self, value: float, span: Span, what: str) -> int:
         """``value`` as a count or a range's end: a whole number, else `not-a-count`."""
         number = whole_number(value)
@@ -155,8 +171,14 @@ class Compiler:
     def text(self, item: tree.Expr) -> Callable[[tuple | None], str]:
         """A print item (or a text in quotes, a file name): a string with its holes filled, or
         a value as `print` shows it (counts as whole numbers, a text as it is)."""
-        evaluate = self.expression(item)
-        return lambda args: formatted_value(evaluate(args))
+        evaluate, span = self.expression(item), item.span
+
+        def text(args):
+            value = evaluate(args)
+            self.check_written_whole(value, span)
+            return formatted_value(value)
+
+        return text
 
     def node_expression(self, expr: tree.Expr, needed_by: str) -> Callable[[tuple | None], Scalar]:
         """An expression whose value must be a node (`backward(OUT)`, `draw(OUT)`)."""
@@ -277,6 +299,19 @@ class Compiler:
                 span,
                 {"name": key},
             )
+        builtin = VALUE_FUNCTIONS.get(key)
+        if builtin is not None:  # `let f = floor`, `print sum + 1`
+            return self.fail(
+                "not-a-value",
+                f"`{key}` is a built-in function, not a value; call it: `{builtin.usage[0]}`",
+                span,
+                {"name": key},
+            )
+        statement = STATEMENT_FUNCTIONS.get(key)
+        if statement is not None:  # `let b = backward`
+            return self.fail(
+                "not-a-value", f"`{key}` is a statement, not a value: `{statement.usage[0]}`", span, {"name": key}
+            )
         candidates = list(self.names)[-SUGGESTION_CANDIDATES:] + list(VALUE_FUNCTIONS)
         return self.fail(
             "undefined-name",
@@ -349,11 +384,19 @@ class Compiler:
             return operations.comprehension(self, node), (), None
         raise TypeError(f"unknown expression {type(node).__name__}")
 
-    def defined_function(self, name: str, span: Span) -> Function:
-        """The function defined with `fn` that ``name`` holds now (`boundary(F, …)`), else the
-        error a call of it would give."""
+    def defined_function(self, name: str, span: Span, needed_by: str) -> Function:
+        """The function defined with `fn` that ``name`` holds now (`boundary(F, …)`: the
+        built-in ``needed_by``), else the error a call of it would give."""
         value = self.names.get(name)
         if not isinstance(value, Function):
+            if name in VALUE_FUNCTIONS:  # `boundary(tanh, data)`: a built-in, wrapped by `fn`
+                raise self.fail(
+                    "wrong-arguments",
+                    f"`{name}` is a built-in; `{needed_by}` takes a function defined with `fn`"
+                    f" (`fn f(x1, x2) = {name}(x1 + x2)`, then `f`)",
+                    span,
+                    {"function": needed_by, "builtin": name},
+                )
             raise calls.unknown_function(self, name, value, span)
         return value
 

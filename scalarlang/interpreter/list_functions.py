@@ -130,7 +130,10 @@ def compile_dot(compiler: Compiler, call: tree.Call):
 def compile_flatten(compiler: Compiler, call: tree.Call):
     """``flatten(L, …)``: every node (and text) held in the arguments, depth first, in order."""
 
+    span = call.span
+
     def flatten(args, *values):
+        compiler.check_written_whole(ListValue(values), span)
         return ListValue([item for value in values for item in items_of(value)])
 
     return flatten, compiler.values(call)

@@ -246,7 +246,7 @@ def _points(compiler: Compiler, value: object, expr: tree.Expr) -> list[tuple[fl
 
 def _function(compiler: Compiler, name: str, span: Span) -> Function:
     """F: a function defined with `fn`, of two arguments."""
-    function = compiler.defined_function(name, span)
+    function = compiler.defined_function(name, span, "boundary")
     if function.arity != 2:
         raise compiler.fail(
             "wrong-arguments",

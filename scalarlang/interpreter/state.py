@@ -136,12 +136,15 @@ class SessionState:
     def commit(self, backward_pass: BackwardPass, output: Callable[[], str]) -> None:
         """Commit a checked pass: journal the gradients it changes, write them, record what it
         reached, keep it in the history (``output()``: its output's label)."""
-        if self._journal is not None:
-            self._journal.remember_gradients(backward_pass.topology)
+        journal, history = self._journal, self.history
+        if journal is not None:
+            journal.remember_gradients(backward_pass.topology)
+            if history is not None:
+                journal.remember_history(history)
         backward_pass._commit()
         self.reached.committed(backward_pass.topology)
-        if self.history is not None:
-            self.history.committed(backward_pass, output())
+        if history is not None:
+            history.committed(backward_pass, output())
 
     def commit_unseen(self, output: Scalar, seed: float) -> None:
         """A pass from ``output`` that nothing shows, journals or keeps (``watches_passes``
@@ -158,6 +161,8 @@ class SessionState:
             walked = [node for output in outputs for node in output.topology()]
             if journal is not None:
                 journal.remember_gradients(walked)
+                if history is not None:
+                    journal.remember_history(history)
             if history is not None:
                 history.zeroed(walked)
             zero_gradients(walked)  # (the graphs are walked once)
@@ -182,7 +187,7 @@ PRUNE_MINIMUM = 1_024
 class Journal:
     __slots__ = (
         "bindings", "names", "gradients", "prune_at", "held", "older", "random", "random_state", "reached",
-        "reached_variables",
+        "reached_variables", "history", "history_saved",
     )
 
     def __init__(self, state: SessionState) -> None:
@@ -202,6 +207,10 @@ class Journal:
         # input: the bindings or the journal hold them).
         self.held: list[Scalar] | None = None
         self.older: set[int] = set()
+        # The history of passes (`explain`) as it was, saved at the input's first pass or
+        # zero_grad: an undone `backward` must not stay in what `explain` sums.
+        self.history: History | None = None
+        self.history_saved: HistorySnapshot | None = None
 
     def bind(self, name: str, value: object) -> None:
         """The session's `bind` while this journal is on: the name's old value first."""
@@ -220,6 +229,10 @@ class Journal:
             kept = {node: gradient for node, gradient in saved.items() if id(node) in older}
             self.gradients = kept
             self.prune_at = max(PRUNE_MINIMUM, 2 * len(kept))
+
+    def remember_history(self, history: History) -> None:
+        if self.history_saved is None:
+            self.history, self.history_saved = history, history.snapshot()
 
     def _older(self) -> set[int]:
         """The ids of the saved nodes made before the input (see the module's docstring)."""
@@ -261,6 +274,8 @@ class Journal:
         restore_gradients(list(self.gradients.items()))
         self.random.setstate(self.random_state)
         self.reached.variables = self.reached_variables
+        if self.history is not None and self.history_saved is not None:
+            self.history.restore(self.history_saved)
         self.names = {}
         self.gradients = {}
 
@@ -332,6 +347,15 @@ class Zeroed:
     ids: frozenset[int]  # the nodes it zeroed (alive: a kept pass or a name holds them)
 
 
+@dataclass(frozen=True, slots=True)
+class HistorySnapshot:
+    events: tuple[KeptPass | Zeroed, ...]
+    count: int
+    nodes: int
+    dropped: int
+    skipped: dict[int, int]
+
+
 class History:
     """The committed passes and `zero_grad`s, newest last, within `MAX_NODES` nodes."""
 
@@ -368,6 +392,15 @@ class History:
                 self.dropped = max(self.dropped, oldest.number)
             else:
                 self.nodes -= len(oldest.ids)
+
+    def snapshot(self) -> HistorySnapshot:
+        return HistorySnapshot(tuple(self.events), self.count, self.nodes, self.dropped, dict(self.skipped))
+
+    def restore(self, saved: HistorySnapshot) -> None:
+        """Back to ``saved`` (an undone input's passes and zero_grads are forgotten); each
+        field is assigned whole, so doing it twice (an interrupted undo) is harmless."""
+        self.events = deque(saved.events)
+        self.count, self.nodes, self.dropped, self.skipped = saved.count, saved.nodes, saved.dropped, dict(saved.skipped)
 
     def newest_first(self):
         return reversed(self.events)

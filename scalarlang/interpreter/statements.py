@@ -271,6 +271,7 @@ def compile_expression_statement(run: Run, statement: tree.ExprStatement):
         value = evaluate(None)
         if show:
             if value.__class__ is ListValue:
+                run.compiler.check_written_whole(value, span)
                 run.emit(ListShown(span, value))
             elif value.__class__ is TextValue:
                 run.emit(TextShown(span, str(value)))

@@ -52,6 +52,7 @@ def string_literal(compiler: Compiler, node: tree.StringLiteral):
             at += 1
             if piece.spec is not None and value.__class__ is TextValue:
                 raise piece.not_a_node(value)  # a format spec such as `.3f` is for numbers
+            compiler.check_written_whole(value, node.span)
             texts.append(formatted_value(value, piece.spec))
         text = TextValue("".join(texts))
         if len(text) > MAX_TEXT:

@@ -244,7 +244,7 @@ class ListValue(tuple):
     all_named = False  # every node it holds (at any depth) has a `Named` tag
 
     def __repr__(self) -> str:
-        return f"ListValue({formatted_items(self, repr)})"
+        return f"ListValue({formatted_items(self, repr, MAX_TEXT)})"
 
 
 def is_list(value: object) -> bool:
@@ -374,19 +374,22 @@ def shape_text(value: ListValue) -> str:
     return " × ".join(f"{dim:,}" for dim in dims) + " " + kind_of_nodes(value)
 
 
-def formatted_value(value: object, spec: str | None = None) -> str:
+def formatted_value(value: object, spec: str | None = None, limit: int | None = None) -> str:
     """A value as a person reads it: a node's number (counts whole, or as a format spec such
-    as ``.3f`` says), a text as it is, a list in brackets (its texts quoted)."""
+    as ``.3f`` says), a text as it is, a list in brackets (its texts quoted; ``limit``: cut
+    with "…" once longer than that many characters)."""
     if value.__class__ is TextValue:
         return str(value)
     if value.__class__ is not ListValue:
         return _number_text(cast(Scalar, value), spec)
-    return formatted_items(value, lambda node: _number_text(node, spec))
+    return formatted_items(value, lambda node: _number_text(node, spec), limit)
 
 
-def formatted_items(value: ListValue, text_of: Callable[[Scalar], str]) -> str:
-    """A list in brackets, each node as ``text_of`` says."""
+def formatted_items(value: ListValue, text_of: Callable[[Scalar], str], limit: int | None = None) -> str:
+    """A list in brackets, each node as ``text_of`` says; past ``limit`` characters, cut with
+    "…" (a list that holds a shared list many times over may be too long to write whole)."""
     pieces: list[str] = []
+    written = 0
     # (the list, the next index) frames: "[" when a list starts, "]" when it ends.
     stack: list[list] = [[value, 0]]
     pieces.append("[")
@@ -404,23 +407,47 @@ def formatted_items(value: ListValue, text_of: Callable[[Scalar], str]) -> str:
         if child.__class__ is ListValue:
             pieces.append("[")
             stack.append([child, 0])
-        elif child.__class__ is TextValue:
-            pieces.append(quoted(child))
-        else:
-            pieces.append(text_of(child))
+            continue
+        piece = quoted(child) if child.__class__ is TextValue else text_of(child)
+        pieces.append(piece)
+        if limit is not None:
+            written += len(piece) + 2
+            if written > limit:
+                pieces.append("…")
+                break
     return "".join(pieces)
 
 
-def shown_value(value: object) -> str:
+def shown_value(value: object, limit: int | None = None) -> str:
     """A value as a value line shows it: a text quoted (so that its ends and newlines show),
     anything else as `formatted_value` writes it."""
-    return quoted(value) if value.__class__ is TextValue else formatted_value(value)  # type: ignore[arg-type]
+    return quoted(value) if value.__class__ is TextValue else formatted_value(value, None, limit)  # type: ignore[arg-type]
 
 
 def _number_text(node: Scalar, spec: str | None) -> str:
     if spec is not None:
         return format(node.value, spec)  # (checked when parsed)
     return format_count(node.value) if is_count(node) else format_number(node.value)
+
+
+def occurrences(value: ListValue) -> int:
+    """The nodes and texts ``value`` holds, each counted as often as it is held (a list held
+    twice counts twice): the items `flatten` returns and a value line shows. Each distinct list
+    is counted once, so a list doubled sixty times (2^60 items) is counted at once."""
+    counts: dict[int, int] = {}  # id of a distinct list -> its count (alive: ``value`` holds it)
+    stack: list[ListValue] = [value]
+    while stack:
+        current = stack[-1]
+        if id(current) in counts:
+            stack.pop()
+            continue
+        pending = [item for item in current if item.__class__ is ListValue and id(item) not in counts]
+        if pending:
+            stack.extend(pending)  # (counted first; then ``current`` is scanned once more)
+            continue
+        stack.pop()
+        counts[id(current)] = sum(counts[id(item)] if item.__class__ is ListValue else 1 for item in current)
+    return counts[id(value)]
 
 
 def plain_values(value: ListValue) -> list:

@@ -16,6 +16,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable, ClassVar, Sequence, Union
 
+from ..engine.numbers import format_number
 from .errors import (
     EMPTY_SERIES,
     GRID_OUT_OF_RANGE,
@@ -201,7 +202,7 @@ def _series(index: int, count: int, label: str | None, ys: Sequence[float], shar
             if value <= 0:
                 raise ChartError(
                     LOG_NON_POSITIVE,
-                    f"a log scale needs values above 0; y value {position} of {_which(index, count)} is {value!r}",
+                    f"a log scale needs values above 0; y value {position} of {_which(index, count)} is {_show(value)}",
                     series=index, index=position, value=value,
                 )
     return Series(label, x, y)
@@ -259,7 +260,7 @@ def _centres(scale: Scale, size: int) -> tuple[float, ...]:
 def _sign(value: float, x: float, y: float) -> int:
     if value != value:
         raise ChartError(
-            UNDEFINED_SCORE, f"the score is nan at ({x!r}, {y!r}): its sign is undefined", x=x, y=y
+            UNDEFINED_SCORE, f"the score is nan at ({_show(x)}, {_show(y)}): its sign is undefined", x=x, y=y
         )
     return (value > 0) - (value < 0)
 
@@ -270,7 +271,7 @@ def _checked_scale(axis: str, low: float, high: float, make: Callable[[float, fl
     if scale is None or not all(map(math.isfinite, ends)) or not all(math.isfinite(t.value) for t in scale.ticks):
         raise ChartError(
             RANGE_TOO_WIDE,
-            f"the {axis} values from {low!r} to {high!r} span more than a chart can scale",
+            f"the {axis} values from {_show(low)} to {_show(high)} span more than a chart can scale",
             axis=axis, low=low, high=high,
         )
     return scale
@@ -281,4 +282,5 @@ def _which(index: int, count: int) -> str:
 
 
 def _show(value: object) -> str:
-    return repr(value) if not isinstance(value, float) or math.isfinite(value) else str(value)
+    """A number as the rest of the output writes it (``201``, not ``201.0``)."""
+    return format_number(float(value)) if isinstance(value, (int, float)) and not isinstance(value, bool) else repr(value)
