@@ -17,7 +17,7 @@ from scalarlang.language.source import Source
 from scalarlang.render.chain_rule import walk_header, walk_step_lines
 from scalarlang.render.events import dumps, event_pieces, events_of
 from scalarlang.render.text import Renderer, make_console
-from shared import text_of
+from shared import SEED_PROGRAM, text_of
 
 
 def run(text: str, session: Interpreter | None = None) -> tuple[Interpreter, list]:
@@ -213,11 +213,9 @@ def test_explain_and_paths_fit_the_width(graph, width, data):
 
 # ---- the chapter's reused square ----------------------------------------------------------------
 
-SQUARE = "let x = var 2\nlet square = x * x\nlet loss = square + square\n"
-
 
 def test_the_reused_square_explained():
-    _, outcomes = run_ok(SQUARE + "backward(loss)\nbackward(loss)\nexplain(x)\nexplain(loss)\npaths(loss, x)")
+    _, outcomes = run_ok(SEED_PROGRAM + "backward(loss)\nbackward(loss)\nexplain(x)\nexplain(loss)\npaths(loss, x)")
     text = text_of(outcomes[-3:]).splitlines()
     assert text[:3] == [
         "x: pass adjoint in pass 2 (backward from loss)",
@@ -241,7 +239,7 @@ def test_the_reused_square_explained():
 
 
 def test_walk_lines_for_the_repl():
-    _, outcomes = run_ok(SQUARE + "walk(loss)")
+    _, outcomes = run_ok(SEED_PROGRAM + "walk(loss)")
     walk = last(outcomes, WalkShown)
     assert [line.plain for line in walk_header(walk, 100)][-1] == (
         "adjoints at the start: x 0, square 0, loss 1"
@@ -309,7 +307,7 @@ def test_a_long_sum_is_cut_with_a_count():
 
 def test_explain_of_an_untracked_node_and_of_one_in_no_pass():
     program = "let c = const 3\nlet y = var 1\nbackward(loss)\nexplain(c)\nexplain(y)\nexplain(detach(x))"
-    _, outcomes = run_ok(SQUARE + program)
+    _, outcomes = run_ok(SEED_PROGRAM + program)
     untracked, never, detached = outcomes[-3:]
     assert not untracked.tracked and untracked.gradient is None and "untracked" in untracked.note
     assert never.tracked and never.pass_number is None and never.gradient == 0.0 and never.passes == ()
@@ -325,7 +323,7 @@ def test_explain_of_an_untracked_node_and_of_one_in_no_pass():
 
 
 def test_explain_after_zero_grad():
-    session, outcomes = run_ok(SQUARE + "backward(loss)\nbackward(loss)\nzero_grad\nexplain(x)")
+    session, outcomes = run_ok(SEED_PROGRAM + "backward(loss)\nbackward(loss)\nzero_grad\nexplain(x)")
     explained = outcomes[-1]
     assert (explained.pass_number, explained.pass_adjoint, explained.gradient, explained.passes) == (2, 8.0, 0.0, ())
     assert "zeroed since pass 2" in explained.note
@@ -353,7 +351,7 @@ def test_explain_when_older_passes_are_no_longer_kept():
 
 
 def test_explain_event_in_json():
-    _, outcomes = run_ok(SQUARE + "backward(loss)\nbackward(loss)\nexplain(x)")
+    _, outcomes = run_ok(SEED_PROGRAM + "backward(loss)\nbackward(loss)\nexplain(x)")
     (event,) = events_of(outcomes[-1], "t.sad")
     assert json.loads(dumps(event)) == {
         "event": "explain", "file": "t.sad", "line": 6, "column": 1, "label": "x", "tracked": True, "pass": 2,

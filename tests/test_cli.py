@@ -11,12 +11,13 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from conftest import SLOW_EXAMPLES
 
+from commands import COMMAND, needs_command, ROOT
+from shared import SEED_PROGRAM
 from scalarlang.engine.numbers import digits
 from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.outcomes import Failed
@@ -24,17 +25,11 @@ from scalarlang.front.runner import ScriptOutput, exit_status, read_source
 from scalarlang.render.events import events_of
 from scalarlang.language.source import Source
 
-ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("*.sad"))
-COMMAND = Path(sys.executable).parent / "scalarlang"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 COUNTS = re.compile(r"\d+ unique nodes?, \d+ operand edges?")
 # The environment a terminal user might have; none of it may change piped output.
 NOISY_ENV = {"COLUMNS": "40", "LINES": "10", "TERM": "dumb", "NO_COLOR": "1", "FORCE_COLOR": "1"}
-
-SEED_PROGRAM = "let x = var 2\nlet square = x * x\nlet loss = square + square\n"
-
-needs_command = pytest.mark.skipif(not COMMAND.exists(), reason=f"{COMMAND} is not installed")
 
 
 # ---- helpers --------------------------------------------------------------------------------

@@ -12,18 +12,15 @@ from __future__ import annotations
 import io
 import json
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from commands import COMMAND
 import scalarlang
 from scalarlang.front.repl_core import ReplCore
 from scalarlang.render.text import Renderer, make_console
-
-COMMAND = Path(sys.executable).parent / "scalarlang"
 
 
 def literal(text: str) -> str:

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import io
 import random
-import struct
 
 import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
 
 from fuzzing import ProgramGenerator
-from shared import text_of
+from shared import bits, text_of
 import scalarlang.interpreter.expressions as expressions
 from scalarlang.interpreter.control import Run
 from scalarlang.language.diagnostics import LanguageError
@@ -129,10 +128,6 @@ def _expression_texts():
     return st.recursive(leaves, extend, max_leaves=10)
 
 
-def _bits(value):
-    return None if value is None else struct.pack("<d", value)
-
-
 def _span(span):
     return None if span is None else (span.start, span.end, span.line, span.column, span.end_line, span.end_column)
 
@@ -161,7 +156,7 @@ def _evaluated(text: str, closure_depth: int):
     topology = result.topology()
     return [
         (
-            str(member.operation), _bits(member.value), member.tracks_gradient, _bits(member.gradient),
+            str(member.operation), bits(member.value), member.tracks_gradient, bits(member.gradient),
             label_of(member), is_count(member), _made(member),
             tuple(topology.index(edge.parent) for edge in member.parents),
         )

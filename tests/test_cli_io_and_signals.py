@@ -16,12 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from commands import COMMAND, needs_command, ROOT
 from scalarlang.front import cli
 from scalarlang.front.runner import EXIT_OK, EXIT_RUNTIME, EXIT_STATIC, SOURCE_LIMIT, read_source, text_source
 
-ROOT = Path(__file__).resolve().parents[1]
-COMMAND = Path(sys.executable).parent / "scalarlang"
-needs_command = pytest.mark.skipif(not COMMAND.exists(), reason=f"{COMMAND} is not installed")
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX devices and signals")
 has_dev_full = pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
 
