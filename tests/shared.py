@@ -1,7 +1,7 @@
 """Small helpers several test modules use: an expression's shape, a node's source text, the
-text a list of outcomes renders to, parsing a program or an expression (or its syntax error),
-the IEEE bits of a number, a reference topological order of a graph, and the nodes and edges
-of a graph's DOT text.
+text a list of outcomes renders to, parsing a program, its one statement or an expression (or
+its syntax error), the IEEE bits of a number, a reference topological order of a graph, and
+the nodes and edges of a graph's DOT text.
 
 Running programs lives in tests/sessions.py (in process) and tests/commands.py (the real
 command)."""
@@ -92,6 +92,12 @@ def caret_text(diagnostic) -> str:
 def parse(text: str):
     """The program ``text`` parsed (as test.sad)."""
     return parse_program(Source("test.sad", text))
+
+
+def one(text: str):
+    """The one statement of the program ``text``."""
+    (statement,) = parse(text).statements
+    return statement
 
 
 def expr(text: str):

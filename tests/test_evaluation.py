@@ -80,6 +80,7 @@ def test_scripts_ask_for_no_binding_echoes_and_print_the_same(json_lines, monkey
                 options["echo"] = echo_asked
             return original(self, source, **options)
 
+        # Patched: what the runner asks for (no echo) prints the same by design; only a spy sees it.
         monkeypatch.setattr(Interpreter, "run", run)
         out, err = io.StringIO(), io.StringIO()
         ScriptOutput(out, err, json_lines=json_lines, color="never").run(Source("p.sad", ECHOING_PROGRAM))
@@ -247,6 +248,7 @@ for i in 0..2 { for a, b in [(1, 2), (3, 4)] { let s = a * b + i } }
         compiled.append(Source("t", text).slice(statement.span))
         return original(self, statement)
 
+    # Patched: compiling once changes no output, only time; a spy on the compiler counts it.
     monkeypatch.setattr(Run, "_compile", compile_)
     session = Interpreter()
     outcomes = list(session.run(Source("t.sad", text)))
@@ -261,6 +263,7 @@ for i in 0..2 { for a, b in [(1, 2), (3, 4)] { let s = a * b + i } }
 def test_the_statement_budget_counts_every_statement(budget, monkeypatch):
     from scalarlang.interpreter import control
 
+    # Patched: the real budget takes millions of statements to reach; a small one is the same code.
     monkeypatch.setattr(control, "MAX_STATEMENTS", budget)
     lines = ["let a0 = var 1"] + [f"let a{i} = a{i - 1} * 1.0000001 + {i % 7}" for i in range(1, 50)]
     for options in ({"echo": False}, {"echo": False, "atomic": True}, {"echo": True}):

@@ -10,16 +10,11 @@ import math
 import pytest
 
 from sessions import error_of, failure, printed, run_ok, session_after, shown
-from shared import error, label, parse, sexp, text_of
+from shared import error, label, one, sexp, text_of
 from scalarlang import ScalarOperation
 from scalarlang.interpreter.outcomes import BackwardShown, Defined, ValueShown
 from scalarlang.language.tree import FunctionDef
 from scalarlang.render.events import event_of
-
-
-def one(text: str):
-    (statement,) = parse(text).statements
-    return statement
 
 
 # ---- parsing ------------------------------------------------------------------------------------

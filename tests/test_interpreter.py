@@ -628,6 +628,7 @@ def test_an_internal_error_is_reported_and_the_session_goes_on(monkeypatch):
     def broken(self, *args):
         raise ZeroDivisionError("boom")
 
+    # Patched: no input makes scalarlang fail inside itself; a broken method stands in for a bug.
     monkeypatch.setattr(Scalar, "topology", broken)
     outcomes = run("let y = x\ngraph(x)", session)
     failed = outcomes[-1]

@@ -133,6 +133,7 @@ def test_the_engine_imports_nothing_above_it():
 def test_engine_reprs_are_none_until_a_display_is_registered(monkeypatch):
     from scalarlang.engine import reprs
 
+    # Patched: the displays are registered once per process; emptied here as in a fresh one.
     monkeypatch.setattr(reprs, "_displays", {})
     x = Scalar.variable(2)
     assert x._repr_svg_() is None  # Jupyter: no such display

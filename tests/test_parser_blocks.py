@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared import error, expr, label, parse, sexp
+from shared import error, expr, label, one, parse, sexp
 from scalarlang.language import lexicon
 from scalarlang.language.tree import (
     Binary,
@@ -31,11 +31,6 @@ from scalarlang.language.tree import (
     Text,
 )
 from scalarlang.language.parser import KEYWORDS, MAX_NESTING, is_incomplete
-
-
-def one(text: str):
-    (statement,) = parse(text).statements
-    return statement
 
 
 # ---- `**` and `%` ---------------------------------------------------------------------------

@@ -10,13 +10,8 @@ import math
 
 import pytest
 
-from shared import error, expr, label, parse, sexp
+from shared import error, expr, label, one, parse, sexp
 from scalarlang.language.tree import ExprStatement, ForEach, Let, ListLiteral, Name, Print, Repeat
-
-
-def one(text: str):
-    (statement,) = parse(text).statements
-    return statement
 
 
 @pytest.mark.parametrize(

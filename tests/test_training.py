@@ -200,6 +200,7 @@ def test_echo_statements_in_loops_build_no_labels(monkeypatch):
     calls = []
     for tag in (Made, Named):  # a label's text is made by its tag's str()
         original = tag.__str__
+        # Patched: labels not built change no output, only time; a spy on str() counts them.
         monkeypatch.setattr(tag, "__str__", lambda self, original=original: calls.append(self) or original(self))
     run_ok("repeat 300 { let y = x * x + x\n backward(y)\n y }", session)
     assert calls == []
@@ -285,6 +286,7 @@ def test_too_many_iterations_fail_before_running():
 
 
 def test_the_statement_budget_is_counted_while_running(monkeypatch):
+    # Patched: the real budget takes millions of statements to reach; a small one is the same code.
     monkeypatch.setattr(control, "MAX_STATEMENTS", 1_000)
     diagnostic = failure("let n = const 0\nrepeat 40 { repeat 40 { let n = n + 1 } }")
     assert diagnostic.kind == "too-long"
@@ -303,6 +305,7 @@ def test_an_interrupt_in_a_loop_undoes_the_whole_atomic_input(monkeypatch):
             raise KeyboardInterrupt
         return original(value)
 
+    # Patched: a Ctrl-C at the 500th new variable exactly cannot be timed from outside.
     monkeypatch.setattr(Scalar, "variable", staticmethod(interrupting))
     with pytest.raises(KeyboardInterrupt):
         run("repeat 1000 { let n = n + 1\n let loss = x * x\n backward(loss)\n descend x by 0.01 }", session, atomic=True)
@@ -389,6 +392,7 @@ def test_an_undo_interrupted_half_way_is_finished_before_the_interrupt_goes_on(m
             raise KeyboardInterrupt
         restore(saved)
 
+    # Patched: a Ctrl-C in the middle of the undo itself cannot be timed from outside.
     monkeypatch.setattr(journal_module, "restore_gradients", interrupted_once)
     with pytest.raises(KeyboardInterrupt):
         run("let v = var 1\nlet loss = loss * w\nbackward(loss)\nbackward(loss)\nlet w = nope", session, atomic=True)
