@@ -1,7 +1,7 @@
 """Small helpers several test modules use: an expression's shape, a node's source text, the
 text a list of outcomes renders to, parsing a program, its one statement or an expression (or
 its syntax error), the IEEE bits of a number, a reference topological order of a graph, and
-the nodes and edges of a graph's DOT text.
+the nodes and edges of a graph's DOT text, and the points and score the chart tests draw.
 
 Running programs lives in tests/sessions.py (in process) and tests/commands.py (the real
 command)."""
@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import html
 import io
+import math
+import random
 import re
 import struct
 
@@ -164,3 +166,24 @@ def parse_dot(text: str):
         if node:
             nodes[node.group(1)] = _cells(node.group(2))
     return nodes, edges
+
+
+# ---- charts: the points of two half moons and a score whose sign is a boundary -------------------
+
+
+def score(x: float, y: float) -> float:
+    """A boundary's score at (x, y): a sine wave between the two moons."""
+    return y - 0.6 * math.sin(2.5 * x) - 0.1
+
+
+def moons(count: int = 60) -> list[tuple[float, float, float]]:
+    """``count`` points (x, y, label ±1) of two half moons, seeded."""
+    generator = random.Random(3)
+    points = []
+    for _ in range(count):
+        angle = generator.uniform(0, math.pi)
+        if generator.random() < 0.5:
+            points.append((math.cos(angle), math.sin(angle), 1.0))
+        else:
+            points.append((1 - math.cos(angle), 0.5 - math.sin(angle), -1.0))
+    return points

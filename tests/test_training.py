@@ -1,5 +1,7 @@
-"""Functions, loops, lists (what tables were), `if`, `%`, `**`, `descend`, `quiet` and the new built-ins (issue 9):
-the interpreter's side of docs/language.md "Functions, loops, data and training"."""
+"""Training (issue 9), the interpreter's side of docs/language.md "Functions, loops, data and
+training": the spec's program, loops, `if`, `descend`, `quiet`, echo in loops and counts,
+failures in loops, limits. Functions: test_functions.py; operators and the built-ins:
+test_arithmetic.py; `expect`: test_expect.py."""
 
 from __future__ import annotations
 
