@@ -12,24 +12,12 @@ from hypothesis import given, note, strategies as st
 from scalarlang.engine.numbers import digits, format_number
 from scalarlang.engine.scalar import Scalar
 from scalarlang.interpreter.core import Interpreter
-from scalarlang.interpreter.outcomes import BackwardShown, Explained, Failed, PathsShown, WalkShown
-from scalarlang.language.source import Source
+from scalarlang.interpreter.outcomes import BackwardShown, Explained, PathsShown, WalkShown
 from scalarlang.render.chain_rule import walk_header, walk_step_lines
 from scalarlang.render.events import dumps, event_pieces, events_of
 from scalarlang.render.text import Renderer, make_console
+from sessions import run, run_ok
 from shared import SEED_PROGRAM, text_of
-
-
-def run(text: str, session: Interpreter | None = None) -> tuple[Interpreter, list]:
-    session = Interpreter() if session is None else session
-    return session, list(session.run(Source("t.sad", text)))
-
-
-def run_ok(text: str, session: Interpreter | None = None) -> tuple[Interpreter, list]:
-    session, outcomes = run(text, session)
-    failures = [outcome for outcome in outcomes if isinstance(outcome, Failed)]
-    assert not failures, failures[0].diagnostic
-    return session, outcomes
 
 
 def last(outcomes: list, kind: type):
@@ -274,19 +262,20 @@ def test_walk_lines_for_the_repl():
 
 
 def test_too_many_paths_says_how_many():
-    session, outcomes = run("let x = var 1\nlet y = x\nrepeat 11 { let y = y + y }\npaths(y, x)")
+    session = Interpreter()
+    outcomes = run("let x = var 1\nlet y = x\nrepeat 11 { let y = y + y }\npaths(y, x)", session)
     diagnostic = outcomes[-1].diagnostic
     assert diagnostic.kind == "too-many-paths" and diagnostic.fields == {"count": 2048, "limit": 1000}
     assert "2,048 paths" in diagnostic.message
     shown = last(run_ok("paths(sum([x for i in 0..1000]), x)", session)[1], PathsShown)
     assert shown.count == 1000 and shown.total == shown.pass_adjoint == 1000.0
-    assert run("paths(sum([x for i in 0..1001]), x)", session)[1][-1].diagnostic.fields["count"] == 1001
+    assert run("paths(sum([x for i in 0..1001]), x)", session)[-1].diagnostic.fields["count"] == 1001
 
 
 def test_walk_is_refused_past_500_edges_and_changes_nothing():
     session, outcomes = run_ok("let x = var 1\nwalk(sum([x for i in 0..251]))")  # 250 additions: 500 edges
     assert len(last(outcomes, WalkShown).steps) == 500 and session.values["x"].gradient == 251.0
-    outcomes = run("walk(sum([x for i in 0..252]))", session)[1]
+    outcomes = run("walk(sum([x for i in 0..252]))", session)
     diagnostic = outcomes[-1].diagnostic
     assert diagnostic.kind == "too-long" and diagnostic.fields == {"edges": 502, "limit": 500}
     assert session.values["x"].gradient == 251.0

@@ -353,6 +353,7 @@ def test_the_command_s_own_process_keeps_only_the_last_program_s_session_for_the
     output = ScriptOutput(out, err, color="never", own_process=True)
     try:
         assert output.run(Source("first.sad", "let a = var 1\nlet b = a * 2\n")) == 0
+        # Private state read: what the process keeps for its exit changes no output; only this list shows it.
         (first,) = runner._left_for_exit
         first_gone = weakref.ref(first)
         del first
