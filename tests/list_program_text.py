@@ -1,12 +1,19 @@
 """The `.sad` text of a list program (list_programs.py's trees, list_model.py's forms): every
 operation in parentheses, so that the text's precedence is the tree's; negative numbers as
-test_list_properties writes them (`(-1.25)`, a `neg` of a constant, or one constant as an item
+`number` writes them (`(-1.25)`, a `neg` of a constant, or one constant as an item
 of a list literal)."""
 
 from __future__ import annotations
 
 from fuzzing import quoted
-from test_list_properties import number
+
+# The numbers and learning rates the list programs draw (test_list_properties.py too).
+NUMBERS = (0.5, -1.25, 2.0, 0.1, 3.0, -0.75)
+LEARNING_RATES = (0.1, 0.05, 0.3)
+
+
+def number(value: float) -> str:
+    return repr(value) if value >= 0 else f"({value!r})"
 
 
 def text(expr) -> str:

@@ -22,7 +22,7 @@ import random
 from pathlib import Path
 
 from fuzzing import BAD_TABLE_FILE, BAD_TEXT_FILE, BROKEN_LISTS, quoted
-from test_list_properties import LEARNING_RATES, NUMBERS
+from list_program_text import LEARNING_RATES, NUMBERS
 
 N = "n"  # a node, among the item types of a list's type (a tuple of item types)
 # fuzzing.py's wrong statements about lists that fit on one line, with the kind each fails with.

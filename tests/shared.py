@@ -1,10 +1,26 @@
 """Small helpers several test modules use: an expression's shape, a node's source text, the
-text a list of outcomes renders to."""
+text a list of outcomes renders to, parsing a program, its one statement or an expression (or
+its syntax error), the IEEE bits of a number, a reference topological order of a graph, and
+the nodes and edges of a graph's DOT text, and the points and score the chart tests draw.
+
+Running programs lives in tests/sessions.py (in process) and tests/commands.py (the real
+command)."""
 
 from __future__ import annotations
 
+import html
 import io
+import math
+import random
+import re
+import struct
 
+import pytest
+
+from scalarlang import Scalar
+from scalarlang.language.diagnostics import LanguageError
+from scalarlang.language.parser import parse_expression, parse_program
+from scalarlang.language.source import Source
 from scalarlang.language.tree import (
     Binary,
     Call,
@@ -56,10 +72,118 @@ def label(text: str, node) -> str:
     return text[node.span.start : node.span.end]
 
 
-def text_of(outcomes) -> str:
-    """What the outcomes print as plain text, 100 columns wide."""
+def text_of(outcomes, *, echo: bool = False) -> str:
+    """What the outcomes print as plain text, 100 columns wide (``echo``: `let` echoed, as the
+    REPL does)."""
     stream = io.StringIO()
-    renderer = Renderer(make_console(stream, width=100, color="never"))
+    renderer = Renderer(make_console(stream, width=100, color="never"), echo_bindings=echo)
     for outcome in outcomes:
         renderer.outcome(outcome)
     return stream.getvalue()
+
+
+# The seed graph of the README: x = 2, loss = x*x + x*x.
+SEED_PROGRAM = "let x = var 2\nlet square = x * x\nlet loss = square + square\n"
+
+
+def caret_text(diagnostic) -> str:
+    """The source text under the diagnostic's span."""
+    return diagnostic.source.slice(diagnostic.span)
+
+
+def parse(text: str):
+    """The program ``text`` parsed (as test.sad)."""
+    return parse_program(Source("test.sad", text))
+
+
+def one(text: str):
+    """The one statement of the program ``text``."""
+    (statement,) = parse(text).statements
+    return statement
+
+
+def expr(text: str):
+    """The expression ``text`` parsed (as test.sad)."""
+    return parse_expression(Source("test.sad", text))
+
+
+def error(text: str):
+    """The diagnostic of the syntax error of the program ``text`` (it must have one)."""
+    with pytest.raises(LanguageError) as info:
+        parse(text)
+    return info.value.diagnostic
+
+
+def bits(value: float | None) -> bytes | None:
+    """The IEEE bits of a number (so -0.0 and 0.0 differ), or None for None."""
+    return None if value is None else struct.pack("<d", value)
+
+
+def reference_topology(output: Scalar) -> list[Scalar]:
+    """The recursive post-order DFS of docs/engine.md, operands in slot order, written
+    independently of the engine (fine for small graphs)."""
+    order: list[Scalar] = []
+    seen: set[int] = set()
+
+    def visit(node: Scalar) -> None:
+        if id(node) in seen:
+            return
+        seen.add(id(node))
+        for edge in node.parents:
+            visit(edge.parent)
+        order.append(node)
+
+    visit(output)
+    return order
+
+
+# ---- DOT text: the nodes and edges of a drawn graph -----------------------------------------------
+
+_NODE = re.compile(r"^\s*(n\d+) \[label=<(.*)>(?:,\s[^\]]*)?\];$", re.S)
+
+
+_EDGE = re.compile(r"^\s*(n\d+) -> (n\d+) \[label=<(.*)>(?:,\s[^\]]*)?\];$", re.S)
+
+
+def _cells(label: str) -> list[str]:
+    """The text lines of an HTML-like label: one per table cell, tags dropped, unescaped."""
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", label)
+    return [html.unescape(re.sub(r"<[^>]+>", "", cell)) for cell in cells]
+
+
+def parse_dot(text: str):
+    """The nodes (id: the lines of its label) and edges (from, to, lines) of `to_dot`'s text."""
+    assert text.startswith("digraph scalarlang {\n") and text.endswith("}\n")
+    nodes, edges = {}, []
+    # One statement a `;` at a line's end (a statement spans lines, a label's table a row a line).
+    body = "\n".join(text.splitlines()[1:-1])
+    for line in re.split(r"(?<=\];)\n", body):
+        edge = _EDGE.match(line)
+        if edge:
+            edges.append((edge.group(1), edge.group(2), _cells(edge.group(3))))
+            continue
+        node = _NODE.match(line)
+        if node:
+            nodes[node.group(1)] = _cells(node.group(2))
+    return nodes, edges
+
+
+# ---- charts: the points of two half moons and a score whose sign is a boundary -------------------
+
+
+def score(x: float, y: float) -> float:
+    """A boundary's score at (x, y): a sine wave between the two moons."""
+    return y - 0.6 * math.sin(2.5 * x) - 0.1
+
+
+def moons(count: int = 60) -> list[tuple[float, float, float]]:
+    """``count`` points (x, y, label ±1) of two half moons, seeded."""
+    generator = random.Random(3)
+    points = []
+    for _ in range(count):
+        angle = generator.uniform(0, math.pi)
+        if generator.random() < 0.5:
+            points.append((math.cos(angle), math.sin(angle), 1.0))
+        else:
+            points.append((1 - math.cos(angle), 0.5 - math.sin(angle), -1.0))
+    return points

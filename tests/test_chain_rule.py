@@ -12,24 +12,12 @@ from hypothesis import given, note, strategies as st
 from scalarlang.engine.numbers import digits, format_number
 from scalarlang.engine.scalar import Scalar
 from scalarlang.interpreter.core import Interpreter
-from scalarlang.interpreter.outcomes import BackwardShown, Explained, Failed, PathsShown, WalkShown
-from scalarlang.language.source import Source
+from scalarlang.interpreter.outcomes import BackwardShown, Explained, PathsShown, WalkShown
 from scalarlang.render.chain_rule import walk_header, walk_step_lines
 from scalarlang.render.events import dumps, event_pieces, events_of
 from scalarlang.render.text import Renderer, make_console
-from shared import text_of
-
-
-def run(text: str, session: Interpreter | None = None) -> tuple[Interpreter, list]:
-    session = Interpreter() if session is None else session
-    return session, list(session.run(Source("t.sad", text)))
-
-
-def run_ok(text: str, session: Interpreter | None = None) -> tuple[Interpreter, list]:
-    session, outcomes = run(text, session)
-    failures = [outcome for outcome in outcomes if isinstance(outcome, Failed)]
-    assert not failures, failures[0].diagnostic
-    return session, outcomes
+from sessions import run, run_ok
+from shared import SEED_PROGRAM, text_of
 
 
 def last(outcomes: list, kind: type):
@@ -213,11 +201,9 @@ def test_explain_and_paths_fit_the_width(graph, width, data):
 
 # ---- the chapter's reused square ----------------------------------------------------------------
 
-SQUARE = "let x = var 2\nlet square = x * x\nlet loss = square + square\n"
-
 
 def test_the_reused_square_explained():
-    _, outcomes = run_ok(SQUARE + "backward(loss)\nbackward(loss)\nexplain(x)\nexplain(loss)\npaths(loss, x)")
+    _, outcomes = run_ok(SEED_PROGRAM + "backward(loss)\nbackward(loss)\nexplain(x)\nexplain(loss)\npaths(loss, x)")
     text = text_of(outcomes[-3:]).splitlines()
     assert text[:3] == [
         "x: pass adjoint in pass 2 (backward from loss)",
@@ -241,7 +227,7 @@ def test_the_reused_square_explained():
 
 
 def test_walk_lines_for_the_repl():
-    _, outcomes = run_ok(SQUARE + "walk(loss)")
+    _, outcomes = run_ok(SEED_PROGRAM + "walk(loss)")
     walk = last(outcomes, WalkShown)
     assert [line.plain for line in walk_header(walk, 100)][-1] == (
         "adjoints at the start: x 0, square 0, loss 1"
@@ -276,19 +262,20 @@ def test_walk_lines_for_the_repl():
 
 
 def test_too_many_paths_says_how_many():
-    session, outcomes = run("let x = var 1\nlet y = x\nrepeat 11 { let y = y + y }\npaths(y, x)")
+    session = Interpreter()
+    outcomes = run("let x = var 1\nlet y = x\nrepeat 11 { let y = y + y }\npaths(y, x)", session)
     diagnostic = outcomes[-1].diagnostic
     assert diagnostic.kind == "too-many-paths" and diagnostic.fields == {"count": 2048, "limit": 1000}
     assert "2,048 paths" in diagnostic.message
     shown = last(run_ok("paths(sum([x for i in 0..1000]), x)", session)[1], PathsShown)
     assert shown.count == 1000 and shown.total == shown.pass_adjoint == 1000.0
-    assert run("paths(sum([x for i in 0..1001]), x)", session)[1][-1].diagnostic.fields["count"] == 1001
+    assert run("paths(sum([x for i in 0..1001]), x)", session)[-1].diagnostic.fields["count"] == 1001
 
 
 def test_walk_is_refused_past_500_edges_and_changes_nothing():
     session, outcomes = run_ok("let x = var 1\nwalk(sum([x for i in 0..251]))")  # 250 additions: 500 edges
     assert len(last(outcomes, WalkShown).steps) == 500 and session.values["x"].gradient == 251.0
-    outcomes = run("walk(sum([x for i in 0..252]))", session)[1]
+    outcomes = run("walk(sum([x for i in 0..252]))", session)
     diagnostic = outcomes[-1].diagnostic
     assert diagnostic.kind == "too-long" and diagnostic.fields == {"edges": 502, "limit": 500}
     assert session.values["x"].gradient == 251.0
@@ -309,7 +296,7 @@ def test_a_long_sum_is_cut_with_a_count():
 
 def test_explain_of_an_untracked_node_and_of_one_in_no_pass():
     program = "let c = const 3\nlet y = var 1\nbackward(loss)\nexplain(c)\nexplain(y)\nexplain(detach(x))"
-    _, outcomes = run_ok(SQUARE + program)
+    _, outcomes = run_ok(SEED_PROGRAM + program)
     untracked, never, detached = outcomes[-3:]
     assert not untracked.tracked and untracked.gradient is None and "untracked" in untracked.note
     assert never.tracked and never.pass_number is None and never.gradient == 0.0 and never.passes == ()
@@ -325,7 +312,7 @@ def test_explain_of_an_untracked_node_and_of_one_in_no_pass():
 
 
 def test_explain_after_zero_grad():
-    session, outcomes = run_ok(SQUARE + "backward(loss)\nbackward(loss)\nzero_grad\nexplain(x)")
+    session, outcomes = run_ok(SEED_PROGRAM + "backward(loss)\nbackward(loss)\nzero_grad\nexplain(x)")
     explained = outcomes[-1]
     assert (explained.pass_number, explained.pass_adjoint, explained.gradient, explained.passes) == (2, 8.0, 0.0, ())
     assert "zeroed since pass 2" in explained.note
@@ -353,7 +340,7 @@ def test_explain_when_older_passes_are_no_longer_kept():
 
 
 def test_explain_event_in_json():
-    _, outcomes = run_ok(SQUARE + "backward(loss)\nbackward(loss)\nexplain(x)")
+    _, outcomes = run_ok(SEED_PROGRAM + "backward(loss)\nbackward(loss)\nexplain(x)")
     (event,) = events_of(outcomes[-1], "t.sad")
     assert json.loads(dumps(event)) == {
         "event": "explain", "file": "t.sad", "line": 6, "column": 1, "label": "x", "tracked": True, "pass": 2,

@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ElementTree
 
 import pytest
 
+from shared import moons, score
 from scalarlang.pictures.chart_svg import chart_svg
 from scalarlang.pictures.charts import boundary_chart, line_chart
 
@@ -92,22 +93,6 @@ def test_the_same_chart_is_the_same_bytes():
         return chart_svg(line_chart([[0.1 * k for k in range(50)], [1, 2]], labels=["a", "b"], title="t"))
 
     assert make() == make()
-
-
-def score(x: float, y: float) -> float:
-    return y - 0.6 * math.sin(2.5 * x) - 0.1
-
-
-def moons(count: int = 60) -> list[tuple[float, float, float]]:
-    generator = random.Random(3)
-    points = []
-    for _ in range(count):
-        angle = generator.uniform(0, math.pi)
-        if generator.random() < 0.5:
-            points.append((math.cos(angle), math.sin(angle), 1.0))
-        else:
-            points.append((1 - math.cos(angle), 0.5 - math.sin(angle), -1.0))
-    return points
 
 
 @pytest.mark.parametrize("grid", [2, 17, 40])

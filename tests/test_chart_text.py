@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from shared import moons, score
 from scalarlang.pictures.chart_text import chart_rows, chart_text
 from scalarlang.pictures.charts import boundary_chart, line_chart
 from scalarlang.pictures.errors import ChartError
@@ -29,22 +30,6 @@ WIDTHS = (40, 80)
 BRAILLE = range(0x2800, 0x2900)
 # The dot bit of each (row, column) in a braille cell of 4 × 2 dots (Unicode's numbering).
 DOT_BITS = ((0x01, 0x08), (0x02, 0x10), (0x04, 0x20), (0x40, 0x80))
-
-
-def score(x: float, y: float) -> float:
-    return y - 0.6 * math.sin(2.5 * x) - 0.1
-
-
-def moons(count: int = 60) -> list[tuple[float, float, float]]:
-    generator = random.Random(3)
-    points = []
-    for _ in range(count):
-        angle = generator.uniform(0, math.pi)
-        if generator.random() < 0.5:
-            points.append((math.cos(angle), math.sin(angle), 1.0))
-        else:
-            points.append((1 - math.cos(angle), 0.5 - math.sin(angle), -1.0))
-    return points
 
 
 def losses(count: int = 100, scale: float = 1.0) -> list[float]:

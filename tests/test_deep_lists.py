@@ -16,26 +16,17 @@ import io
 import json
 import re
 import signal
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 import scalarlang
+from commands import needs_command, run_program
 from scalarlang.language.syntax_errors import MAX_NESTING
 
-COMMAND = Path(sys.executable).parent / "scalarlang"
-needs_command = pytest.mark.skipif(not COMMAND.exists(), reason=f"{COMMAND} is not installed")
 
 LIMIT = MAX_NESTING  # the deepest list literal the parser takes
 AT_LIMIT = "let L = " + "[" * LIMIT + "1.5" + "]" * LIMIT + "\nL\nprint \"after\"\n"
 SHOWN = "[" * LIMIT + "1.5" + "]" * LIMIT
-
-
-def command(*args: str, program: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([str(COMMAND), "--width", "80", *args, "-"], input=program, capture_output=True,
-                          text=True, timeout=timeout)
 
 
 def list_event(depth: int, line: int, leaf: str) -> str:
@@ -56,7 +47,7 @@ def unwrapped(text: str) -> str:
 
 @needs_command
 def test_a_list_at_the_nesting_limit_through_json_lines():
-    ran = command("--json", program=AT_LIMIT)
+    ran = run_program(AT_LIMIT, "--json")
     assert (ran.returncode, ran.stderr) == (0, "")
     start, shown, after = ran.stdout.splitlines()
     assert json.loads(start)["event"] == "start"
@@ -66,7 +57,7 @@ def test_a_list_at_the_nesting_limit_through_json_lines():
 
 @needs_command
 def test_a_list_at_the_nesting_limit_through_text():
-    ran = command(program=AT_LIMIT)
+    ran = run_program(AT_LIMIT)
     assert (ran.returncode, ran.stderr) == (0, "")
     assert ran.stdout.endswith("\nafter\n")
     assert unwrapped(ran.stdout[: -len("after\n")]) == SHOWN
@@ -134,12 +125,12 @@ LOOP = f"let L = [2]\nfor i in 0..{DEPTH} {{\n  let L = [L]\n}}\nL\nprint len(L)
 
 @needs_command
 def test_a_list_a_loop_nests_100000_deep_through_json_lines_and_text():
-    ran = command("--json", program=LOOP)
+    ran = run_program(LOOP, "--json")
     assert (ran.returncode, ran.stderr) == (0, "")
     _, shown, printed = ran.stdout.splitlines()
     assert shown == list_event(DEPTH + 1, 5, "2.0")
     assert json.loads(printed)["text"] == "1"
-    ran = command(program=LOOP)
+    ran = run_program(LOOP)
     assert (ran.returncode, ran.stderr) == (0, "")
     assert unwrapped(ran.stdout) == "[" * (DEPTH + 1) + "2" + "]" * (DEPTH + 1) + "1"
 
@@ -176,7 +167,7 @@ def within(seconds: float):
 def test_a_list_nested_in_itself_step_by_step_binds_in_a_moment(steps):
     # 58 s at 4,000 steps before (every `let` walked the whole depth, making a path per level).
     program = f"let L = [1]\nfor i in 0..{steps} {{\n  let L = [L]\n}}\nprint len(L)\n"
-    ran = command(program=program, timeout=30)
+    ran = run_program(program, timeout=30)
     assert (ran.returncode, ran.stdout, ran.stderr) == (0, "1\n", "")
 
 
@@ -200,7 +191,7 @@ print "{{{LAST}}} {{{LAST.replace("[1]", "[0]")}}}"
 @needs_command
 def test_a_list_shared_2_to_the_60_times_binds_steps_and_zeroes_in_a_moment():
     # `let L = [L, L]` doubled its time each step: 10 s at 20 steps (a million paths).
-    ran = command(program=SHARED, timeout=30)
+    ran = run_program(SHARED, timeout=30)
     assert (ran.returncode, ran.stderr) == (0, "")
     assert ran.stdout == "0.4 0.4\n"  # w - 0.1 * 2w, one variable wherever it is held
 

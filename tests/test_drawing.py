@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import html
-import re
 import shutil
 import types
 import xml.etree.ElementTree as ET
 
 import pytest
 
+from shared import parse_dot
 from scalarlang import Scalar
 from scalarlang.pictures import (
     MAX_NODES,
@@ -44,32 +43,7 @@ def no_dot(monkeypatch, tmp_path):
     assert shutil.which("dot") is None
 
 
-# ---- DOT, parsed back ----------------------------------------------------------------------
-
-_NODE = re.compile(r"^\s*(n\d+) \[label=<(.*)>(?:,\s[^\]]*)?\];$", re.S)
-_EDGE = re.compile(r"^\s*(n\d+) -> (n\d+) \[label=<(.*)>(?:,\s[^\]]*)?\];$", re.S)
-
-
-def _cells(label: str) -> list[str]:
-    """The text lines of an HTML-like label: one per table cell, tags dropped, unescaped."""
-    cells = re.findall(r"<td[^>]*>(.*?)</td>", label)
-    return [html.unescape(re.sub(r"<[^>]+>", "", cell)) for cell in cells]
-
-
-def parse_dot(text: str):
-    assert text.startswith("digraph scalarlang {\n") and text.endswith("}\n")
-    nodes, edges = {}, []
-    # One statement a `;` at a line's end (a statement spans lines, a label's table a row a line).
-    body = "\n".join(text.splitlines()[1:-1])
-    for line in re.split(r"(?<=\];)\n", body):
-        edge = _EDGE.match(line)
-        if edge:
-            edges.append((edge.group(1), edge.group(2), _cells(edge.group(3))))
-            continue
-        node = _NODE.match(line)
-        if node:
-            nodes[node.group(1)] = _cells(node.group(2))
-    return nodes, edges
+# ---- DOT, parsed back (shared.parse_dot) -----------------------------------------------------
 
 
 def test_seed_graph_dot_has_three_nodes_and_four_separately_labelled_edges():

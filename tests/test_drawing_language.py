@@ -12,27 +12,18 @@ from pathlib import Path
 
 import pytest
 
-from shared import text_of
+from shared import SEED_PROGRAM, parse_dot, text_of
+from sessions import run
 from scalarlang.pictures import errors as drawing_errors
 from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.failures import DRAWING_KINDS, RUNTIME_KINDS, STATIC_KINDS
 from scalarlang.interpreter.outcomes import Drawn, Expected, Failed
 from scalarlang.render.text import Renderer, make_console
 from scalarlang.front.repl_core import ReplCore
-from scalarlang.language.source import Source
-from test_drawing import parse_dot
 
 ROOT = Path(__file__).resolve().parent.parent
 HAVE_DOT = shutil.which("dot") is not None
-SEED = "let x = var 2\nlet square = x * x\nlet loss = square + square\n"
 SVG = "{http://www.w3.org/2000/svg}"
-
-
-def run(text: str, session: Interpreter | None = None) -> list:
-    return list((session or Interpreter()).run(Source("test.sad", text)))
-
-
-
 
 
 @pytest.fixture
@@ -53,7 +44,7 @@ def command(*arguments: str, cwd: Path | None = None, env=None) -> subprocess.Co
 
 
 def test_draw_without_a_file_prints_the_dot_text_of_the_graph():
-    outcomes = run(SEED + "draw(loss)")
+    outcomes = run(SEED_PROGRAM + "draw(loss)")
     drawn = outcomes[-1]
     assert isinstance(drawn, Drawn) and drawn.path is None and drawn.label == "loss"
     nodes, edges = parse_dot(text_of([drawn]))
@@ -63,7 +54,7 @@ def test_draw_without_a_file_prints_the_dot_text_of_the_graph():
 
 
 def test_the_picture_is_of_the_graph_as_it_was_when_drawn():
-    outcomes = run(SEED + "draw(loss)\nbackward(loss)\ndraw(loss)")
+    outcomes = run(SEED_PROGRAM + "draw(loss)\nbackward(loss)\ndraw(loss)")
     before, after = (outcome for outcome in outcomes if isinstance(outcome, Drawn))
     assert before.picture.nodes[0].lines[-1] == "grad 0"
     assert after.picture.nodes[0].lines[-1] == "grad 8"
@@ -72,7 +63,7 @@ def test_the_picture_is_of_the_graph_as_it_was_when_drawn():
 @pytest.mark.parametrize("extension", ["svg", "dot"] + (["png"] if HAVE_DOT else []))
 def test_draw_to_a_file_writes_its_format_and_says_so(tmp_path, extension):
     target = tmp_path / f"loss.{extension}"
-    outcomes = run(SEED + f'draw(loss, "{target}")')
+    outcomes = run(SEED_PROGRAM + f'draw(loss, "{target}")')
     assert " ".join(text_of(outcomes).split()) == f"drew loss to {target} (3 unique nodes, 4 operand edges)"
     data = target.read_bytes()
     if extension == "svg":
@@ -85,7 +76,7 @@ def test_draw_to_a_file_writes_its_format_and_says_so(tmp_path, extension):
 
 
 def test_draw_shows_inside_loop_bodies_and_file_names_interpolate(tmp_path):
-    program = SEED + f'for step in 0..3 {{\n  backward(loss)\n  draw(x, "{tmp_path}/x-{{step}}.dot")\n  draw(x)\n}}'
+    program = SEED_PROGRAM + f'for step in 0..3 {{\n  backward(loss)\n  draw(x, "{tmp_path}/x-{{step}}.dot")\n  draw(x)\n}}'
     outcomes = run(program)
     drawn = [outcome for outcome in outcomes if isinstance(outcome, Drawn)]
     assert len(drawn) == 6
@@ -99,7 +90,7 @@ def test_draw_shows_inside_loop_bodies_and_file_names_interpolate(tmp_path):
     "statement", ["draw()", "draw(loss, loss)", 'draw("loss.svg")', 'draw(loss, "a.svg", "b.svg")']
 )
 def test_draw_with_wrong_arguments(statement):
-    outcomes = run(SEED + statement)
+    outcomes = run(SEED_PROGRAM + statement)
     assert isinstance(outcomes[-1], Failed) and outcomes[-1].diagnostic.kind == "wrong-arguments"
     assert 'draw(loss, "loss.svg")' in outcomes[-1].diagnostic.message
 
@@ -107,19 +98,19 @@ def test_draw_with_wrong_arguments(statement):
 def test_drawing_kinds_are_runtime_kinds_expect_can_catch():
     assert set(DRAWING_KINDS) == set(drawing_errors.DRAWING_KINDS) - {"io-error"}
     assert set(DRAWING_KINDS) <= RUNTIME_KINDS
-    outcomes = run(SEED + 'expect unknown-picture-format: draw(loss, "loss.pdf")')
+    outcomes = run(SEED_PROGRAM + 'expect unknown-picture-format: draw(loss, "loss.pdf")')
     assert outcomes[-1] == Expected(outcomes[-1].span, "unknown-picture-format", outcomes[-1].message)
     assert "use .svg, .png or .dot" in outcomes[-1].message
     # A picture that cannot be written is an io-error at run time (exit status 1); a program
     # that cannot be read is one too, before anything runs (exit status 2).
     assert "io-error" in RUNTIME_KINDS and "io-error" in STATIC_KINDS
-    result = command("-c", SEED + 'draw(loss, "/nonexistent-folder-of-scalarlang/loss.svg")')
+    result = command("-c", SEED_PROGRAM + 'draw(loss, "/nonexistent-folder-of-scalarlang/loss.svg")')
     assert result.returncode == 1 and "error[io-error]" in result.stderr
 
 
 def test_png_without_graphviz_is_missing_graphviz_and_expect_catches_it(no_dot, tmp_path):
     target = tmp_path / "loss.png"
-    outcomes = run(SEED + f'expect missing-graphviz: draw(loss, "{target}")\ndraw(loss, "{target}")')
+    outcomes = run(SEED_PROGRAM + f'expect missing-graphviz: draw(loss, "{target}")\ndraw(loss, "{target}")')
     (expected,) = [outcome for outcome in outcomes if isinstance(outcome, Expected)]
     assert expected.kind == "missing-graphviz"
     diagnostic = outcomes[-1].diagnostic
@@ -130,14 +121,14 @@ def test_png_without_graphviz_is_missing_graphviz_and_expect_catches_it(no_dot, 
 
 def test_svg_without_graphviz_still_works(no_dot, tmp_path):
     target = tmp_path / "loss.svg"
-    assert not any(isinstance(o, Failed) for o in run(SEED + f'draw(loss, "{target}")'))
+    assert not any(isinstance(o, Failed) for o in run(SEED_PROGRAM + f'draw(loss, "{target}")'))
     assert "graphviz" not in target.read_text().lower()
 
 
 def test_an_unwritable_file_is_io_error_and_the_statements_before_it_stand(tmp_path):
     target = tmp_path / "missing" / "loss.svg"
     session = Interpreter()
-    outcomes = run(SEED + f'backward(loss)\ndraw(loss, "{target}")', session)
+    outcomes = run(SEED_PROGRAM + f'backward(loss)\ndraw(loss, "{target}")', session)
     diagnostic = outcomes[-1].diagnostic
     assert diagnostic.kind == "io-error" and str(target) in diagnostic.message
     assert session.lookup("x").gradient == 8.0
@@ -152,7 +143,7 @@ def test_a_graph_too_large_is_refused_with_a_clear_message():
 
 def test_json_draw_events(tmp_path):
     target = tmp_path / "loss.dot"
-    result = command("--json", "-c", SEED + f'draw(loss, "{target}")\ndraw(x)')
+    result = command("--json", "-c", SEED_PROGRAM + f'draw(loss, "{target}")\ndraw(x)')
     events = [json.loads(line) for line in result.stdout.splitlines()][1:]
     assert [event["event"] for event in events] == ["draw", "draw"]
     assert events[0]["path"] == str(target) and events[0]["format"] == "dot" and events[0]["dot"] is None
@@ -188,10 +179,10 @@ def test_draw_dir_that_cannot_be_made_fails_the_pass_before_it_commits(tmp_path)
     from scalarlang.pictures import PassDrawer
 
     session.pass_observer = PassDrawer(blocker / "pictures")
-    outcomes = run(SEED + "backward(loss)", session)
+    outcomes = run(SEED_PROGRAM + "backward(loss)", session)
     assert outcomes[-1].diagnostic.kind == "io-error"
     assert session.lookup("x").gradient == 0.0
-    result = command("--draw", str(blocker / "pictures"), "-c", SEED + "backward(loss)")
+    result = command("--draw", str(blocker / "pictures"), "-c", SEED_PROGRAM + "backward(loss)")
     # At run time (the first pass): a runtime error, exit status 1.
     assert result.returncode == 1 and "error[io-error]: cannot make the directory" in result.stderr
 
@@ -202,7 +193,7 @@ def test_draw_dir_that_cannot_be_made_fails_the_pass_before_it_commits(tmp_path)
 def test_repl_draw_prints_dot_or_writes_a_file(tmp_path):
     stream = io.StringIO()
     core = ReplCore(Renderer(make_console(stream, width=100, color="never"), echo_bindings=True))
-    for line in SEED.splitlines():
+    for line in SEED_PROGRAM.splitlines():
         core.handle(line)
     start = len(stream.getvalue())
     core.handle(":draw loss")
@@ -228,7 +219,7 @@ def test_repl_session_with_a_pass_drawer_draws_each_pass(tmp_path):
     session = Interpreter()
     session.pass_observer = PassDrawer(tmp_path / "passes")
     core = ReplCore(Renderer(make_console(io.StringIO(), width=100, color="never")), session=session)
-    for line in SEED.splitlines() + ["backward(loss)", "backward(square)", "expect non-finite-seed: backward(loss, inf)"]:
+    for line in SEED_PROGRAM.splitlines() + ["backward(loss)", "backward(square)", "expect non-finite-seed: backward(loss, inf)"]:
         core.handle(line)
     assert sorted(path.name for path in (tmp_path / "passes").iterdir()) == ["pass-001-loss.svg", "pass-002-square.svg"]
 

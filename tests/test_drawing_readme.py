@@ -11,17 +11,17 @@ from pathlib import Path
 
 import pytest
 
+from shared import SEED_PROGRAM
 from scalarlang.front.api import Session
 from scalarlang.pictures import pass_picture, svg_text
 
 ROOT = Path(__file__).resolve().parent.parent
 PICTURES = ROOT / "docs" / "pictures"
-SEED = "let x = var 2\nlet square = x * x\nlet loss = square + square\n"
 
 
 def seed_pictures() -> dict[str, str]:
     session = Session()
-    session.run(SEED)
+    session.run(SEED_PROGRAM)
     loss = session["loss"]
     backward_pass = loss.backward()
     topology = backward_pass.topology

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import gc
 import math
-import struct
 
 import pytest
 
+from shared import bits, reference_topology
 from scalarlang import (
     BackwardEdge,
     BackwardNode,
@@ -35,30 +35,8 @@ NAN = math.nan
 # ---- helpers --------------------------------------------------------------------------------
 
 
-def bits(value: float | None) -> bytes | None:
-    """The IEEE bits of a gradient (so -0.0 and 0.0 differ), or None when untracked."""
-    return None if value is None else struct.pack("<d", value)
-
-
 def gradient_bits(nodes) -> list[bytes | None]:
     return [bits(node.gradient) for node in nodes]
-
-
-def reference_topology(output: Scalar) -> list[Scalar]:
-    """The recursive post-order DFS of docs/engine.md, written independently of the engine."""
-    order: list[Scalar] = []
-    seen: set[int] = set()
-
-    def visit(node: Scalar) -> None:
-        if id(node) in seen:
-            return
-        seen.add(id(node))
-        for edge in node.parents:
-            visit(edge.parent)
-        order.append(node)
-
-    visit(output)
-    return order
 
 
 def same_nodes(left, right) -> bool:

@@ -23,6 +23,7 @@ import sympy
 from hypothesis import assume, event, example, given, note, settings
 from hypothesis import strategies as st
 
+from shared import reference_topology
 from scalarlang import (
     BackwardEdge,
     BackwardNode,
@@ -339,23 +340,6 @@ def _branch(op: str, a, b, a_value: float, b_value: float):
 
 
 # ---- independent references -----------------------------------------------------------------
-
-
-def reference_topology(output: Scalar) -> list[Scalar]:
-    """Recursive post-order DFS, operands in slot order (fine for small graphs)."""
-    order: list[Scalar] = []
-    seen: set[int] = set()
-
-    def visit(node: Scalar) -> None:
-        if id(node) in seen:
-            return
-        seen.add(id(node))
-        for edge in node.parents:
-            visit(edge.parent)
-        order.append(node)
-
-    visit(output)
-    return order
 
 
 class Outcome(NamedTuple):

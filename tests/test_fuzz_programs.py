@@ -39,10 +39,6 @@ import json
 import os
 import random
 import re
-import struct
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -58,10 +54,23 @@ from fuzzing import (
     statement_lines,
 )
 
+from commands import needs_command
+from program_files import (
+    BATCH,
+    assert_clean,
+    command_in,
+    failure_of,
+    is_static,
+    json_events,
+    prose_lines,
+    text_failures,
+    write_programs,
+)
+from shared import bits
 from scalarlang.language import tree as ast
 from scalarlang.language.diagnostics import LanguageError
 from scalarlang.interpreter.core import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, Interpreter
-from scalarlang.interpreter.failures import RUNTIME_KINDS, STATIC_KINDS
+from scalarlang.interpreter.failures import RUNTIME_KINDS
 from scalarlang.interpreter.outcomes import Failed
 from scalarlang.interpreter.values import flat_nodes
 from scalarlang.render.text import Renderer, make_console
@@ -70,156 +79,12 @@ from scalarlang.front.runner import ScriptOutput
 from scalarlang.language.source import Source
 from scalarlang.language.parser import parse_program
 
-ROOT = Path(__file__).resolve().parents[1]
-COMMAND = Path(sys.executable).parent / "scalarlang"
-needs_command = pytest.mark.skipif(not COMMAND.exists(), reason=f"{COMMAND} is not installed")
 
 NIGHTLY = int(os.environ.get("SCALARLANG_FUZZ_EXAMPLES", "0") or 0)
 SEED = int(os.environ.get("SCALARLANG_FUZZ_SEED", "11"))
 COMMAND_EXAMPLES = NIGHTLY or 60
 SESSION_EXAMPLES = NIGHTLY or 40
-MARKER = "@@file "
-BATCH = 250  # files per process: start-up paid once, argument lists kept short
 BLOCK = re.compile(r"(?:(?:expect [a-z-]+: |quiet )*)(?:repeat|for|if)\b")
-POSITION = re.compile(r"^ +--> (.+):(\d+):\d+$")
-# (A message whose first word is too long for the width starts on the next line.)
-ERROR_HEADER = re.compile(r"^error\[([a-z]+(?:-[a-z]+)*)\]:(?: |$)")
-
-
-# ---- running the command -------------------------------------------------------------------------
-
-
-def write_programs(directory: Path, texts: list[str], stem: str = "p") -> list[str]:
-    """Files of the programs, each opening with a `print` of its name on its first line, so
-    that a text run shows where each file's output begins (JSON events name their file)."""
-    names = []
-    for index, text in enumerate(texts):
-        name = f"{stem}{index:05}.sad"
-        (directory / name).write_text(f'print "{MARKER}{name}"; {text}', encoding="utf-8")
-        names.append(name)
-    return names
-
-
-def command(directory: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(COMMAND), *args], capture_output=True, cwd=directory, timeout=600)
-
-
-def assert_clean(result: subprocess.CompletedProcess) -> tuple[str, str]:
-    out, err = result.stdout.decode("utf-8"), result.stderr.decode("utf-8")
-    assert result.returncode in (0, 1, 2), (result.returncode, err[-2000:])
-    for text in (out, err):
-        assert "Traceback" not in text, text[-3000:]
-        assert "internal-error" not in text, text[-3000:]
-    return out, err
-
-
-def json_events(directory: Path, names: list[str], *options: str) -> tuple[int, dict[str, list[dict]]]:
-    """Every file's events (without ``file``) from `scalarlang --json`, in batches; the worst
-    exit status. Checks the shape of every line on the way. A file whose first line (its
-    marker `print`) did not run failed before running: it did not parse (``STATIC``)."""
-    by_file: dict[str, list[dict]] = {name: [] for name in names}
-    ran: set[str] = set()
-    worst = 0
-    for start in range(0, len(names), BATCH):
-        batch = names[start : start + BATCH]
-        result = command(directory, "--json", *options, *batch)
-        out, err = assert_clean(result)
-        assert err == "", err[-2000:]
-        order: list[str] = []
-        for line in out.splitlines():
-            event = json.loads(line)
-            assert isinstance(event, dict) and isinstance(event.get("event"), str), line
-            assert {"file", "line", "column"} <= event.keys(), line
-            assert event.get("kind") != "internal-error", line
-            name = event.pop("file")
-            assert name in by_file, line
-            if event["event"] == "start":  # each file's events open with its own start
-                assert event.get("version") == 1 and name not in order, line
-                order.append(name)
-                continue
-            assert order and order[-1] == name, f"{name}'s events are not together: {line}"
-            if event["event"] == "print" and event["text"].startswith(MARKER):
-                ran.add(name)
-                continue
-            by_file[name].append(event)
-        assert order == batch, "every file runs, in order"
-        for name in batch:
-            if name not in ran:
-                assert len(by_file[name]) == 1 and by_file[name][0]["kind"] in STATIC_KINDS, (name, by_file[name])
-                by_file[name][0][STATIC] = True
-        statuses = [file_status(by_file[name]) for name in batch]
-        assert result.returncode == max(statuses), (result.returncode, statuses)
-        worst = max(worst, result.returncode)
-    for name, events in by_file.items():
-        errors = [index for index, event in enumerate(events) if event["event"] == "error"]
-        assert errors in ([], [len(events) - 1]), (name, events[-3:])
-    return worst, by_file
-
-
-# Marks (in `json_events`) the error of a file that did not parse: exit status 2. A failure of
-# one of the same kinds at run time (`read_table` cannot read its file) is status 1.
-STATIC = "(static)"
-
-
-def failure_of(events: list[dict]) -> tuple[str, int] | None:
-    """The kind and line of a file's error, if it has one."""
-    if events and events[-1]["event"] == "error":
-        return events[-1]["kind"], events[-1]["line"]
-    return None
-
-
-def is_static(events: list[dict]) -> bool:
-    return bool(events) and events[-1].get(STATIC, False)
-
-
-def file_status(events: list[dict]) -> int:
-    failure = failure_of(events)
-    return 0 if failure is None else 2 if is_static(events) else 1
-
-
-def prose_lines(text: str) -> list[str]:
-    """The lines of ``text`` outside the DOT text that `draw` prints on a terminal: DOT is
-    code to copy into Graphviz, printed unwrapped; everything else fits the width."""
-    lines, in_dot = [], False
-    for line in text.splitlines():
-        if line == "digraph scalarlang {":
-            in_dot = True
-        elif in_dot and line == "}":
-            in_dot = False
-        elif not in_dot:
-            lines.append(line)
-    return lines
-
-
-def text_failures(directory: Path, names: list[str], width: int) -> tuple[dict[str, tuple[str, int]], list]:
-    """Each failing file's kind and line, read from the text run's diagnostics, and the
-    output of each batch; checks the width of every line. (At a width where headers and
-    positions wrap, only the number of headers is read.)"""
-    narrow = width < 40
-    failures: dict[str, tuple[str, int]] = {}
-    outputs = []
-    for start in range(0, len(names), BATCH):
-        result = command(directory, "--width", str(width), *names[start : start + BATCH])
-        outputs.append((result.stdout, result.stderr))
-        out, err = assert_clean(result)
-        for line in prose_lines(out) + prose_lines(err):
-            assert len(line) <= width, (width, line)
-        kind = None
-        for line in err.splitlines():
-            header = ERROR_HEADER.match(line)
-            if narrow:
-                if line.startswith("error["):
-                    failures[f"#{len(failures)}"] = ("", 0)
-            elif header:
-                assert kind is None, f"an error without its position before {line!r}"
-                kind = header.group(1)
-            elif kind is not None and POSITION.match(line):
-                name, line_number = POSITION.match(line).groups()
-                assert name not in failures, f"two errors in {name}"
-                failures[name] = (kind, int(line_number))
-                kind = None
-        assert kind is None, "an error without its position"
-    return failures, outputs
 
 
 def generated(count: int, seed: int = SEED, **options) -> list[list[str]]:
@@ -246,7 +111,7 @@ def test_generated_programs_through_the_real_command_json_text_and_quiet(tmp_pat
         else:
             assert failures == json_failures, width
     # Output is deterministic (golden files depend on it): the same text, byte for byte.
-    again = command(tmp_path, "--width", "100", *names[:BATCH])
+    again = command_in(tmp_path, "--width", "100", *names[:BATCH])
     assert (again.stdout, again.stderr) == outputs[100][0]
     # --quiet only hides what echoes: the same failures, and every print, graph and check.
     _, quiet = json_events(tmp_path, names, "--quiet")
@@ -409,10 +274,6 @@ def test_the_generator_writes_every_form_of_the_grammar():
 # ---- in this process --------------------------------------------------------------------------------
 
 
-def bits(value: float | None) -> bytes | None:
-    return None if value is None else struct.pack("<d", value)
-
-
 def snapshot(session: Interpreter, generator: bool = True) -> tuple:
     """Bindings (identity and value bits), functions, lists (identity, and each node they hold:
     identity and value bits), the bits of every stored gradient of every node reachable from
@@ -536,7 +397,7 @@ def test_the_too_long_message_of_a_huge_range_is_short():
 def test_with_several_files_every_json_event_names_its_file(tmp_path):
     (tmp_path / "a.sad").write_text("print 1\n", encoding="utf-8")
     (tmp_path / "b.sad").write_text("print 2\n", encoding="utf-8")
-    out, _ = assert_clean(command(tmp_path, "--json", "a.sad", "b.sad"))
+    out, _ = assert_clean(command_in(tmp_path, "--json", "a.sad", "b.sad"))
     events = [json.loads(line) for line in out.splitlines()]
     assert [(event["event"], event["file"]) for event in events] == [
         ("start", "a.sad"), ("print", "a.sad"), ("start", "b.sad"), ("print", "b.sad")

@@ -50,3 +50,10 @@ def test_example_output_fits_the_width(path: Path):
 def test_example_succeeds(path: Path):
     # The examples are lessons, not failure demos: each runs to the end.
     assert expected_status(read_golden(path.with_suffix(".out"))) == 0
+
+
+def test_the_neuron_example_says_what_its_code_does():
+    text = (ROOT / "examples" / "neuron.sad").read_text(encoding="utf-8")
+    comments = "\n".join(line for line in text.splitlines() if line.startswith("#"))
+    code = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+    assert "`mean`" not in comments or "mean(" in code

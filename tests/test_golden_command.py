@@ -15,17 +15,16 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from commands import COMMAND
 from scalarlang.front import cli
 from scalarlang.front.golden_runs import Deadline, TimedOut, run_in_subprocess, run_program
 
-COMMAND = Path(sys.executable).parent / "scalarlang"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # Ten million statements: the interpreter's limit stops it after many seconds; a timeout of a
 # fraction of a second must stop it first (a run that was not interrupted ends in that error).

@@ -8,13 +8,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from commands import COMMAND, ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
-COMMAND = Path(sys.executable).parent / "scalarlang"
 ENDLESS = "repeat 1000 { repeat 1000 { repeat 10 { let a = 1 } } }\n"
 UNTRACKED = 'print "before"\nbackward(const 1)\n'
 

@@ -67,12 +67,6 @@ def test_a_positional_argument_after_a_named_one_is_a_syntax_error():
     assert raised.value.diagnostic.span.start == 25
 
 
-def test_expect_with_a_colon_still_parses_around_named_arguments():
-    (statement,) = parse_program(Source("t", "expect wrong-arguments: f(x: 1)")).statements
-    assert isinstance(statement, ast.Expect)
-    assert statement.statement.expr.keywords[0].name == "x"
-
-
 # ---- named step and tolerance ------------------------------------------------------------------
 
 

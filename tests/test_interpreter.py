@@ -7,14 +7,14 @@ front ends have their own tests in ``test_cli.py``.
 from __future__ import annotations
 
 import math
-import struct
 
 import pytest
 
+from shared import SEED_PROGRAM, caret_text
+from sessions import failure, only, run, run_ok, shown, state
 from scalarlang import Scalar, ScalarOperation
 from scalarlang.engine.gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE
 from scalarlang.interpreter.core import LABEL_LIMIT, Interpreter
-from scalarlang.interpreter.failures import RUNTIME_KINDS
 from scalarlang.interpreter.outcomes import (
     BackwardShown,
     Bound,
@@ -25,62 +25,8 @@ from scalarlang.interpreter.outcomes import (
     Printed,
     ValueShown,
 )
-from scalarlang.language.source import Source
 
 # ---- helpers --------------------------------------------------------------------------------
-
-
-def run(text: str, session: Interpreter | None = None, *, name: str = "test.sad", atomic: bool = False) -> list:
-    session = Interpreter() if session is None else session
-    return list(session.run(Source(name, text), atomic=atomic))
-
-
-def run_ok(text: str, session: Interpreter | None = None) -> tuple[Interpreter, list]:
-    """Run ``text``; it must not fail. Returns the session and its outcomes."""
-    session = Interpreter() if session is None else session
-    outcomes = run(text, session)
-    failures = [outcome for outcome in outcomes if isinstance(outcome, Failed)]
-    assert not failures, failures[0].diagnostic
-    return session, outcomes
-
-
-def failure(text: str, session: Interpreter | None = None):
-    """Run ``text``; its last outcome must be a failure. Returns the diagnostic."""
-    outcomes = run(text, session)
-    assert outcomes and isinstance(outcomes[-1], Failed), outcomes
-    assert sum(isinstance(outcome, Failed) for outcome in outcomes) == 1
-    return outcomes[-1].diagnostic
-
-
-def shown(outcomes: list, kind: type) -> list:
-    return [outcome for outcome in outcomes if isinstance(outcome, kind)]
-
-
-def only(outcomes: list, kind: type):
-    (outcome,) = shown(outcomes, kind)
-    return outcome
-
-
-def bits(value: float | None) -> bytes | None:
-    return None if value is None else struct.pack("<d", value)
-
-
-def state(session: Interpreter) -> tuple:
-    """Every binding (by identity) and the bits of every stored gradient reachable from one."""
-    bindings = tuple((name, id(node)) for name, node in session.bindings.items())
-    seen: dict[int, bytes | None] = {}
-    for node in session.bindings.values():
-        for member in node.topology():
-            seen[id(member)] = bits(member.gradient)
-    return bindings, tuple(sorted(seen.items()))
-
-
-def caret_text(diagnostic) -> str:
-    """The source text under the diagnostic's span."""
-    return diagnostic.source.slice(diagnostic.span)
-
-
-SEED_PROGRAM = "let x = var 2\nlet square = x * x\nlet loss = square + square\n"
 
 
 # ---- let --------------------------------------------------------------------------------
@@ -118,71 +64,7 @@ def test_a_failing_let_binds_nothing():
     assert session.lookup("x").value == 2.0
 
 
-# ---- expressions --------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "text, value",
-    [
-        ("1 + 2 * 3", 7.0),
-        ("(1 + 2) * 3", 9.0),
-        ("8 - 2 - 1", 5.0),
-        ("8 / 4 / 2", 1.0),
-        ("-2 * 3", -6.0),
-        ("- -2", 2.0),
-        ("2 * -3", -6.0),
-        ("1 - -1", 2.0),
-        (".5 + 1e-3", 0.501),
-        ("1.5e307 / 1.5e307", 1.0),
-        ("exp(0)", 1.0),
-        ("tanh(0)", 0.0),
-        ("log(1)", 0.0),
-        ("value(2) * 3", 6.0),
-    ],
-)
-def test_arithmetic_values(text, value):
-    _, outcomes = run_ok(text)
-    assert only(outcomes, ValueShown).node.value == pytest.approx(value, rel=1e-15, abs=0)
-
-
-@pytest.mark.parametrize(
-    "text, operation",
-    [
-        ("x + 1", "add"),
-        ("x - 1", "sub"),
-        ("x * 2", "mul"),
-        ("x / 2", "div"),
-        ("-x", "neg"),
-        ("exp(x)", "exp"),
-        ("tanh(x)", "tanh"),
-        ("log(x)", "log"),
-        ("detach(x)", "detached"),
-        ("grad(x)", "constant"),
-        ("value(x)", "constant"),
-        ("3", "constant"),
-        ("var x", "variable"),
-        ("const x", "constant"),
-    ],
-)
-def test_each_expression_makes_the_engine_operation(text, operation):
-    _, outcomes = run_ok(f"let x = var 2\n{text}")
-    assert only(outcomes, ValueShown).node.operation == operation
-
-
-def test_operands_are_in_the_slot_where_they_were_written():
-    session, _ = run_ok("let x = var 2\nlet a = 3 * x\nlet b = x * 3")
-    a, b = session.lookup("a"), session.lookup("b")
-    assert a.parents[0].parent.operation is ScalarOperation.CONSTANT
-    assert a.parents[1].parent is session.lookup("x")
-    assert b.parents[0].parent is session.lookup("x")
-    assert b.parents[1].parent.operation is ScalarOperation.CONSTANT
-
-
-def test_a_number_literal_is_a_fresh_constant_each_time():
-    session, _ = run_ok("let y = 3 * 3")
-    left, right = (edge.parent for edge in session.lookup("y").parents)
-    assert left is not right
-    assert left.operation is ScalarOperation.CONSTANT and left.value == 3.0
+# ---- value, grad, detach and tracking ------------------------------------------------------
 
 
 def test_value_and_grad_are_constants_holding_the_number():
@@ -652,164 +534,6 @@ def test_assert_compares_with_non_finite_literals():
     run_ok("assert 1e308 < inf\nassert -inf < -1e308\nassert 1 != nan")
 
 
-# ---- expect ---------------------------------------------------------------------------------
-
-
-def test_expect_sees_its_error_and_the_program_goes_on():
-    session, outcomes = run_ok("let x = var 2\nexpect no-gradient: grad(const 1)\nlet y = x")
-    expected = only(outcomes, Expected)
-    assert expected.kind == "no-gradient"
-    assert expected.message == "`const 1` is untracked (constant) and has no gradient"
-    assert session.lookup("y") is not None
-
-
-@pytest.mark.parametrize(
-    "statement",
-    [
-        "let x = x / 0",
-        "let y = x / 0",
-        "backward(loss, inf)",
-        "print \"{x / 0}\"",
-        "x / 0",
-        "assert x / 0 == 1",
-        "zero_grad(x / 0)",
-        "graph(x / 0)",
-    ],
-)
-def test_expect_of_a_failing_statement_leaves_state_as_before(statement):
-    kind = "non-finite-seed" if "inf" in statement else "non-finite-result"
-    session, _ = run_ok(SEED_PROGRAM + "backward(loss)")
-    before = state(session)
-    _, outcomes = run_ok(f"expect {kind}: {statement}", session)
-    assert only(outcomes, Expected).kind == kind
-    assert state(session) == before
-
-
-@pytest.mark.parametrize(
-    "statement", ["let x = var 9", "let fresh = x", "backward(loss)", "zero_grad", "zero_grad(loss)", "loss", "graph(loss)"]
-)
-def test_expect_of_a_succeeding_statement_fails_and_applies_nothing(statement):
-    session, _ = run_ok(SEED_PROGRAM + "backward(loss)")
-    before = state(session)
-    diagnostic = failure(f"expect no-gradient: {statement}", session)
-    assert diagnostic.kind == "expectation-failed"
-    assert diagnostic.message == "expected no-gradient, but the statement succeeded"
-    assert diagnostic.fields == {"expected": "no-gradient", "actual": None}
-    assert caret_text(diagnostic) == statement
-    assert state(session) == before
-
-
-def test_expect_of_the_wrong_kind_reports_the_actual_one():
-    diagnostic = failure("expect no-gradient: lose + 1")
-    assert diagnostic.kind == "expectation-failed"
-    assert diagnostic.fields == {"expected": "no-gradient", "actual": "undefined-name"}
-    assert "failed with undefined-name: `lose` is not defined" in diagnostic.message
-    assert caret_text(diagnostic) == "lose"
-
-
-def test_expect_of_an_unknown_kind_suggests_a_close_one():
-    diagnostic = failure("let x = var 2\nexpect non-finte-seed: x")
-    assert diagnostic.kind == "expectation-failed"
-    assert caret_text(diagnostic) == "non-finte-seed"
-    assert diagnostic.notes == ("help: did you mean `non-finite-seed`?",)
-
-
-@pytest.mark.parametrize("kind", ["syntax-error", "too-deep", "internal-error"])
-def test_expect_cannot_catch_program_kinds(kind):
-    assert kind not in RUNTIME_KINDS
-    diagnostic = failure(f"expect {kind}: 1")
-    assert diagnostic.kind == "expectation-failed"
-
-
-def test_expect_catches_a_file_a_running_program_cannot_read(tmp_path):
-    # A program that cannot be read never runs; a file `read_table` cannot read is a runtime
-    # io-error like any other.
-    assert "io-error" in RUNTIME_KINDS
-    missing = tmp_path / "missing.csv"
-    _, outcomes = run_ok(f'expect io-error: let t = read_table("{missing}")')
-    assert only(outcomes, Expected).kind == "io-error"
-    diagnostic = failure("expect io-error: 1")
-    assert diagnostic.kind == "expectation-failed"
-
-
-def test_nested_expect():
-    _, outcomes = run_ok("expect expectation-failed: expect no-gradient: 1")
-    assert only(outcomes, Expected).kind == "expectation-failed"
-    diagnostic = failure("expect undefined-name: expect undefined-name: q")
-    assert diagnostic.message == "expected undefined-name, but the statement succeeded"
-
-
-def test_expect_every_runtime_kind_of_the_errors_example(tmp_path):
-    # One statement per kind the language can fail with at run time.
-    bad_table = tmp_path / "bad.csv"
-    bad_table.write_text("x,y\n1,2\n3\n", encoding="utf-8")
-    programs = {
-        "non-finite-leaf": "var inf",
-        "non-finite-result": "exp(var 1000)",
-        "non-finite-derivative": "(var 1) / 1e-200",
-        "untracked-output": "backward(const 3)",
-        "non-finite-seed": "backward(x, nan)",
-        "non-finite-contribution": "backward(x * 1e10, 1e300)",
-        "non-finite-pass-adjoint": "backward(x + x, 1e308)",
-        "non-finite-accumulated-gradient": "backward(big)",
-        "invalid-gradcheck-step": "gradcheck(x, x, 0, 1)",
-        "invalid-gradcheck-tolerance": "gradcheck(x, x, 1, 0)",
-        "non-finite-gradcheck-value": "gradcheck(x * x, x, 1e200, 1)",
-        "undefined-name": "nope",
-        "unknown-function": "sqr(x)",
-        "wrong-arguments": "exp()",
-        "no-gradient": "grad(3)",
-        "not-a-variable": "gradcheck(x, 3)",
-        "assertion-failed": "assert 1 == 2",
-        "expectation-failed": "expect no-gradient: 1",
-        "gradcheck-failed": "gradcheck(exp(x * 3), x, 0.5, 1e-9)",
-    }
-    programs.update({
-        "reserved-name": "let exp = 1",
-        "not-a-count": "repeat 0.5 { }",
-        "too-long": "repeat 2000000 { }",
-        "tracked-exponent": "x ** x",
-        "table-width": "for a, b in [1] { }",
-        "not-a-node": "tanh(a_list)",
-        "not-a-list": "for a in x { }",
-        "not-an-index": "a_list[0.5]",
-        "index-out-of-range": "a_list[1]",
-        "bad-table": f'let t = read_table("{bad_table}")',
-        "io-error": f'let t = read_table("{tmp_path / "missing.csv"}")',
-        "bad-probabilities": "sample([0.5, 0.6])",
-    })
-    programs["not-a-value"] = "let y = x + f"  # a function used as a value
-    programs["unknown-picture-format"] = 'draw(x, "x.pdf")'
-    programs["graph-too-large"] = "draw(long)"
-    programs["too-many-paths"] = "paths(doubled, x)"  # 2^10 = 1,024 paths
-    bad_text = tmp_path / "bad.txt"
-    bad_text.write_bytes(b"caf\xe9\n")  # Latin-1, not UTF-8
-    programs["not-a-text"] = 'join(["a", 1])'
-    programs["bad-text"] = f'let t = read_text("{bad_text}")'
-    programs["not-in-vocabulary"] = 'encode("abc", "ab")'
-    programs.update({
-        "empty-series": "plot([])",
-        "length-mismatch": "plot([1, 2], [1, 2, 3])",
-        "label-count": 'plot([[1], [2]], labels: ["one"])',
-        "log-non-positive": "plot([1, 0], log: 1)",
-        "range-too-wide": "plot([-1e308, 1e308])",
-        "grid-out-of-range": "boundary(g, [[0, 0, 1]], grid: 1000)",
-        "no-points": "boundary(g, [])",
-        "point-shape": "boundary(g, [[0, 0]])",
-    })
-    # (a chart too wide for the text: tests/test_plots.py, at a narrow width)
-    # Whether Graphviz is there, and works, depends on the machine (tests/test_drawing_language.py).
-    graphviz = {"missing-graphviz", "graphviz-failed"}
-    missing = RUNTIME_KINDS - set(programs) - {"non-finite-gradcheck-input", "chart-too-small"} - graphviz
-    assert not missing
-    lines = ["let x = var 1", "let a = var 1", "let big = a * 1e308", "backward(big)", "let a_list = [1]", "fn f(p) = p", "fn g(p, q) = p - q"]
-    lines += ["let long = x", "repeat 600 { let long = long + 1 }"]
-    lines += ["let doubled = x", "repeat 10 { let doubled = doubled + doubled }"]
-    lines += [f"expect {kind}: {statement}" for kind, statement in programs.items()]
-    _, outcomes = run_ok("\n".join(lines))
-    assert [outcome.kind for outcome in shown(outcomes, Expected)] == list(programs)
-
-
 # ---- failures: positions, suggestions, stopping -----------------------------------------------
 
 
@@ -904,6 +628,7 @@ def test_an_internal_error_is_reported_and_the_session_goes_on(monkeypatch):
     def broken(self, *args):
         raise ZeroDivisionError("boom")
 
+    # Patched: no input makes scalarlang fail inside itself; a broken method stands in for a bug.
     monkeypatch.setattr(Scalar, "topology", broken)
     outcomes = run("let y = x\ngraph(x)", session)
     failed = outcomes[-1]

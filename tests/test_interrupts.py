@@ -14,13 +14,13 @@ import os
 import random
 import re
 import signal
-import struct
 import threading
 import time
 
 import pytest
 
 from pty_session import Terminal
+from shared import bits
 from scalarlang.front.repl_core import ReplCore
 from scalarlang.interpreter.values import label_of
 from scalarlang.interpreter.values import flat_nodes
@@ -62,10 +62,6 @@ def _seed() -> int:
     return int(given) if given else random.randrange(2**32)
 
 
-def _bits(value: float | None) -> bytes | None:
-    return None if value is None else struct.pack("<d", value)
-
-
 def _state(core: ReplCore, stream: io.StringIO) -> dict:
     """Everything an interrupted line must leave as it was: each name's node (by identity),
     value, gradient and label, the labels of every node of its graph, each list (by identity)
@@ -76,15 +72,15 @@ def _state(core: ReplCore, stream: io.StringIO) -> dict:
     for name, value in session.lists.items():
         state[f"list {name}"] = (
             (value, id(value)),  # (the list itself kept alive, so its id is not reused)
-            [(node, index, _bits(node.value), _bits(node.gradient), label_of(node)) for index, node in enumerate(flat_nodes(value))],
+            [(node, index, bits(node.value), bits(node.gradient), label_of(node)) for index, node in enumerate(flat_nodes(value))],
         )
     for name, node in session.bindings.items():
         state[name] = (
             node,
-            _bits(node.value),
-            _bits(node.gradient),
+            bits(node.value),
+            bits(node.gradient),
             label_of(node),
-            [(label_of(member), _bits(member.gradient)) for member in node.topology()],
+            [(label_of(member), bits(member.gradient)) for member in node.topology()],
         )
     start = len(stream.getvalue())
     core.handle(":vars")

@@ -7,18 +7,16 @@ import io
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from commands import COMMAND, ROOT
 from scalarlang.render.events import SCHEMA_VERSION, dumps
 from scalarlang.front.runner import ScriptOutput
 from scalarlang.language.source import Source
 
-ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "json.md"
-COMMAND = Path(sys.executable).parent / "scalarlang"
 COMMON = {"event", "file", "line", "column"}
 
 # A program with every event type, an error last.

@@ -16,12 +16,12 @@ from __future__ import annotations
 import io
 import json
 import math
-import struct
 from dataclasses import dataclass
 
 from hypothesis import event as tally, given, note
 from hypothesis import strategies as st
 
+from shared import bits
 from scalarlang import Scalar, ScalarAutodiffError
 from scalarlang.language import tree as ast
 from scalarlang.language.tree import Program
@@ -255,10 +255,6 @@ def programs(draw):
     return "".join(line + separator for line, separator in zip(lines, separators))
 
 
-def _bits(value):
-    return None if value is None else struct.pack("<d", value)
-
-
 def session_state(session: Interpreter) -> tuple:
     """Bindings (nodes and lists) by identity and the bits of every stored gradient reachable
     from them (through every node a list holds too)."""
@@ -266,7 +262,7 @@ def session_state(session: Interpreter) -> tuple:
     for value in session.values.values():
         for node in flat_nodes(value):
             for member in node.topology():
-                seen[id(member)] = _bits(member.gradient)
+                seen[id(member)] = bits(member.gradient)
     return tuple((name, id(value)) for name, value in session.values.items()), tuple(sorted(seen.items()))
 
 
@@ -467,18 +463,18 @@ def test_json_backward_events_match_the_engine_called_directly(steps):
         assert len(event["nodes"]) == len(backward_pass.nodes)
         for shown, record, node in zip(event["nodes"], backward_pass.nodes, backward_pass.topology):
             assert shown["operation"] == str(record.operation)
-            assert _bits(shown["value"]) == _bits(record.value)
+            assert bits(shown["value"]) == bits(record.value)
             assert shown["tracked"] == record.tracked
-            assert _bits(shown["pass_adjoint"]) == _bits(record.pass_adjoint)
-            assert _bits(shown["accumulated_gradient"]) == _bits(record.accumulated_gradient)
+            assert bits(shown["pass_adjoint"]) == bits(record.pass_adjoint)
+            assert bits(shown["accumulated_gradient"]) == bits(record.accumulated_gradient)
             name = mirror.first_names.get(node)
             if name is not None:
                 assert shown["label"] == name
         assert len(event["edges"]) == len(backward_pass.edges)
         for shown, record in zip(event["edges"], backward_pass.edges):
             assert (shown["child"], shown["parent"], shown["operand"]) == (record.child, record.parent, record.operand)
-            assert _bits(shown["contribution"]) == _bits(record.contribution)
-            assert _bits(shown["parent_adjoint_after"]) == _bits(record.parent_adjoint_after)
+            assert bits(shown["contribution"]) == bits(record.contribution)
+            assert bits(shown["parent_adjoint_after"]) == bits(record.parent_adjoint_after)
 
     tally(f"final backward: {results[-1]}"[:40] if results[-1][0] == "error" else "final backward: ok")
     if results[-1][0] == "ok":

@@ -33,7 +33,8 @@ import pytest
 from list_model import Model
 from list_program_text import program_text
 from list_programs import ListProgramGenerator, flatten_blocks
-from test_fuzz_programs import json_events, needs_command, write_programs
+from program_files import json_events, write_programs
+from commands import needs_command
 
 FAST = 500
 DEEP = 8_000

@@ -24,7 +24,6 @@ import functools
 import math
 import os
 import re
-import struct
 import subprocess
 import sys
 import tempfile
@@ -34,21 +33,12 @@ import pytest
 from hypothesis import example, given, note
 from hypothesis import strategies as st
 
+from list_program_text import LEARNING_RATES, NUMBERS, number
+from shared import bits
 import scalarlang
 from scalarlang import Scalar
 from scalarlang.interpreter import csv_reader as tables
 from scalarlang.interpreter.values import ListValue
-
-NUMBERS = (0.5, -1.25, 2.0, 0.1, 3.0, -0.75)
-LEARNING_RATES = (0.1, 0.05, 0.3)
-
-
-def bits(x: float | None) -> bytes | None:
-    return None if x is None else struct.pack("<d", x)
-
-
-def number(value: float) -> str:
-    return repr(value) if value >= 0 else f"({value!r})"
 
 
 def session_values(session: scalarlang.Session) -> dict:

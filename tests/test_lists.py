@@ -1,7 +1,7 @@
 """Lists in the language: the limits and errors a learner meets, each from a case that once
-went wrong (a function nesting comprehensions overflowed Python's stack; a function called
-itself through a list; a fold blamed the wrong list; nested comprehensions had no bound; a
-`draw` under `expect` could not fail; `:graph` of a list said the name was not defined)."""
+went wrong (a fold blamed the wrong list; nested comprehensions had no bound; `:graph` of a
+list said the name was not defined). A function nesting comprehensions, or calling itself
+through a list: test_functions.py; a `draw` under `expect`: test_expect.py."""
 
 from __future__ import annotations
 
@@ -10,30 +10,9 @@ import io
 import pytest
 
 import scalarlang
+from sessions import error_of
 from scalarlang.front.repl_core import ReplCore
 from scalarlang.render.text import Renderer, make_console
-
-
-def error_of(text: str):
-    result = scalarlang.run(text)
-    assert result.error is not None, result.text
-    return result.error
-
-
-def test_functions_nesting_comprehensions_are_too_deep_not_a_crash():
-    lines = ["fn f0(a) = a + 1"]
-    for k in range(1, 31):
-        terms = " + ".join([f"f{k - 1}(a)"] + ["1"] * 90)
-        lines.append(f"fn f{k}(a) = [{terms} for i in 0..1][0]")
-    lines.append("print f30(1)")
-    error = error_of("\n".join(lines))
-    assert error.kind == "too-deep" and "nests calls" in error.message
-
-
-def test_a_function_cannot_call_itself_through_a_list_an_index_or_a_comparison():
-    for body in ("[f(x)]", "[f(x)][0]", "f(x) < 1", "[x for i in f(x)]", "[1, 2][f(x)]"):
-        error = error_of(f"fn f(x) = x + 100\nfn f(x) = {body}")
-        assert error.kind == "unknown-function" and "cannot call itself" in error.message, body
 
 
 def test_a_fold_names_the_item_that_is_not_a_node():
@@ -54,13 +33,6 @@ def test_nested_comprehensions_have_one_bound_for_the_statement():
     # the bound is per statement: a loop of smaller statements runs
     loop = scalarlang.run("for k in 0..2 { let a = [1 for i in 0..510000] }\nprint len(a)")
     assert loop.error is None and loop.text.strip() == "510000"
-
-
-def test_expect_catches_a_draw_that_cannot_write(tmp_path):
-    target = tmp_path / "missing" / "g.svg"
-    result = scalarlang.run(f'let x = var 2\nexpect io-error: draw(x * x, "{target}")\nprint "after"')
-    assert result.error is None, result.text
-    assert "expected io-error" in result.text and result.text.rstrip().endswith("after")
 
 
 def test_the_repl_graph_of_a_list_says_it_is_a_list():

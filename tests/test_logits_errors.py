@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from commands import COMMAND
 
-COMMAND = Path(sys.executable).parent / "scalarlang"
 
 SETUP = "let z = [var 1, var 2, var 3]\nlet W = [[1, 2], [3, 4]]\nlet x = var 2\n"
 

@@ -21,15 +21,14 @@ import json
 import math
 import random
 import re
-import struct
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
 
+from commands import COMMAND, ROOT
+from shared import bits
 from scalarlang import Scalar
 from scalarlang.front import cli
 from scalarlang.language import tree as ast
@@ -41,7 +40,6 @@ from scalarlang.front.runner import ScriptOutput, read_source
 from scalarlang.language.source import Source
 from scalarlang.language.parser import parse_program
 
-ROOT = Path(__file__).resolve().parents[1]
 # The straight-line examples: every line a whole statement, every statement one the direct
 # engine calls below model. The training examples (blocks, functions, loops) have their own
 # oracle in test_training_properties.py.
@@ -50,7 +48,6 @@ EXAMPLES = {
     for path in sorted((ROOT / "examples").glob("*.sad"))
     if not re.search(r"\{\s*$|^fn ", text := path.read_text(encoding="utf-8"), re.MULTILINE)
 }
-COMMAND = Path(sys.executable).parent / "scalarlang"
 # The kinds of a program that did not parse (exit status 2): `run_checked` finds them only from
 # the parser, and every failure at run time is of RUNTIME_KINDS (exit status 1; an io-error
 # there is a file a statement cannot read or write, the program itself was read).
@@ -140,10 +137,6 @@ programs = st.one_of(valid_programs(), broken_programs())
 
 
 # ---- running ------------------------------------------------------------------------------------
-
-
-def bits(value: float | None) -> bytes | None:
-    return None if value is None else struct.pack("<d", value)
 
 
 def snapshot(session: Interpreter) -> tuple:

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from shared import SEED_PROGRAM
 import scalarlang
 from scalarlang import Scalar
 
 ROOT = Path(__file__).resolve().parent.parent
-SEED = "let x = var 2\nlet square = x * x\nlet loss = square + square\n"
-SEED_CELL = "%%sad\n" + SEED
+SEED_CELL = "%%sad\n" + SEED_PROGRAM
 
 
 # ---- the Python API ------------------------------------------------------------------------
@@ -50,7 +50,7 @@ def test_lazy_exports():
 
 
 def test_run_returns_outcomes_text_and_html():
-    result = scalarlang.run(SEED + "print \"loss = {loss}\"\nbackward(loss)\n")
+    result = scalarlang.run(SEED_PROGRAM + "print \"loss = {loss}\"\nbackward(loss)\n")
     assert result.ok and result.error is None
     assert result.text.startswith("loss = 8\nbackward from loss with seed 1\n")
     assert "3 unique nodes, 4 operand edges" in result.text
@@ -61,7 +61,7 @@ def test_run_returns_outcomes_text_and_html():
 
 
 def test_an_error_is_a_result_with_the_rust_style_diagnostic():
-    result = scalarlang.run(SEED + "backward(loss, inf)\n", name="<cell>")
+    result = scalarlang.run(SEED_PROGRAM + "backward(loss, inf)\n", name="<cell>")
     assert not result.ok and result.error.kind == "non-finite-seed"
     assert result.text.splitlines()[:2] == ["error[non-finite-seed]: backward seed inf must be finite", " --> <cell>:4:16"]
     assert "Traceback" not in result.text
@@ -71,7 +71,7 @@ def test_an_error_is_a_result_with_the_rust_style_diagnostic():
 
 def test_a_session_keeps_names_between_runs():
     session = scalarlang.Session()
-    assert session.run(SEED).text == ""  # a script's `let` prints nothing
+    assert session.run(SEED_PROGRAM).text == ""  # a script's `let` prints nothing
     assert session.run("backward(loss)").ok
     assert "loss" in session and "nope" not in session
     assert session["x"].gradient == 8.0
@@ -85,7 +85,7 @@ def test_a_session_keeps_names_between_runs():
 
 def test_session_draw_inline_and_to_a_file(tmp_path):
     session = scalarlang.Session()
-    session.run(SEED)
+    session.run(SEED_PROGRAM)
     drawn = session.draw("loss")
     texts = ["".join(t.itertext()) for t in ET.fromstring(drawn._repr_svg_()).iter("{http://www.w3.org/2000/svg}text")]
     assert "square" in texts and "loss" in texts
@@ -133,6 +133,7 @@ def test_the_engine_imports_nothing_above_it():
 def test_engine_reprs_are_none_until_a_display_is_registered(monkeypatch):
     from scalarlang.engine import reprs
 
+    # Patched: the displays are registered once per process; emptied here as in a fresh one.
     monkeypatch.setattr(reprs, "_displays", {})
     x = Scalar.variable(2)
     assert x._repr_svg_() is None  # Jupyter: no such display
@@ -205,7 +206,7 @@ def test_a_failing_cell_shows_what_ran_then_its_diagnostic_and_one_line_for_the_
 
 
 def test_sad_draw_inline_file_and_errors(shell, tmp_path):
-    shell("cell", "sad", cell=SEED)
+    shell("cell", "sad", cell=SEED_PROGRAM)
     outputs = shell("line", "sad_draw", "loss")
     assert "image/svg+xml" in outputs[0]
     target = tmp_path / "seed.svg"
@@ -296,7 +297,7 @@ def test_example_notebook_executes(tmp_path, monkeypatch):
 
 
 def test_draw_in_a_cell_shows_the_picture_between_the_text(shell):
-    outputs = shell("cell", "sad", cell=SEED + 'print "before"\ndraw(loss)\nprint "after"')
+    outputs = shell("cell", "sad", cell=SEED_PROGRAM + 'print "before"\ndraw(loss)\nprint "after"')
     assert [sorted(data) for data in outputs] == [
         ["text/html", "text/plain"], ["image/svg+xml", "text/plain"], ["text/html", "text/plain"],
     ]

@@ -14,12 +14,11 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from shared import label, sexp
+from shared import error, expr, label, parse, sexp
 from scalarlang.language.tree import (
     Assert,
     Binary,
     Call,
-    Expect,
     ExprStatement,
     Let,
     Name,
@@ -30,27 +29,9 @@ from scalarlang.language.tree import (
     ZeroGrad,
 )
 from scalarlang.language.diagnostics import LanguageError
-from scalarlang.language.source import Source
-from scalarlang.language.parser import MAX_NESTING, is_incomplete, parse_expression, parse_program
+from scalarlang.language.parser import MAX_NESTING, is_incomplete
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-# ---- helpers ------------------------------------------------------------------------------
-
-
-def parse(text: str):
-    return parse_program(Source("test.sad", text))
-
-
-def expr(text: str):
-    return parse_expression(Source("test.sad", text))
-
-
-def error(text: str):
-    with pytest.raises(LanguageError) as info:
-        parse(text)
-    return info.value.diagnostic
 
 
 # ---- precedence and associativity ---------------------------------------------------------
@@ -214,23 +195,6 @@ def test_assert_operators(op):
 def test_assert_within():
     (statement,) = parse("assert grad(x) == 2 within 1e-6").statements
     assert statement.op == "==" and statement.tolerance.value == 1e-6
-
-
-def test_expect_nests_any_statement():
-    text = "expect expectation-failed: expect no-gradient: let g = grad(c)"
-    (outer,) = parse(text).statements
-    assert isinstance(outer, Expect) and outer.kind == "expectation-failed"
-    assert text[outer.kind_span.start : outer.kind_span.end] == "expectation-failed"
-    inner = outer.statement
-    assert isinstance(inner, Expect) and inner.kind == "no-gradient"
-    assert isinstance(inner.statement, Let) and inner.statement.name == "g"
-
-
-def test_expect_kind_is_only_kebab_case_after_expect():
-    (statement,) = parse("expect non-finite-seed: backward(loss, inf)").statements
-    assert statement.kind == "non-finite-seed"
-    # elsewhere `a-b` is a subtraction
-    assert sexp(expr("non-finite")) == "(- non finite)"
 
 
 def test_empty_and_blank_programs():
@@ -453,11 +417,6 @@ def test_parentheses_at_the_limit_and_beyond():
 def test_nesting_limit_counts_unary_leaf_calls_and_parentheses(make):
     parse(make(MAX_NESTING))
     assert error(make(MAX_NESTING + 2)).kind == "too-deep"
-
-
-def test_expect_nesting_is_limited():
-    parse("expect a: " * MAX_NESTING + "x")
-    assert error("expect a: " * (MAX_NESTING + 1) + "x").kind == "too-deep"
 
 
 def test_too_deep_span_for_unary_is_its_operator():

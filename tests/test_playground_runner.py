@@ -60,6 +60,7 @@ def test_parts_carry_html_tables_and_svg_pictures():
 
 
 def test_a_long_run_is_shown_in_batches_as_it_goes(monkeypatch):
+    # Patched: a batch is sent every FLUSH_SECONDS; at 0 every print is one, without a slow program.
     monkeypatch.setattr(sad_playground, "FLUSH_SECONDS", 0.0)
     program = 'let x = var 1\nfor i in 0..5 {\n  print "step {i}"\n}\n'
     messages, done = run(program)
@@ -109,6 +110,7 @@ def _failure_of(text: str, name: str):
 
 
 def test_output_past_the_limit_is_counted_not_sent(monkeypatch):
+    # Patched: a small limit reached by a short program; the real one is the same code.
     monkeypatch.setattr(sad_playground, "OUTPUT_LIMIT", 2_000)
     monkeypatch.setattr(sad_playground, "FLUSH_SECONDS", 0.0)
     messages, done = run('for i in 0..500 {\n  print "line {i} of a long loop"\n}\n')

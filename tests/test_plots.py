@@ -9,12 +9,13 @@ import io
 import json
 import math
 import subprocess
-import sys
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
 
+from commands import COMMAND, ROOT
+from sessions import failure, run
 import scalarlang
 from scalarlang.front.api import ChartPart
 from scalarlang.front.repl_core import ReplCore
@@ -27,25 +28,12 @@ from scalarlang.pictures.errors import CHART_KINDS
 from scalarlang.interpreter.failures import CHART_KINDS as LANGUAGE_CHART_KINDS, RUNTIME_KINDS
 from scalarlang.render.text import Renderer, make_console
 
-ROOT = Path(__file__).resolve().parents[1]
-COMMAND = Path(sys.executable).parent / "scalarlang"
 FIXTURES = ROOT / "tests" / "fixtures" / "charts"
 SVG = "{http://www.w3.org/2000/svg}"
 
 
-def run(program: str, session: Interpreter | None = None, **options) -> list:
-    session = session if session is not None else Interpreter()
-    return list(session.run(Source("plots.sad", program), **options))
-
-
 def charts(outcomes) -> list[Charted]:
     return [outcome for outcome in outcomes if isinstance(outcome, Charted)]
-
-
-def failure(program: str, session: Interpreter | None = None):
-    outcomes = run(program, session)
-    assert isinstance(outcomes[-1], Failed), outcomes[-1]
-    return outcomes[-1].diagnostic
 
 
 def span_text(program: str, diagnostic) -> str:

@@ -12,27 +12,16 @@ from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 from pygments.token import Name
 
+from sessions import failure, run
 from scalarlang.engine.numbers import format_number
 from scalarlang.front import highlight
 from scalarlang.front.editing import SadCompleter
 from scalarlang.front.highlight import SadLexer
 from scalarlang.front.repl_core import ReplCore
 from scalarlang.interpreter import node_functions, registry
-from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.outcomes import Failed, Printed
 from scalarlang.interpreter.registry import STATEMENT_FUNCTIONS, TEXT, VALUE, VALUE_FUNCTIONS, arity
-from scalarlang.language.source import Source
 from scalarlang.render.text import Renderer, make_console
-
-
-def run(text: str) -> list:
-    return list(Interpreter().run(Source("t.sad", text)))
-
-
-def failure(text: str):
-    outcomes = run(text)
-    assert isinstance(outcomes[-1], Failed), outcomes
-    return outcomes[-1].diagnostic
 
 
 def completions(text: str) -> dict[str, str]:

@@ -155,6 +155,7 @@ def test_a_bug_in_the_session_is_reported_with_the_traceback_under_debug(monkeyp
     def broken(source, atomic=False):
         raise RuntimeError("session bug")
 
+    # Patched: no input makes the session fail inside itself; a broken method stands in for a bug.
     monkeypatch.setattr(core.session, "run", broken)
     out = run_lines(core, stream, "1")
     assert "error[internal-error]: while running the input: RuntimeError: session bug" in out

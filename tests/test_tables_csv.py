@@ -295,6 +295,7 @@ def test_columns_count_characters_not_bytes():
 
 
 def test_at_most_max_rows_rows(monkeypatch):
+    # Patched: a small limit, the same code (the real 1,000,000 rows: the next test).
     monkeypatch.setattr(tables, "MAX_ROWS", 3)
     assert read("x\n1\n2\n3\n\n") == [(1.0,), (2.0,), (3.0,)]
     error = failure("x\n1\n2\n3\n4\n")
@@ -310,6 +311,7 @@ def test_a_million_and_one_rows_are_too_many():
 
 
 def test_at_most_max_cells_cells(monkeypatch):
+    # Patched: a small limit; the real one takes a table of millions of cells to reach.
     monkeypatch.setattr(tables, "MAX_CELLS", 6)
     assert read("1,2,3\n4,5,6\n") == [(1.0, 2.0, 3.0), (4.0, 5.0, 6.0)]
     assert where(failure("1,2,3\n4,5,6\n7,8,9\n")) == ("bad-table", 3, 1, "the table has more than 6 cells")
@@ -377,6 +379,7 @@ def test_bytes_that_are_not_utf8_are_an_io_error():
 
 def test_a_file_larger_than_the_limit_is_not_read(monkeypatch):
     assert tables.MAX_BYTES == 64 * 1024 * 1024
+    # Patched: a small limit; the real 64 MB takes a file of 64 MB to reach.
     monkeypatch.setattr(tables, "MAX_BYTES", 1000)
     assert len(read("1\n" * 500)) == 500
     error = failure("1\n" * 501)
@@ -388,6 +391,7 @@ def test_a_file_larger_than_the_limit_is_not_read(monkeypatch):
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
 def test_a_device_is_read_to_one_byte_past_the_limit(monkeypatch):
+    # Patched: a small limit; the real 64 MB takes a device read of 64 MB to reach.
     monkeypatch.setattr(tables, "MAX_BYTES", 1000)
     with pytest.raises(TableError) as caught:
         read_table(Path("/dev/zero"), name="zero")

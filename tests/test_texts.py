@@ -12,18 +12,15 @@ from __future__ import annotations
 import io
 import json
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import scalarlang
+from commands import COMMAND
+from sessions import error_of, session_after
 from scalarlang.front.repl_core import ReplCore
 from scalarlang.render.text import Renderer, make_console
-
-COMMAND = Path(sys.executable).parent / "scalarlang"
 
 
 def literal(text: str) -> str:
@@ -31,19 +28,6 @@ def literal(text: str) -> str:
     but the newline and the tab)."""
     escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
     return '"' + escaped.replace("{", "{{").replace("}", "}}") + '"'
-
-
-def run_ok(program: str, session: scalarlang.Session | None = None) -> scalarlang.Session:
-    session = session or scalarlang.Session()
-    result = session.run(program)
-    assert result.error is None, result.text
-    return session
-
-
-def failure(program: str):
-    result = scalarlang.run(program)
-    assert result.error is not None, result.text
-    return result.error
 
 
 def numbers(value) -> list[float]:
@@ -67,7 +51,7 @@ FILE_TEXTS = st.lists(
 
 
 def test_a_string_literal_is_a_text_with_no_node():
-    session = run_ok('let s = "héllo"\nlet t = s + ", " + "world"\nlet n = len(t)\nlet c = t[-1]')
+    session = session_after('let s = "héllo"\nlet t = s + ", " + "world"\nlet n = len(t)\nlet c = t[-1]')
     assert session["s"] == "héllo" and isinstance(session["s"], str)
     assert session["t"] == "héllo, world" and session["n"].value == 12 and session["c"] == "d"
     assert session.run("s").text == '"héllo"\n'  # a value line quotes it
@@ -77,39 +61,39 @@ def test_a_string_literal_is_a_text_with_no_node():
 
 
 def test_equality_of_texts_and_in_if_and_assert():
-    session = run_ok('let s = "ab"\nlet same = s == "a" + "b"\nlet other = s != "ab"')
+    session = session_after('let s = "ab"\nlet same = s == "a" + "b"\nlet other = s != "ab"')
     assert session["same"].value == 1 and session["other"].value == 0
     assert session.run('if s == "ab" { print "yes" } else { print "no" }').text == "yes\n"
     assert session.run('assert s == "ab"\nassert s != "ba"').error is None
     error = session.run('assert s == "ba"').error
     assert error.kind == "assertion-failed" and error.message == 'assertion failed: `s` is "ab", `"ba"` is "ba", so `==` does not hold'
-    assert failure('let q = "a" < "b"').kind == "not-a-node"
-    assert failure('let q = "a" == 1').kind == "not-a-text"
-    assert failure('let q = 1 == "a"').kind == "not-a-node"
-    assert failure('assert "a" == "a" within 1').kind == "not-a-node"
+    assert error_of('let q = "a" < "b"').kind == "not-a-node"
+    assert error_of('let q = "a" == 1').kind == "not-a-text"
+    assert error_of('let q = 1 == "a"').kind == "not-a-node"
+    assert error_of('assert "a" == "a" within 1').kind == "not-a-node"
 
 
 def test_indexing_a_text_as_a_list():
-    session = run_ok('let s = "abc"')
+    session = session_after('let s = "abc"')
     assert [session.run(f"s[{i}]").text for i in (0, 2, -1, -3)] == ['"a"\n', '"c"\n', '"c"\n', '"a"\n']
     error = session.run("s[3]").error
     assert error.kind == "index-out-of-range" and "a text of 3 characters" in error.message
     assert session.run("s[1.5]").error.kind == "not-an-index"
     assert session.run('s["a"]').error.kind == "not-a-node"
-    assert failure('let e = ""\ne[0]').message == "index 0 is out of range for `e`, an empty text"
+    assert error_of('let e = ""\ne[0]').message == "index 0 is out of range for `e`, an empty text"
 
 
 def test_for_over_a_text_walks_its_characters():
-    session = run_ok('let word = ""\nfor c in "héllo" { let word = c + word }\nlet up = [c + c for c in "ab"]')
+    session = session_after('let word = ""\nfor c in "héllo" { let word = c + word }\nlet up = [c + c for c in "ab"]')
     assert session["word"] == "olléh" and list(session["up"]) == ["aa", "bb"]
     assert session["c"] == "o"  # the last iteration's, as in Python
-    error = failure('for c in "ab" { let q = exp(c) }')
+    error = error_of('for c in "ab" { let q = exp(c) }')
     assert error.notes[-1] == 'in iteration 1 of 2 of the loop at 1:1, where c = "a"'
-    assert failure('for a, b in "ab" { }').kind == "table-width"
+    assert error_of('for a, b in "ab" { }').kind == "table-width"
 
 
 def test_lists_hold_texts_and_show_them_quoted():
-    session = run_ok('let L = ["a", ["b", 1]] + flatten(["c"], [2])')
+    session = session_after('let L = ["a", ["b", 1]] + flatten(["c"], [2])')
     assert session.run("L").text == '["a", ["b", 1], "c", 2]\n'
     assert session.run('print "{L}"').text == '["a", ["b", 1], "c", 2]\n'
     assert session.run('print "{chars("ba"):.2f}"').text == '["a", "b"]\n'
@@ -119,18 +103,18 @@ def test_lists_hold_texts_and_show_them_quoted():
 
 
 def test_plus_of_two_lists_is_a_new_list():
-    session = run_ok("let losses = []\nrepeat 3 { let losses = losses + [len(losses)] }\nlet both = losses + [[1], 2]")
+    session = session_after("let losses = []\nrepeat 3 { let losses = losses + [len(losses)] }\nlet both = losses + [[1], 2]")
     assert numbers(session["losses"]) == [0, 1, 2]
     assert session.run("both").text == "[0, 1, 2, [1], 2]\n"
-    error = failure("let L = [1]\nlet q = L + 2")
+    error = error_of("let L = [1]\nlet q = L + 2")
     assert error.kind == "not-a-list" and error.message == "`2` is a node, not a list: `+` of a list takes a list"
     assert "help: `L + [2]` is the list with one more item" in error.notes
-    assert failure("let q = 2 + [1]").kind == "not-a-node"
-    assert failure('let q = [1] + "a"').kind == "not-a-list"
+    assert error_of("let q = 2 + [1]").kind == "not-a-node"
+    assert error_of('let q = [1] + "a"').kind == "not-a-list"
 
 
 def test_a_list_of_lists_plus_keeps_its_nodes():
-    session = run_ok("let w = var 2\nlet L = [w] + [w * 3]\nlet loss = sum(L)\nbackward(loss)")
+    session = session_after("let w = var 2\nlet L = [w] + [w * 3]\nlet loss = sum(L)\nbackward(loss)")
     assert session.run("print grad(w)").text == "4\n"
 
 
@@ -148,7 +132,7 @@ def python_lines(text: str) -> list[str]:
 def test_read_text_and_the_functions_of_texts_agree_with_python(tmp_path, text):
     path = tmp_path / "t.txt"
     path.write_bytes(text.encode("utf-8"))
-    session = run_ok(
+    session = session_after(
         f"let t = read_text({literal(str(path))})\nlet v = chars(t)\nlet ids = encode(t, v)\n"
         "let back = decode(ids, v)\nlet L = lines(t)\nlet j = join(L, \"|\")\nlet j0 = join(chars(t))\n"
         "let n = len(t)"
@@ -166,7 +150,7 @@ def test_read_text_and_the_functions_of_texts_agree_with_python(tmp_path, text):
 @settings(max_examples=60, deadline=None)
 @given(text=LITERAL_TEXTS, other=LITERAL_TEXTS)
 def test_literals_and_their_operations_agree_with_python(text, other):
-    session = run_ok(
+    session = session_after(
         f"let a = {literal(text)}\nlet b = {literal(other)}\nlet ab = a + b\nlet same = a == b\n"
         f"let cs = [c for c in ab]\nlet vocab = {literal(text + other)}\nlet ids = encode(b, vocab)\n"
         "let shown = \"{a}|{b}\""
@@ -179,23 +163,23 @@ def test_literals_and_their_operations_agree_with_python(text, other):
     # and code points Python deems unprintable are shown as Python escapes: `\t`, `\x00`).
     if all(char.isprintable() or char == "\n" for char in text):
         shown = session.run("a").text.rstrip("\n")
-        assert run_ok(f"let back = {shown}", session)["back"] == text
+        assert session_after(f"let back = {shown}", session)["back"] == text
 
 
 def test_lines_and_chars_of_plain_cases():
-    session = run_ok('let a = lines("a\\n\\nb\\n")\nlet b = lines("")\nlet c = lines("x")\nlet d = chars("banana")')
+    session = session_after('let a = lines("a\\n\\nb\\n")\nlet b = lines("")\nlet c = lines("x")\nlet d = chars("banana")')
     assert list(session["a"]) == ["a", "", "b"] and list(session["b"]) == [] and list(session["c"]) == ["x"]
     assert list(session["d"]) == ["a", "b", "n"]
 
 
 def test_encode_and_decode_with_a_text_as_the_vocabulary():
-    session = run_ok('let ids = encode("cab", "abc")\nlet back = decode([2, -1, 0], "abc")\nlet first = encode("aa", "aba")')
+    session = session_after('let ids = encode("cab", "abc")\nlet back = decode([2, -1, 0], "abc")\nlet first = encode("aa", "aba")')
     assert numbers(session["ids"]) == [2, 0, 1] and session["back"] == "cca" and numbers(session["first"]) == [0, 0]
     assert session.run("ids").text == "[2, 0, 1]\n"  # counts: whole numbers whatever --digits says
 
 
 def test_not_in_vocabulary_names_the_character_and_its_place():
-    error = failure('let v = chars("ab\\n")\nlet ids = encode("ab\\nbz", v)')
+    error = error_of('let v = chars("ab\\n")\nlet ids = encode("ab\\nbz", v)')
     assert error.kind == "not-in-vocabulary"
     assert error.message == 'the character "z" (U+007A) at index 4, line 2 column 2 of the text is not in `v`'
     assert error.fields["character"] == "z" and error.fields["position"] == 4
@@ -209,20 +193,20 @@ def test_read_text_files(tmp_path):
     result = subprocess.run([str(COMMAND), str(program)], capture_output=True, text=True, cwd="/", timeout=60)
     # relative to the program's folder; the mark dropped, CRLF read as LF, a lone CR kept
     assert result.stdout == '5 ["a", "b\\rc"]\n"a\\nb\\rc"\n', result.stderr
-    error = failure(f"let t = read_text({literal(str(tmp_path / 'latin.txt'))})")
+    error = error_of(f"let t = read_text({literal(str(tmp_path / 'latin.txt'))})")
     assert error.kind == "bad-text" and "byte 6 (on line 2) is 0xe9" in error.message and error.fields["byte"] == 6
-    assert failure(f"let t = read_text({literal(str(tmp_path))})").kind == "io-error"
-    assert failure('let t = read_text("no/such/file.txt")').kind == "io-error"
-    error = failure("let t = read_text(3)")
+    assert error_of(f"let t = read_text({literal(str(tmp_path))})").kind == "io-error"
+    assert error_of('let t = read_text("no/such/file.txt")').kind == "io-error"
+    error = error_of("let t = read_text(3)")
     assert error.kind == "wrong-arguments" and 'read_text("names.txt")' in error.message
 
 
 def test_a_text_too_long_is_too_long(tmp_path):
     big = tmp_path / "big.txt"
     big.write_bytes(b"ab" * 5_000_001)
-    error = failure(f"let t = read_text({literal(str(big))})")
+    error = error_of(f"let t = read_text({literal(str(big))})")
     assert error.kind == "too-long" and "10,000,002 characters" in error.message
-    error = failure('let s = "ab"\nrepeat 30 { let s = s + s }')
+    error = error_of('let s = "ab"\nrepeat 30 { let s = s + s }')
     assert error.kind == "too-long" and "the most is 10,000,000" in error.message
 
 
@@ -241,7 +225,7 @@ def test_the_repl_echoes_and_lists_texts():
 
 
 def test_a_long_text_is_summarised_where_a_line_is_short():
-    session = run_ok('let s = "{"x" + "y"}"\nrepeat 5 { let s = s + s }')
+    session = session_after('let s = "{"x" + "y"}"\nrepeat 5 { let s = s + s }')
     stream = io.StringIO()
     core = ReplCore(Renderer(make_console(stream, width=100, color="never"), echo_bindings=True))
     core.handle('let long = "' + "ab" * 40 + '"')
@@ -263,31 +247,31 @@ def test_texts_in_json_through_the_command():
 
 
 def test_a_text_where_a_number_belongs():
-    error = failure('let s = "hello"\nlet q = exp(s)')
+    error = error_of('let s = "hello"\nlet q = exp(s)')
     assert error.kind == "not-a-node" and error.message == "`s` is a text of 5 characters, not a node"
     assert error.fields == {"found": "text", "length": 5}
-    assert failure('let q = "a" * 2').kind == "not-a-node"
-    assert failure('backward("a")').kind == "not-a-node"
-    assert failure('let q = var "a"').kind == "not-a-node"
-    assert failure('let s = "ab"\ndescend s by 0.1').kind == "not-a-variable"
-    assert failure('let q = "{"a":.3f}"').kind == "not-a-node"
-    assert failure('let q = dot("ab", [1, 2])').kind == "not-a-list"
-    assert failure('let q = sum(["a"])').kind == "not-a-node"
-    error = failure('let s = "a" + 1')
+    assert error_of('let q = "a" * 2').kind == "not-a-node"
+    assert error_of('backward("a")').kind == "not-a-node"
+    assert error_of('let q = var "a"').kind == "not-a-node"
+    assert error_of('let s = "ab"\ndescend s by 0.1').kind == "not-a-variable"
+    assert error_of('let q = "{"a":.3f}"').kind == "not-a-node"
+    assert error_of('let q = dot("ab", [1, 2])').kind == "not-a-list"
+    assert error_of('let q = sum(["a"])').kind == "not-a-node"
+    error = error_of('let s = "a" + 1')
     assert error.kind == "not-a-text" and error.message == "`1` is a node, not a text: `+` of a text takes a text"
     assert any('"…{1}"' in note for note in error.notes)
-    assert failure("let q = lines(1)").kind == "not-a-text"
-    assert failure('let q = join(["a", 1])').message == '`["a", 1][1]` is a node, not a text: `join` of each item takes a text'
-    assert failure('let q = join(["a"], 1)').kind == "not-a-text"
-    assert failure('let q = encode(1, "a")').kind == "not-a-text"
-    assert failure('let q = encode("a", ["ab"])').kind == "wrong-arguments"
-    assert failure('let q = encode("a", [1])').kind == "not-a-text"
-    assert failure('let q = encode("a", 1)').kind == "not-a-list"
-    assert failure('let q = decode([3], "abc")').kind == "index-out-of-range"
-    assert failure('let q = decode([0.5], "abc")').kind == "not-an-index"
-    assert failure('let q = decode("a", "abc")').kind == "not-a-list"
-    assert failure('let s = "a"\ns(1)').message == "`s` is a text, not a function"
-    assert failure('fn f(x) = x + 1\nlet q = f("a")').kind == "not-a-text"
+    assert error_of("let q = lines(1)").kind == "not-a-text"
+    assert error_of('let q = join(["a", 1])').message == '`["a", 1][1]` is a node, not a text: `join` of each item takes a text'
+    assert error_of('let q = join(["a"], 1)').kind == "not-a-text"
+    assert error_of('let q = encode(1, "a")').kind == "not-a-text"
+    assert error_of('let q = encode("a", ["ab"])').kind == "wrong-arguments"
+    assert error_of('let q = encode("a", [1])').kind == "not-a-text"
+    assert error_of('let q = encode("a", 1)').kind == "not-a-list"
+    assert error_of('let q = decode([3], "abc")').kind == "index-out-of-range"
+    assert error_of('let q = decode([0.5], "abc")').kind == "not-an-index"
+    assert error_of('let q = decode("a", "abc")').kind == "not-a-list"
+    assert error_of('let s = "a"\ns(1)').message == "`s` is a text, not a function"
+    assert error_of('fn f(x) = x + 1\nlet q = f("a")').kind == "not-a-text"
 
 
 @pytest.mark.parametrize(
@@ -308,7 +292,7 @@ def test_a_text_where_a_number_belongs():
     ],
 )
 def test_python_habits_with_texts_get_the_sad_form(program, note):
-    error = failure(program)
+    error = error_of(program)
     assert any(note in hint for hint in error.notes), error.notes
 
 

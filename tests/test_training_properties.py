@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import functools
 import math
-import struct
 
 from hypothesis import given, note
 from hypothesis import strategies as st
 
+from shared import bits
 from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.outcomes import Failed, Printed
 from scalarlang.language.source import Source
@@ -208,12 +208,8 @@ def observe(program: str):
     state = []
     for name in GLOBALS + ("acc",):
         node = session.lookup(name)
-        state.append((name, _bits(node.value), _bits(node.gradient)))
+        state.append((name, bits(node.value), bits(node.gradient)))
     return numbers, failures, state
-
-
-def _bits(value):
-    return None if value is None else struct.pack("<d", value)
 
 
 def _same_number(left: str, right: str) -> bool:

@@ -16,12 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from commands import COMMAND, ROOT, needs_command
 from scalarlang.front import cli
 from scalarlang.front.runner import EXIT_OK, EXIT_RUNTIME, EXIT_STATIC, SOURCE_LIMIT, read_source, text_source
 
-ROOT = Path(__file__).resolve().parents[1]
-COMMAND = Path(sys.executable).parent / "scalarlang"
-needs_command = pytest.mark.skipif(not COMMAND.exists(), reason=f"{COMMAND} is not installed")
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX devices and signals")
 has_dev_full = pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
 
@@ -85,6 +83,7 @@ class _Failing(io.TextIOBase):
 @pytest.mark.parametrize("args", [["-c", "print 1"], ["--json", "-c", "print 1"], ["--demo"]])
 def test_every_output_error_is_one_line(monkeypatch, number, args):
     err = io.StringIO()
+    # Patched: a real process cannot be given an output failing with EIO (/dev/full is ENOSPC only).
     monkeypatch.setattr(sys, "stdout", _Failing(number))
     monkeypatch.setattr(sys, "stderr", err)
     status = cli.main(args)
@@ -212,6 +211,7 @@ def test_a_second_interrupt_while_the_first_is_handled_is_ignored(monkeypatch, c
         os.kill(os.getpid(), signal.SIGINT)  # a second Ctrl-C while the first is handled
         real_flush(self)
 
+    # Patched: a second Ctrl-C exactly while the first is handled cannot be timed from outside.
     monkeypatch.setattr(cli, "run_scripts", interrupted)
     monkeypatch.setattr(cli.GuardedStream, "flush", flush_interrupted_again)
     assert cli.main(["-c", "1"]) == 130

@@ -1,6 +1,7 @@
 """`:help` and `--help` show the language by task, wrapped with a hanging indent at the
 terminal's width (issue 35, item 2): through the REPL's core and the real command at 40, 80
-and 120 columns, and the REPL in a pseudo-terminal in tests/test_repl_pty.py."""
+and 120 columns, and the REPL in a pseudo-terminal in tests/test_repl_pty.py; what `--help`
+says of the exit statuses and of `--quiet` (issue 12)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,11 @@ import io
 import os
 import re
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
+from commands import COMMAND
+from scalarlang.front import cli
 from scalarlang.front.help_layout import Heading, Paragraph, Row, lay_out, plain, wrap_words
 from scalarlang.front.repl_core import KEYS, META_COMMANDS, ReplCore
 from scalarlang.interpreter import registry
@@ -22,7 +23,6 @@ from scalarlang.language.lexicon import KEYWORDS
 from scalarlang.language.overview import EXAMPLES, FORMS, PICTURES, TASKS
 from scalarlang.render.text import Renderer, make_console
 
-COMMAND = Path(sys.executable).parent / "scalarlang"
 WIDTHS = [40, 80, 120]
 AFTER_TASKS = ["commands", "error kinds", "keys", "more"]
 
@@ -190,3 +190,28 @@ def test_the_command_help_shows_the_language_briefly_by_task_within_the_width(wi
     assert ":help" in text and "docs/language.md" in text and "docs/json.md" in text
     # Wrapped lines hang under their first: nothing of the language section starts at column 0.
     assert all(line.startswith("  ") for line in language.splitlines())
+
+
+def test_help_says_what_quiet_shows():
+    shown = subprocess.run([str(COMMAND), "--help"], capture_output=True, text=True, check=True).stdout
+    quiet = " ".join(shown.split("\n  --quiet", 1)[1].split("\n  -")[0].split())
+    for word in ("print", "graph", "gradcheck", "draw", "explain", "paths", "walk", "errors"):
+        assert word in quiet, quiet
+
+
+def test_help_tells_the_language_the_statuses_the_repl_and_where_to_read_more(capsys):
+    assert cli.main(["--help"]) == 0
+    text = capsys.readouterr().out
+    for needle in ("let x = var 2", "backward(loss)", "gradcheck(loss, x)", "expect KIND", ":help", "README",
+                   "docs/json.md", "NO_COLOR", "SCALARLANG_HISTORY", "--print-completion"):
+        assert needle in text, needle
+    statuses = text.split("exit status:\n", 1)[1]
+    for status, meaning in cli.EXIT_STATUSES:
+        assert f"  {status:<4} {meaning}" in statuses
+    assert [status for status, _ in cli.EXIT_STATUSES] == [0, 1, 2, 74, 130, 141]
+
+
+def test_help_fits_80_columns(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    assert cli.main(["--help"]) == 0
+    assert max(map(len, capsys.readouterr().out.splitlines())) <= 80

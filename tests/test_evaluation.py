@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import io
 import random
-import struct
 
 import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
 
 from fuzzing import ProgramGenerator
-from shared import text_of
+from shared import bits, text_of
 import scalarlang.interpreter.expressions as expressions
 from scalarlang.interpreter.control import Run
 from scalarlang.language.diagnostics import LanguageError
@@ -81,6 +80,7 @@ def test_scripts_ask_for_no_binding_echoes_and_print_the_same(json_lines, monkey
                 options["echo"] = echo_asked
             return original(self, source, **options)
 
+        # Patched: what the runner asks for (no echo) prints the same by design; only a spy sees it.
         monkeypatch.setattr(Interpreter, "run", run)
         out, err = io.StringIO(), io.StringIO()
         ScriptOutput(out, err, json_lines=json_lines, color="never").run(Source("p.sad", ECHOING_PROGRAM))
@@ -129,10 +129,6 @@ def _expression_texts():
     return st.recursive(leaves, extend, max_leaves=10)
 
 
-def _bits(value):
-    return None if value is None else struct.pack("<d", value)
-
-
 def _span(span):
     return None if span is None else (span.start, span.end, span.line, span.column, span.end_line, span.end_column)
 
@@ -161,7 +157,7 @@ def _evaluated(text: str, closure_depth: int):
     topology = result.topology()
     return [
         (
-            str(member.operation), _bits(member.value), member.tracks_gradient, _bits(member.gradient),
+            str(member.operation), bits(member.value), member.tracks_gradient, bits(member.gradient),
             label_of(member), is_count(member), _made(member),
             tuple(topology.index(edge.parent) for edge in member.parents),
         )
@@ -252,6 +248,7 @@ for i in 0..2 { for a, b in [(1, 2), (3, 4)] { let s = a * b + i } }
         compiled.append(Source("t", text).slice(statement.span))
         return original(self, statement)
 
+    # Patched: compiling once changes no output, only time; a spy on the compiler counts it.
     monkeypatch.setattr(Run, "_compile", compile_)
     session = Interpreter()
     outcomes = list(session.run(Source("t.sad", text)))
@@ -266,6 +263,7 @@ for i in 0..2 { for a, b in [(1, 2), (3, 4)] { let s = a * b + i } }
 def test_the_statement_budget_counts_every_statement(budget, monkeypatch):
     from scalarlang.interpreter import control
 
+    # Patched: the real budget takes millions of statements to reach; a small one is the same code.
     monkeypatch.setattr(control, "MAX_STATEMENTS", budget)
     lines = ["let a0 = var 1"] + [f"let a{i} = a{i - 1} * 1.0000001 + {i % 7}" for i in range(1, 50)]
     for options in ({"echo": False}, {"echo": False, "atomic": True}, {"echo": True}):
@@ -355,6 +353,7 @@ def test_the_command_s_own_process_keeps_only_the_last_program_s_session_for_the
     output = ScriptOutput(out, err, color="never", own_process=True)
     try:
         assert output.run(Source("first.sad", "let a = var 1\nlet b = a * 2\n")) == 0
+        # Private state read: what the process keeps for its exit changes no output; only this list shows it.
         (first,) = runner._left_for_exit
         first_gone = weakref.ref(first)
         del first

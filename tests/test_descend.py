@@ -4,16 +4,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 import scalarlang
+from commands import ROOT, run_program
 
-ROOT = Path(__file__).resolve().parents[1]
-COMMAND = Path(sys.executable).parent / "scalarlang"
 
 FORGOT = """let data = [(1, 3), (2, 5), (3, 7), (4, 9)]
 let w = var 0.5
@@ -45,14 +41,8 @@ def warnings_of(program: str) -> list:
     return warned(result.outcomes)
 
 
-def command(*args: str, program: str = FORGOT, width: str = "200") -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [str(COMMAND), "--width", width, *args, "-"], input=program, capture_output=True, text=True, timeout=60
-    )
-
-
 def test_a_loop_that_forgot_backward_warns_once_naming_the_variables():
-    ran = command()
+    ran = run_program(FORGOT, width=200)
     assert ran.returncode == 0
     assert ran.stdout == "w 0.5 b 0\n"  # the run goes on, output as before
     assert ran.stderr.splitlines() == [WARNING]
@@ -62,7 +52,7 @@ def test_a_loop_that_forgot_backward_warns_once_naming_the_variables():
 
 def test_the_same_loop_with_backward_does_not_warn():
     program = FORGOT.replace("  descend w, b", "  backward(loss)\n  descend w, b")
-    ran = command(program=program)
+    ran = run_program(program, width=200)
     assert (ran.returncode, ran.stderr) == (0, "")
     assert ran.stdout == "w 2.00402186387 b 0.988175229758\n"  # it learns
     assert warnings_of(program) == []
@@ -132,12 +122,12 @@ def test_a_long_list_names_its_first_five_and_how_many_more():
 
 
 def test_one_variable_reads_in_the_singular():
-    (line,) = command(program="let w = var 1\ndescend w by 0.1").stderr.splitlines()
+    (line,) = run_program("let w = var 1\ndescend w by 0.1", width=200).stderr.splitlines()
     assert "steps `w` by zero gradients: no backward pass reached it since it was made or zeroed" in line
 
 
 def test_json_mode_carries_it_as_a_warning_event():
-    ran = command("--json")
+    ran = run_program(FORGOT, "--json", width=200)
     assert (ran.returncode, ran.stderr) == (0, "")
     events = [json.loads(line) for line in ran.stdout.splitlines()]
     assert [event["event"] for event in events] == ["start", "warning", "print"]
@@ -154,7 +144,7 @@ def test_json_mode_carries_it_as_a_warning_event():
 
 
 def test_quiet_hides_echoes_not_the_warning():
-    ran = command("--quiet")
+    ran = run_program(FORGOT, "--quiet", width=200)
     assert (ran.returncode, ran.stderr.splitlines()) == (0, [WARNING])
     program = "let w = var 1\nquiet descend w by 0.1"
     assert len(warnings_of(program)) == 1
@@ -232,7 +222,7 @@ def test_a_pass_inside_expect_is_undone_with_the_statement():
 )
 def test_no_warning_for_a_variable_another_name_still_holds_after_a_step(program):
     assert warnings_of(program) == []
-    ran = command(program=program)
+    ran = run_program(program, width=200)
     assert (ran.returncode, ran.stderr) == (0, "")
 
 
@@ -243,11 +233,11 @@ FREED_THEN_MADE = "let loss = var 1\nquiet backward(loss)\nlet loss = 0\nlet R =
 
 
 def test_a_new_variable_where_a_reached_one_was_freed_is_not_reached():
-    ran = command(program=REUSED)
+    ran = run_program(REUSED, width=200)
     assert ran.returncode == 0
     assert [line.split(" steps")[0] for line in ran.stderr.splitlines() if line.startswith("warning")] == [
         "warning[no-backward]: `descend` at 5:3", "warning[no-backward]: `descend` at 7:1"]
-    ran = command(program=FREED_THEN_MADE)
+    ran = run_program(FREED_THEN_MADE, width=200)
     assert ran.returncode == 0
     assert [line.split(" steps")[0] for line in ran.stderr.splitlines() if line.startswith("warning")] == [
         f"warning[no-backward]: `descend` at {5 * block + 5}:1" for block in range(50)]

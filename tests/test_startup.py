@@ -1,49 +1,19 @@
-"""`--help`, shell completion, the console's choices, and importing only what a job needs
+"""Shell completion, the console's choices, and importing only what a job needs
 (issue 12)."""
 
 from __future__ import annotations
 
 import io
 import json
-import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
+from commands import ROOT, needs_command
 from scalarlang.front import cli
 from scalarlang.render.text import DEFAULT_WIDTH, make_console
-
-ROOT = Path(__file__).resolve().parents[1]
-COMMAND = Path(sys.executable).parent / "scalarlang"
-needs_command = pytest.mark.skipif(not COMMAND.exists(), reason=f"{COMMAND} is not installed")
-
-
-def command(*args: str, **options) -> subprocess.CompletedProcess:
-    return subprocess.run([str(COMMAND), *args], capture_output=True, timeout=60, cwd=ROOT, **options)
-
-
-# ---- --help -------------------------------------------------------------------------------------
-
-
-def test_help_tells_the_language_the_statuses_the_repl_and_where_to_read_more(capsys):
-    assert cli.main(["--help"]) == 0
-    text = capsys.readouterr().out
-    for needle in ("let x = var 2", "backward(loss)", "gradcheck(loss, x)", "expect KIND", ":help", "README",
-                   "docs/json.md", "NO_COLOR", "SCALARLANG_HISTORY", "--print-completion"):
-        assert needle in text, needle
-    statuses = text.split("exit status:\n", 1)[1]
-    for status, meaning in cli.EXIT_STATUSES:
-        assert f"  {status:<4} {meaning}" in statuses
-    assert [status for status, _ in cli.EXIT_STATUSES] == [0, 1, 2, 74, 130, 141]
-
-
-def test_help_fits_80_columns(capsys, monkeypatch):
-    monkeypatch.setenv("COLUMNS", "80")
-    assert cli.main(["--help"]) == 0
-    assert max(map(len, capsys.readouterr().out.splitlines())) <= 80
 
 
 # ---- shell completion ------------------------------------------------------------------------------
