@@ -243,7 +243,7 @@ def test_a_list_shared_2_to_the_60_times_is_too_long_to_write_whole_and_the_prog
     # Writing it whole (a value line, print, a text's hole, flatten) walked 2^60 items: it
     # never ended, its memory growing by gigabytes.
     program = f"let w = var 0.5\nlet L = [w]\nrepeat {SHARED_STEPS} {{ let L = [L, L] }}\n{statement}\nprint \"after\"\n"
-    ran = command(program=program, timeout=30)
+    ran = run_program(program, timeout=30)
     assert ran.returncode == 1 and ran.stdout == ""
     said = " ".join(ran.stderr.split())
     assert said.startswith(f"error[too-long]: this list holds {items:,} items, a shared list counted each"

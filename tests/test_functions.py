@@ -148,6 +148,20 @@ def test_calling_a_value_and_using_a_function_as_a_value_are_clear_errors():
     assert diagnostic.kind == "unknown-function" and diagnostic.message == "`t` is a list, not a function"
 
 
+@pytest.mark.parametrize(
+    "program, message",
+    [
+        ("let f = floor", "`floor` is a built-in function, not a value; call it: `floor(X)`"),
+        ("print sum + 1", "`sum` is a built-in function, not a value; call it: `sum(L)`"),
+        ("let b = backward", "`backward` is a statement, not a value: `backward(EXPR)`"),
+    ],
+)
+def test_a_built_in_named_where_a_value_belongs_says_how_to_call_it(program, message):
+    # (It said "`floor` is not defined", then "did you mean `floor`?".)
+    diagnostic = failure(program)
+    assert (diagnostic.kind, diagnostic.message, diagnostic.notes) == ("not-a-value", message, ())
+
+
 def test_wrong_argument_counts_and_duplicate_parameters():
     assert failure("fn f(x) = x\nf(1, 2)").kind == "wrong-arguments"
     assert failure("fn f(x) = x\nfn g(y) = f()").kind == "wrong-arguments"
