@@ -15,8 +15,8 @@ labels aside), each `expected` kind, an error's kind, and each `warning` of a `d
 steps by gradients no pass wrote (its kind and the paths of its variables: what a pass reached
 is the variable, by identity, whatever names hold it; issue 36, items 3 and 4).
 
-Profiles: ``FAST`` (500) programs in the default run, about 3 s; ``DEEP`` (8,000) behind the
-slow marker, about 40 s on two cores, with other seeds. The programs run as files through
+Profiles: ``FAST`` (500) programs in the default run, about 3 s; ``DEEP`` (4,000) behind the
+slow marker, about 35 s on two cores, with other seeds. The programs run as files through
 the command, 250 to a process (test_fuzz_programs' ``json_events``), each a fresh session. ``SCALARLANG_LIST_SEED=S`` moves the
 seeds; a failure names the seed of its program (with ``SCALARLANG_LIST_SEED`` set to it, the
 default run's first program), and ``ListProgramGenerator(seed, folder)`` writes it again.
@@ -37,7 +37,7 @@ from program_files import json_events, write_programs
 from commands import needs_command
 
 FAST = 500
-DEEP = 8_000
+DEEP = 4_000
 BASE = int(os.environ.get("SCALARLANG_LIST_SEED", "0"))
 # What an event is compared by (labels, messages and positions aside).
 KEYS = {

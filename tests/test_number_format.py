@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import scalarlang
+from conftest import SLOW_EXAMPLES
 from scalarlang.engine.numbers import digits, format_count, format_exponent, format_number
 from scalarlang.front.repl_core import ReplCore
 from scalarlang.front.runner import ScriptOutput, read_source
@@ -148,12 +149,9 @@ def _output(path: Path, decimals: int | None) -> str:
     return stream.getvalue()
 
 
-# The language models train for 100 and 300 steps twice over (37 s): in the slow suite.
-@pytest.mark.parametrize(
-    "path",
-    [pytest.param(p, marks=pytest.mark.slow) if p.stem in {"names", "names_mlp"} else p for p in EXAMPLES if p.stem != "moons"],
-    ids=lambda path: path.stem,
-)
+# Not the long examples (conftest's SLOW_EXAMPLES: 100 and 300 training steps, twice over, 40 s):
+# their lines are the loss lines, tables and names the others print too.
+@pytest.mark.parametrize("path", [p for p in EXAMPLES if p.stem not in SLOW_EXAMPLES], ids=lambda path: path.stem)
 def test_an_example_prints_the_same_numbers_in_both_styles(path: Path, monkeypatch):
     monkeypatch.chdir(ROOT)
     short, fixed = _output(path, None), _output(path, 12)

@@ -31,11 +31,9 @@ def text_of(messages: list[dict]) -> str:
     return "".join(part["text"] for message in messages for part in message["parts"])
 
 
-@pytest.mark.parametrize(
-    "path",
-    [pytest.param(p, marks=pytest.mark.slow) if p.stem in SLOW_EXAMPLES else p for p in EXAMPLES],
-    ids=lambda path: path.stem,
-)
+# The long examples (conftest's SLOW_EXAMPLES) run through this same module in Pyodide, in the
+# browser test (tests/test_playground.py); natively they would add 30 s of the same training.
+@pytest.mark.parametrize("path", [p for p in EXAMPLES if p.stem not in SLOW_EXAMPLES], ids=lambda path: path.stem)
 def test_every_example_shows_its_golden_text(path: Path, monkeypatch):
     # The page runs with the examples' folder as its working folder (read_table's CSV files).
     monkeypatch.chdir(ROOT / "examples")
