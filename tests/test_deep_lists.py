@@ -236,8 +236,9 @@ def test_a_list_held_twice_is_labelled_by_its_first_path():
 
 @needs_command
 @pytest.mark.parametrize(("statement", "items"), [
-    ("L", 2 ** SHARED_STEPS), ("print L", 2 ** SHARED_STEPS), ('print "{L}"', 2 ** SHARED_STEPS),
-    ("let F = flatten(L)", 2 ** SHARED_STEPS), ("print len(flatten(L, L))", 2 ** (SHARED_STEPS + 1)),
+    # (items and lists: 3 * 2^60 - 2 in L, 2 more lists and twice that in [L, L])
+    ("L", 3 * 2 ** SHARED_STEPS - 2), ("print L", 3 * 2 ** SHARED_STEPS - 2), ('print "{L}"', 3 * 2 ** SHARED_STEPS - 2),
+    ("let F = flatten(L)", 3 * 2 ** SHARED_STEPS - 1), ("print len(flatten(L, L))", 6 * 2 ** SHARED_STEPS - 2),
 ])
 def test_a_list_shared_2_to_the_60_times_is_too_long_to_write_whole_and_the_program_stops_at_once(statement, items):
     # Writing it whole (a value line, print, a text's hole, flatten) walked 2^60 items: it
@@ -246,7 +247,7 @@ def test_a_list_shared_2_to_the_60_times_is_too_long_to_write_whole_and_the_prog
     ran = run_program(program, timeout=30)
     assert ran.returncode == 1 and ran.stdout == ""
     said = " ".join(ran.stderr.split())
-    assert said.startswith(f"error[too-long]: this list holds {items:,} items, a shared list counted each"
+    assert said.startswith(f"error[too-long]: this list holds {items:,} items (lists included), a shared list counted each"
                      " time it is held; a list shown, printed or flattened may hold at most 10,000,000 --> <stdin>:4:")
 
 
@@ -254,6 +255,13 @@ def test_a_list_shared_many_times_within_the_limit_is_written_whole():
     session = scalarlang.Session()
     result = session.run("let L = [1]\nrepeat 3 { let L = [L, L] }\nlet F = flatten(L)\nprint len(F)\nL")
     assert result.ok and result.text == "8\n[[[[1], [1]], [[1], [1]]], [[[1], [1]], [[1], [1]]]]\n"
+
+
+def test_a_list_of_empty_lists_shared_2_to_the_60_times_is_too_long_too():
+    session = scalarlang.Session()
+    with within(30):
+        result = session.run(f"let L = [[]]\nrepeat {SHARED_STEPS} {{ let L = [L, L] }}\nprint L")
+    assert not result.ok and "error[too-long]" in result.text
 
 
 def test_a_failure_in_a_loop_over_a_list_shared_2_to_the_60_times_names_it_cut():

@@ -107,15 +107,15 @@ class Compiler:
         return drawing_failure(self.source, error, span)
 
     def check_written_whole(self, value: object, span: Span) -> None:
-        """`too-long` when ``value`` is a list that holds more than `MAX_LIST` items, counted as
-        often as they are held: a value line, `print`, a text's hole or `flatten` writing it
-        whole would not end (a list doubled sixty times holds 2^60)."""
+        """`too-long` when ``value`` is a list that holds more than `MAX_LIST` items (lists
+        included), counted as often as they are held: a value line, `print`, a text's hole or
+        `flatten` writing it whole would not end (a list doubled sixty times holds 2^60)."""
         if value.__class__ is ListValue:
             count = occurrences(value)  # type: ignore[arg-type]
             if count > MAX_LIST:
                 raise self.fail(
                     "too-long",
-                    f"this list holds {count:,} items, a shared list counted each time it is held;"
+                    f"this list holds {count:,} items (lists included), a shared list counted each time it is held;"
                     f" a list shown, printed or flattened may hold at most {MAX_LIST:,}",
                     span, {"length": count, "limit": MAX_LIST},
                 )

@@ -405,13 +405,13 @@ def formatted_items(value: ListValue, text_of: Callable[[Scalar], str], limit: i
         frame[1] = index + 1
         child = current[index]
         if child.__class__ is ListValue:
-            pieces.append("[")
+            piece = "["
             stack.append([child, 0])
-            continue
-        piece = quoted(child) if child.__class__ is TextValue else text_of(child)
+        else:
+            piece = quoted(child) if child.__class__ is TextValue else text_of(child)
         pieces.append(piece)
         if limit is not None:
-            written += len(piece) + 2
+            written += len(piece) + (2 if index else 0)  # (and its ", ")
             if written > limit:
                 pieces.append("…")
                 break
@@ -431,9 +431,9 @@ def _number_text(node: Scalar, spec: str | None) -> str:
 
 
 def occurrences(value: ListValue) -> int:
-    """The nodes and texts ``value`` holds, each counted as often as it is held (a list held
-    twice counts twice): the items `flatten` returns and a value line shows. Each distinct list
-    is counted once, so a list doubled sixty times (2^60 items) is counted at once."""
+    """The items ``value`` holds at any depth, lists included, each counted as often as it is
+    held (a list held twice counts twice, with its items): what a value line writes, `flatten`
+    walks. Each distinct list is counted once, so a list doubled sixty times is counted at once."""
     counts: dict[int, int] = {}  # id of a distinct list -> its count (alive: ``value`` holds it)
     stack: list[ListValue] = [value]
     while stack:
@@ -446,7 +446,7 @@ def occurrences(value: ListValue) -> int:
             stack.extend(pending)  # (counted first; then ``current`` is scanned once more)
             continue
         stack.pop()
-        counts[id(current)] = sum(counts[id(item)] if item.__class__ is ListValue else 1 for item in current)
+        counts[id(current)] = sum(1 + counts[id(item)] if item.__class__ is ListValue else 1 for item in current)
     return counts[id(value)]
 
 
