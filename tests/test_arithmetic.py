@@ -154,3 +154,9 @@ def test_floor_division_gives_constants_printed_whole():
     assert error_of("let q = [1] // 2").kind == "not-a-node"
     assert error_of("let q = floor([1])").kind == "not-a-node"
     assert error_of("let q = floor(1, 2)").kind == "wrong-arguments"
+
+def test_remainder_follows_pythons_sign_rule_and_is_a_constant():
+    session, outcomes = run_ok("let x = var 7\nlet r = x % -3\nprint r, -7 % 3, 7.5 % 2")
+    assert printed(outcomes) == [f"{7 % -3} {-7 % 3} {7.5 % 2}"]  # -2 2 1.5
+    assert not session.lookup("r").tracks_gradient and session.lookup("r").parents == ()
+    assert failure("print 1 % 0").kind == "non-finite-result"

@@ -1,7 +1,7 @@
 """Training (issue 9), the interpreter's side of docs/language.md "Functions, loops, data and
-training": the spec's program, loops, `if`, `descend`, `quiet`, echo in loops and counts,
-failures in loops, limits. Functions: test_functions.py; operators and the built-ins:
-test_arithmetic.py; `expect`: test_expect.py."""
+training": the spec's program, `descend`, `quiet`, echo in loops and counts, limits and the
+journal of an atomic loop. Loops and `if`: test_loops.py; functions: test_functions.py;
+operators and the built-ins: test_arithmetic.py; `expect`: test_expect.py."""
 
 from __future__ import annotations
 
@@ -61,98 +61,6 @@ def test_the_spec_program_runs_as_written():
     assert len(lines) == 4
     # Nothing but the prints: no tables, no binding echo from the loop.
     assert not shown(outcomes, BackwardShown) and not shown(outcomes, ValueShown)
-
-
-# ---- loops --------------------------------------------------------------------------------------
-
-
-def test_repeat_runs_its_block_n_times():
-    session, outcomes = run_ok("let n = const 0\nrepeat 5 { let n = n + 1 }\nrepeat 0 { let n = n + 100 }\nprint n")
-    assert printed(outcomes) == ["5"]
-
-
-def test_repeat_needs_a_whole_count():
-    for count in ("2.5", "-1", "nan", "inf"):
-        diagnostic = failure(f"repeat {count} {{ }}")
-        assert diagnostic.kind == "not-a-count", count
-
-
-def test_for_range_is_half_open_and_binds_counts():
-    session, outcomes = run_ok("for i in -1..3 { print i, \"{i}\" }\nfor i in 5..5 { print 99 }")
-    assert printed(outcomes) == ["-1 -1", "0 0", "1 1", "2 2"]
-    assert session.lookup("i").value == 2.0 and not session.lookup("i").tracks_gradient
-    assert failure("for i in 0..2.5 { }").kind == "not-a-count"
-
-
-def test_names_bound_in_blocks_stay_bound():
-    session, _ = run_ok("repeat 1 { let inside = var 3 }\nif 1 < 2 { let there = 1 }")
-    assert session.lookup("inside").value == 3.0 and session.lookup("there").value == 1.0
-
-
-def test_for_over_a_list_binds_each_rows_items_themselves():
-    session, outcomes = run_ok(
-        "let data = [(1, 3), (2, 5)]\nlet seen = const 0\n"
-        "for x, y in data { let seen = seen + x * 10 + y }\nfor v in [7, 8] { print v }\nprint len(data)"
-    )
-    assert session.lookup("seen").value == 13.0 + 25.0
-    assert printed(outcomes) == ["7", "8", "2"]
-    data = session.values["data"]
-    # Not fresh constants: the names are bound to the nodes the last row holds.
-    assert session.lookup("x") is data[1][0] and session.lookup("y") is data[1][1]
-    assert session.label_of(session.lookup("x")) == "data[1][0]"
-    # A list of variables: the loop's sum has operand edges to the variables themselves.
-    session, _ = run_ok(
-        "let a = var 2\nlet b = var 3\nlet s = const 0\nfor w in [a, b, a] { let s = s + w * w }\nbackward(s)"
-    )
-    assert session.lookup("a").gradient == 8.0 and session.lookup("b").gradient == 6.0
-
-
-@pytest.mark.parametrize(
-    "program, message",
-    [
-        ("let t = [1, 2]\nfor a, b in t { }", "`for` names 2, but item 0 of `t` is a node"),
-        ("for a, b in [1, 2] { }", "`for` names 2, but item 0 of `[1, 2]` is a node"),
-        ("for a, b in [(1, 2), (3, 4, 5)] { }", "`for` names 2, but item 1 of `[(1, 2), (3, 4, 5)]` is a row of 3"),
-    ],
-)
-def test_a_row_of_the_wrong_width_is_table_width(program, message):
-    diagnostic = failure(program)
-    assert (diagnostic.kind, diagnostic.message) == ("table-width", message)
-
-
-@pytest.mark.parametrize(
-    "program, message",
-    [
-        ("let t = 3\nfor a in t { }", "`t` is a node, not a list: `for … in` takes a list"),
-        ("let t = 3\nprint len(t)", "`t` is a node, not a list: `len` takes a list"),
-        ("print len(1 + 2)", "`1 + 2` is a node, not a list: `len` takes a list"),
-    ],
-)
-def test_a_node_where_a_list_is_needed_is_not_a_list(program, message):
-    diagnostic = failure(program)
-    assert (diagnostic.kind, diagnostic.message) == ("not-a-list", message)
-
-
-def test_loop_sources_that_are_not_there_or_empty():
-    assert failure("for a in nope { }").kind == "undefined-name"
-    run_ok("for a, b in [] { }")
-    # A ragged list is fine for one name, and `len` counts its items.
-    session, outcomes = run_ok("let r = [1, (2, 3), [4, [5]]]\nfor item in r { }\nprint len(r), len(r[1]), len(r[2][1])")
-    assert printed(outcomes) == ["3 2 1"]
-
-
-def test_if_else_and_else_if():
-    session, outcomes = run_ok(
-        'for i in 0..4 { if i % 3 == 0 { print "a {i}" } else if i == 1 { print "b" } else { print "c {i}" } }'
-    )
-    assert printed(outcomes) == ["a 0", "b", "c 2", "a 3"]
-
-
-def test_remainder_follows_pythons_sign_rule_and_is_a_constant():
-    session, outcomes = run_ok("let x = var 7\nlet r = x % -3\nprint r, -7 % 3, 7.5 % 2")
-    assert printed(outcomes) == [f"{7 % -3} {-7 % 3} {7.5 % 2}"]  # -2 2 1.5
-    assert not session.lookup("r").tracks_gradient and session.lookup("r").parents == ()
-    assert failure("print 1 % 0").kind == "non-finite-result"
 
 
 # ---- descend -------------------------------------------------------------------------------------
@@ -242,36 +150,6 @@ def test_counts_in_tables_and_pow_operation_display():
     assert [outcome.node.operation for outcome in shown(outcomes, ValueShown)] == ["pow 0.5", "pow -1"]
     graph = text_of(shown(run_ok("let x = var 3\ngraph(x ** 3)")[1], GraphShown))
     assert "pow 3" in graph
-
-
-# ---- failures in loops ---------------------------------------------------------------------------
-
-
-def test_a_failure_names_its_iterations_innermost_first():
-    diagnostic = failure("let x = var 1\nfor i in 0..5 {\n  repeat 3 {\n    assert i < 3\n  }\n}")
-    assert diagnostic.kind == "assertion-failed"
-    assert diagnostic.notes == (
-        "in iteration 1 of 3 of the loop at 3:3",
-        "in iteration 4 of 5 of the loop at 2:1, where i = 3",
-    )
-
-
-def test_a_failing_script_keeps_what_ran_before_and_the_repl_undoes_the_input():
-    program = "let n = const 0\nrepeat 10 { let n = n + 1\n assert n < 5 }"
-    session = Interpreter()
-    assert failure(program, session).kind == "assertion-failed"
-    assert session.lookup("n").value == 5.0  # a script stops; nothing is undone
-    session, _ = run_ok("let x = var 2\nlet n = const 0")
-    before_n = session.lookup("n")
-    assert failure("repeat 10 { let n = n + 1\n let loss = x * x\n backward(loss)\n assert n < 5 }", session, atomic=True)
-    assert session.lookup("n") is before_n and session.lookup("loss") is None
-    assert session.lookup("x").gradient == 0.0
-
-
-def test_each_statement_of_a_body_is_atomic():
-    session = Interpreter()
-    failure("let x = var 1\nrepeat 3 { let y = x * 2\n let x = y + log(x - 2) }", session)
-    assert session.lookup("x").value == 1.0 and session.lookup("y").value == 2.0
 
 
 # ---- limits --------------------------------------------------------------------------------------
