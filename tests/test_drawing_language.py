@@ -87,12 +87,21 @@ def test_draw_shows_inside_loop_bodies_and_file_names_interpolate(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "statement", ["draw()", "draw(loss, loss)", 'draw("loss.svg")', 'draw(loss, "a.svg", "b.svg")']
+    "statement", ["draw()", "draw(loss, 2)", 'draw("loss.svg")', 'draw(loss, "a.svg", "b.svg")']
 )
 def test_draw_with_wrong_arguments(statement):
     outcomes = run(SEED_PROGRAM + statement)
     assert isinstance(outcomes[-1], Failed) and outcomes[-1].diagnostic.kind == "wrong-arguments"
     assert 'draw(loss, "loss.svg")' in outcomes[-1].diagnostic.message
+
+
+def test_draw_takes_its_file_name_from_a_name_holding_a_text(tmp_path):
+    picture = tmp_path / "loss.svg"
+    outcomes = run(SEED_PROGRAM + f'let path = "{picture}"\ndraw(loss, path)')
+    assert not isinstance(outcomes[-1], Failed) and picture.read_text().lstrip().startswith("<")
+    outcomes = run(SEED_PROGRAM + "draw(loss, loss)")
+    assert isinstance(outcomes[-1], Failed) and outcomes[-1].diagnostic.kind == "not-a-text"
+    assert outcomes[-1].diagnostic.message == "`loss` is a node, not a text: `draw` takes a text"
 
 
 def test_drawing_kinds_are_runtime_kinds_expect_can_catch():

@@ -162,6 +162,17 @@ def test_file_writes_svg_or_text_and_says_so(tmp_path):
     assert [event["path"] for event in events] == [str(svg), str(txt)] and events[0]["series"][0]["y"] == [4, 2, 1, 0.5]
 
 
+def test_the_title_and_the_file_may_be_texts_held_in_names(tmp_path):
+    program = f'let name = "loss"\nlet folder = "{tmp_path}"\nplot([4, 2, 1], title: name, file: folder + "/" + name + ".txt")'
+    session = Interpreter()
+    session.text_width = 44
+    run(program, session)
+    picture = (tmp_path / "loss.txt").read_text(encoding="utf-8").splitlines()
+    assert picture[0].strip() == "loss"
+    diagnostic = failure("let t = [1]\nplot([1, 2], title: t[0])")
+    assert (diagnostic.kind, diagnostic.message) == ("not-a-text", "`t[0]` is a node, not a text: `title:` takes a text")
+
+
 # ---- boundary ----------------------------------------------------------------------------------
 
 NETWORK = """let W = [[var 1.5, var -1], [var -0.5, var 2]]

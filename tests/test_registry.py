@@ -104,7 +104,7 @@ def test_a_new_statement_with_named_options_is_only_its_entry(new_builtins):
     assert unknown.message == "`note` has no argument named `tim`"
     assert unknown.notes == ("help: did you mean `times`?", "note: note's named arguments are `title:` and `times:`")
     assert failure("note(1, times: 2, times: 3)").message == "`times:` is given twice"
-    assert failure("note(1, title: 2)").message == "`title:` of `note` is a text in quotes"
+    assert failure("note(1, title: 2)").message == "`title:` of `note` is a text (in quotes, or a name holding one)"
     assert failure("let z = note(1)").kind == "unknown-function"  # a statement gives no value
     # who takes named arguments is read from the registry too
     message = failure("exp(1, base: 2)").message
@@ -124,8 +124,9 @@ def test_reserved_names_are_exactly_the_registered_names():
 
 
 def test_a_text_argument_and_a_wrong_count_say_what_the_entry_takes():
-    assert failure("read_table(1)").message == '`read_table` takes a file name in quotes: read_table("data.csv")'
+    assert failure("read_table(1)").message == '`read_table` takes a file name, a text: read_table("data.csv") or read_table(path)'
     assert failure('draw("x")').message.startswith("`draw` takes an expression and, optionally, a file name")
-    assert failure("let x = var 1\ndraw(x, x)").kind == "wrong-arguments"
+    assert failure("let x = var 1\ndraw(x, x)").kind == "not-a-text"  # (a name may hold a text)
+    assert failure("let x = var 1\ndraw(x, -x)").kind == "wrong-arguments"
     assert failure("gradcheck(1)").message == "`gradcheck` takes 2 or more arguments, got 1"
     assert failure("backward()").message == "`backward` takes 1 or 2 arguments, got 0"

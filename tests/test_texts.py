@@ -201,6 +201,23 @@ def test_read_text_files(tmp_path):
     assert error.kind == "wrong-arguments" and 'read_text("names.txt")' in error.message
 
 
+def test_a_file_name_may_be_a_text_held_in_a_name_or_a_list(tmp_path):
+    (tmp_path / "a.txt").write_text("first\n", encoding="utf-8")
+    (tmp_path / "d.csv").write_text("x,y\n1,2\n3,4\n", encoding="utf-8")
+    program = tmp_path / "p.sad"
+    program.write_text(
+        'let files = ["a.txt", "d.csv"]\nlet path = files[0]\nprint read_text(path), len(read_table(files[1]))\n'
+        'print read_text("{path}")\n',
+        encoding="utf-8",
+    )
+    result = subprocess.run([str(COMMAND), str(program)], capture_output=True, text=True, cwd="/", timeout=60)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "first\n 2\nfirst\n\n", "")
+    # A name that holds no text is found when it runs; a number in its place when it is read.
+    error = error_of("let path = 3\nlet t = read_text(path)")
+    assert (error.kind, error.message) == ("not-a-text", "`path` is a node, not a text: `read_text` takes a text")
+    assert error_of("let t = read_table(-1)").kind == "wrong-arguments"
+
+
 def test_a_text_too_long_is_too_long(tmp_path):
     big = tmp_path / "big.txt"
     big.write_bytes(b"ab" * 5_000_001)

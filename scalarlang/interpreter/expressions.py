@@ -34,7 +34,7 @@ from ..language.hints import name_hint
 from ..language.source import Source, Span
 from . import calls, operations, texts
 from .calls import Function
-from .failures import drawing_failure, engine_failure, failure, not_a_list, not_a_node
+from .failures import drawing_failure, engine_failure, failure, not_a_list, not_a_node, not_a_text
 from .operations import arithmetic, fused, literal_value
 from .registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
 from .values import (
@@ -179,6 +179,22 @@ class Compiler:
             return formatted_value(value)
 
         return text
+
+    def text_argument(self, item: tree.Expr, needed_by: str) -> Callable[[tuple | None], str]:
+        """A built-in's text argument (a file name, a title): a text in quotes (its holes
+        filled), or an expression whose value must be a text (`read_text(path)`,
+        `title: names[0]`), else `not-a-text`."""
+        if isinstance(item, tree.StringLiteral):
+            return self.text(item)
+        evaluate, text, span = self.expression(item), self.text_of(item) or "this", item.span
+
+        def text_value(args):
+            value = evaluate(args)
+            if value.__class__ is not TextValue:
+                raise not_a_text(self.source, value, text, span, needed_by)
+            return str(value)
+
+        return text_value
 
     def node_expression(self, expr: tree.Expr, needed_by: str) -> Callable[[tuple | None], Scalar]:
         """An expression whose value must be a node (`backward(OUT)`, `draw(OUT)`)."""

@@ -103,7 +103,7 @@ def compile_draw(run: Run, statement: tree.ExprStatement, call: tree.Call):
 
     compiler, args = run.compiler, call.args  # an expression, maybe a text (its entry says so)
     target = compiler.node_expression(compiler.values(call)[0], "`draw`")
-    path_of = compiler.text(args[1]) if len(args) == 2 else None
+    path_of = compiler.text_argument(args[1], "`draw`") if len(args) == 2 else None
     target_span, file_span, span = args[0].span, args[-1].span, statement.span
 
     def draw(show):

@@ -40,7 +40,7 @@ class Kind(StrEnum):
 
     VALUE = "value"  # an expression: a node, or a list where the callable takes one
     LIST = "list"  # an expression whose value must be a list (checked when it runs)
-    TEXT = "text"  # a text in quotes: a file name, a title
+    TEXT = "text"  # a file name, a title: a text in quotes, or a name (or an item) holding one
     FUNCTION = "function"  # the bare name of a function defined with `fn`
 
 
@@ -186,12 +186,12 @@ VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
         "a constant drawn from a normal distribution", _DATA),
     ValueFunction("read_table", arity(1), list_functions.compile_read_table, 'read_table("FILE.csv")',
         "the rows of numbers of a CSV file, as constants", _DATA, (TEXT,),
-        takes='a file name in quotes: read_table("data.csv")'),
+        takes='a file name, a text: read_table("data.csv") or read_table(path)'),
     ValueFunction("floor", arity(1), node_functions.compile_floor, "floor(X)",
         "the largest whole number not above X: a constant, no gradient", _ENGINE),
     ValueFunction("read_text", arity(1), text_functions.compile_read_text, 'read_text("FILE")',
         "the text of a UTF-8 file (its \\r\\n read as \\n)", _TEXTS, (TEXT,),
-        takes='a file name in quotes: read_text("names.txt")'),
+        takes='a file name, a text: read_text("names.txt") or read_text(path)'),
     ValueFunction("lines", arity(1), text_functions.compile_lines, "lines(T)",
         "the lines of a text, without their \\n", _TEXTS),
     ValueFunction("chars", arity(1), text_functions.compile_chars, "chars(T)",
@@ -230,7 +230,7 @@ STATEMENT_FUNCTIONS: dict[str, StatementCall] = _table(
         notes=("(with 4 arguments Y, Z are variables if both are tracked, else STEP and TOLERANCE)",)),
     StatementCall("draw", arity(1, 2), graphs.compile_draw, ("draw(EXPR)", 'draw(EXPR, "FILE")'),
         "a picture of EXPR's graph (FILE: .svg, .png or .dot)", _PICTURES, (VALUE, TEXT),
-        takes='an expression and, optionally, a file name in quotes: draw(loss) or draw(loss, "loss.svg")'),
+        takes='an expression and, optionally, a file name: draw(loss) or draw(loss, "loss.svg")'),
     StatementCall("explain", arity(1), chain_rule.compile_explain, "explain(X)",
         "X's adjoint as the sum of its edges, its gradient as the sum of its passes", _CHAIN_RULE),
     StatementCall("paths", arity(2), chain_rule.compile_paths, "paths(OUT, X)",
@@ -300,8 +300,10 @@ def _kind_problem(entry: Entry, kind: Kind, arg: tree.Expr, which: str) -> str |
     the compile function's check says so when it runs), except where the entry says what its
     text arguments are (`takes`) or takes a function's name."""
     name, is_text = entry.name, isinstance(arg, tree.StringLiteral)
-    if kind is TEXT and not is_text:
-        return f"`{name}` takes {entry.takes}" if entry.takes else f"{which} of `{name}` is a text in quotes"
+    # (An expression that may give a text, `path`, `files[i]`, `name + ".svg"`, is checked when it
+    # runs: `not-a-text` if it does not.)
+    if kind is TEXT and not is_text and _never_a_text(arg):
+        return f"`{name}` takes {entry.takes}" if entry.takes else f"{which} of `{name}` is a text (in quotes, or a name holding one)"
     if kind is not TEXT and is_text and (entry.takes or kind is FUNCTION):
         if entry.takes:
             return f"`{name}` takes {entry.takes}"
@@ -309,6 +311,13 @@ def _kind_problem(entry: Entry, kind: Kind, arg: tree.Expr, which: str) -> str |
     if kind is FUNCTION and not isinstance(arg, tree.Name):
         return f"{which} of `{name}` is the name of a function defined with `fn`"
     return None
+
+
+def _never_a_text(arg: tree.Expr) -> bool:
+    """Whether ``arg``'s form cannot give a text (a number, a list, a comparison, `-x`, `x * y`)."""
+    if isinstance(arg, tree.Binary):
+        return arg.op != "+"
+    return isinstance(arg, (tree.Number, tree.Leaf, tree.Unary, tree.Compare, tree.ListLiteral, tree.Comprehension))
 
 
 def options_problem(entry: Entry | None, call: tree.Call, fail: Fail) -> LanguageError | None:
