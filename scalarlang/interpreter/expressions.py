@@ -143,7 +143,7 @@ class Compiler:
     @staticmethod
     def values(call: tree.Call) -> tuple[tree.Expr, ...]:
         """A checked call's arguments as values (a text in quotes among them is a text; where
-        the entry takes a file name in quotes, it is read with `text`)."""
+        the entry takes a file name, it is read with `text_argument`)."""
         return call.args
 
     # ---- the public entry points ----------------------------------------------------------

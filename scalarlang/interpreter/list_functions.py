@@ -183,7 +183,7 @@ compile_gauss = _draw("gauss", lambda random, mu, sigma: random.gauss(mu, sigma)
 def compile_read_table(compiler: Compiler, call: tree.Call):
     """``read_table("FILE.csv")``: a list of rows of constants; the path is relative to the
     program's folder (the working folder for text that came from no file)."""
-    (argument,) = call.args  # a text in quotes (its entry says so)
+    (argument,) = call.args  # a text (its entry says so)
     name_of, origin = compiler.text_argument(argument, "`read_table`"), compiler.origin(call.span)
     folder = compiler.source.folder
 

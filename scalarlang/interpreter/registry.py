@@ -3,7 +3,7 @@
 (`backward(loss)`, `draw(x, "x.svg")`: statements of their own).
 
 An entry holds all that the rest of the system knows of its callable: its name, how many
-arguments it takes and the kind of each (a value, a list, a text in quotes, the name of a
+arguments it takes and the kind of each (a value, a list, a text such as a file name, the name of a
 function), its named options, the function that compiles a call of it, and what `:help` says
 of it (its usage, a one-line summary, a category). The compiler, the statements, the reserved
 names, the REPL's completion and `:help`, and the highlighter read these tables; no other
@@ -40,7 +40,7 @@ class Kind(StrEnum):
 
     VALUE = "value"  # an expression: a node, or a list where the callable takes one
     LIST = "list"  # an expression whose value must be a list (checked when it runs)
-    TEXT = "text"  # a file name, a title: a text in quotes, or a name (or an item) holding one
+    TEXT = "text"  # a file name, a title: a text in quotes, or an expression that may give one
     FUNCTION = "function"  # the bare name of a function defined with `fn`
 
 

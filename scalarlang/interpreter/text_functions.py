@@ -30,7 +30,7 @@ MAX_TEXT_BYTES = 4 * MAX_TEXT
 def compile_read_text(compiler: Compiler, call: tree.Call):
     """``read_text("FILE")``: the file's text; the path is relative to the program's folder
     (the working folder for text that came from no file), as `read_table`'s."""
-    (argument,) = call.args  # a text in quotes (its entry says so)
+    (argument,) = call.args  # a text (its entry says so)
     name_of, folder = compiler.text_argument(argument, "`read_text`"), compiler.source.folder
 
     def read(args) -> TextValue:
