@@ -41,7 +41,7 @@ def compile_plot(run: Run, statement: tree.ExprStatement, call: tree.Call):
     y_of = compiler.expression(y_expr)
     x_of = compiler.expression(x_expr) if x_expr is not None else None
     options = {keyword.name: keyword.value for keyword in call.keywords}
-    title_of = compiler.text_argument(options["title"], "`title:`") if "title" in options else None  # type: ignore[arg-type]
+    title_of = compiler.text_argument(options["title"], "`title:`") if "title" in options else None
     log_of = compiler.number(options["log"]) if "log" in options else None  # type: ignore[arg-type]
     labels_expr = options.get("labels")
     labels_of = compiler.expression(labels_expr) if labels_expr is not None else None  # type: ignore[arg-type]
@@ -98,7 +98,7 @@ def compile_boundary(run: Run, statement: tree.ExprStatement, call: tree.Call):
     data_expr = compiler.values(call)[1]
     data_of = compiler.expression(data_expr)
     options = {keyword.name: keyword.value for keyword in call.keywords}
-    title_of = compiler.text_argument(options["title"], "`title:`") if "title" in options else None  # type: ignore[arg-type]
+    title_of = compiler.text_argument(options["title"], "`title:`") if "title" in options else None
     grid_of = compiler.number(options["grid"]) if "grid" in options else None  # type: ignore[arg-type]
     output = _Output(run, options.get("file"), statement.span)
     name, name_span = function_name.name, function_name.span

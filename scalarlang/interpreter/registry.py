@@ -303,7 +303,9 @@ def _kind_problem(entry: Entry, kind: Kind, arg: tree.Expr, which: str) -> str |
     # (An expression that may give a text, `path`, `files[i]`, `name + ".svg"`, is checked when it
     # runs: `not-a-text` if it does not.)
     if kind is TEXT and not is_text and _never_a_text(arg):
-        return f"`{name}` takes {entry.takes}" if entry.takes else f"{which} of `{name}` is a text (in quotes, or a name holding one)"
+        if entry.takes:
+            return f"`{name}` takes {entry.takes}"
+        return f"{which} of `{name}` is a text (in quotes, or a name holding one)"
     if kind is not TEXT and is_text and (entry.takes or kind is FUNCTION):
         if entry.takes:
             return f"`{name}` takes {entry.takes}"

@@ -400,7 +400,8 @@ class History:
         """Back to ``saved`` (an undone input's passes and zero_grads are forgotten); each
         field is assigned whole, so doing it twice (an interrupted undo) is harmless."""
         self.events = deque(saved.events)
-        self.count, self.nodes, self.dropped, self.skipped = saved.count, saved.nodes, saved.dropped, dict(saved.skipped)
+        self.count, self.nodes, self.dropped = saved.count, saved.nodes, saved.dropped
+        self.skipped = dict(saved.skipped)
 
     def newest_first(self):
         return reversed(self.events)

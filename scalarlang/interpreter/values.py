@@ -421,7 +421,9 @@ def formatted_items(value: ListValue, text_of: Callable[[Scalar], str], limit: i
 def shown_value(value: object, limit: int | None = None) -> str:
     """A value as a value line shows it: a text quoted (so that its ends and newlines show),
     anything else as `formatted_value` writes it."""
-    return quoted(value) if value.__class__ is TextValue else formatted_value(value, None, limit)  # type: ignore[arg-type]
+    if value.__class__ is TextValue:
+        return quoted(value)
+    return formatted_value(value, None, limit)
 
 
 def _number_text(node: Scalar, spec: str | None) -> str:

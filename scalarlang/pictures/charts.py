@@ -283,4 +283,6 @@ def _which(index: int, count: int) -> str:
 
 def _show(value: object) -> str:
     """A number as the rest of the output writes it (``201``, not ``201.0``)."""
-    return format_number(float(value)) if isinstance(value, (int, float)) and not isinstance(value, bool) else repr(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return format_number(float(value))
+    return repr(value)
