@@ -274,6 +274,26 @@ def distinct_items(value: object) -> Iterator[object]:
                 stack.append(item)
 
 
+def lists_innermost_first(value: ListValue) -> Iterator[ListValue]:
+    """Each distinct list ``value`` holds, and ``value`` last, each after every list it holds:
+    a fold over a list (its shape, its count of items) sees each list once, its lists done,
+    however deep or shared it is. (A list is scanned again once the lists it waited on are.)"""
+    done: set[int] = set()  # ids of the lists given (alive: ``value`` holds them)
+    stack: list[ListValue] = [value]
+    while stack:
+        current = stack[-1]
+        if id(current) in done:
+            stack.pop()
+            continue
+        waiting = [item for item in current if item.__class__ is ListValue and id(item) not in done]
+        if waiting:
+            stack.extend(waiting)
+            continue
+        stack.pop()
+        done.add(id(current))
+        yield current
+
+
 def items_of(value: object) -> Iterator[object]:
     """Every item held in ``value`` that is not a list (nodes and texts), depth first in order,
     as often as it is held; ``value`` itself when it is not a list."""
@@ -300,17 +320,7 @@ def shape(value: ListValue) -> tuple[int, ...] | None:
     dims: list[tuple[int, int]] = []
     known: dict[tuple[int, int], int] = {}
     shapes: dict[int, int] = {}  # id of a distinct list -> its shape
-    stack: list[ListValue] = [value]
-    while stack:  # innermost first: a list is looked at again once its lists have shapes
-        current = stack[-1]
-        if id(current) in shapes:
-            stack.pop()
-            continue
-        waiting = [item for item in current if item.__class__ is ListValue and id(item) not in shapes]
-        if waiting:
-            stack.extend(waiting)
-            continue
-        stack.pop()
+    for current in lists_innermost_first(value):
         found = _shape_of(current, shapes, dims, known)
         if found is None:
             return None  # a ragged list anywhere makes the whole ragged
@@ -437,17 +447,7 @@ def occurrences(value: ListValue) -> int:
     held (a list held twice counts twice, with its items): what a value line writes, `flatten`
     walks. Each distinct list is counted once, so a list doubled sixty times is counted at once."""
     counts: dict[int, int] = {}  # id of a distinct list -> its count (alive: ``value`` holds it)
-    stack: list[ListValue] = [value]
-    while stack:
-        current = stack[-1]
-        if id(current) in counts:
-            stack.pop()
-            continue
-        pending = [item for item in current if item.__class__ is ListValue and id(item) not in counts]
-        if pending:
-            stack.extend(pending)  # (counted first; then ``current`` is scanned once more)
-            continue
-        stack.pop()
+    for current in lists_innermost_first(value):
         counts[id(current)] = sum(1 + counts[id(item)] if item.__class__ is ListValue else 1 for item in current)
     return counts[id(value)]
 
