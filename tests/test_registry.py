@@ -1,4 +1,4 @@
-"""The registries of built-in callables (interpreter/registry.py): one entry per value function
+"""The registries of built-in callables (interpreter/library/registry.py): one entry per value function
 and per statement-like call is all a new built-in needs. The highlighter, the REPL's completion
 and `:help`, and the reserved names read them; an entry added here (and nowhere else) is
 called, checked, reserved, completed and listed."""
@@ -18,9 +18,9 @@ from scalarlang.front import highlight
 from scalarlang.front.editing import SadCompleter
 from scalarlang.front.highlight import SadLexer
 from scalarlang.front.repl_core import ReplCore
-from scalarlang.interpreter import node_functions, registry
+from scalarlang.interpreter.library import node_functions, registry
 from scalarlang.interpreter.outcomes import Failed, Printed
-from scalarlang.interpreter.registry import STATEMENT_FUNCTIONS, TEXT, VALUE, VALUE_FUNCTIONS, arity
+from scalarlang.interpreter.library.registry import STATEMENT_FUNCTIONS, TEXT, VALUE, VALUE_FUNCTIONS, arity
 from scalarlang.render.text import Renderer, make_console
 
 

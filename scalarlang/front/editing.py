@@ -17,7 +17,7 @@ from prompt_toolkit.lexers import Lexer, PygmentsLexer, RegexSync
 from prompt_toolkit.utils import get_cwidth
 from prompt_toolkit.validation import ValidationError, Validator
 
-from ..interpreter.registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
+from ..interpreter.library.registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
 from ..interpreter.failures import RUNTIME_KINDS
 from ..language.diagnostics import Diagnostic, LanguageError
 from ..language.lexicon import KEYWORDS

@@ -21,7 +21,7 @@ from rich.text import Text
 
 from ..engine.numbers import MAX_DIGITS, current_digits, digits, format_number
 from ..interpreter.core import Interpreter
-from ..interpreter.registry import help_rows
+from ..interpreter.library.registry import help_rows
 from ..interpreter.failures import RUNTIME_KINDS
 from ..interpreter.outcomes import Drawn, Failed, Outcome, WalkShown, Warned
 from ..interpreter.values import ListValue, TextValue, characters, shape_text, shorten, text_summary

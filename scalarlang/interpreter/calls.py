@@ -13,7 +13,7 @@ from ..language.diagnostics import LanguageError
 from ..language.hints import call_hint
 from ..language.source import Span
 from .failures import with_note
-from .registry import (
+from .library.registry import (
     STATEMENT_FUNCTIONS,
     VALUE_FUNCTIONS,
     arity,

@@ -26,7 +26,7 @@ from .control import MAX_ITERATIONS, MAX_STATEMENTS, Run
 from .expressions import Function
 from .operations import Budget
 from .outcomes import Failed, GraphNode, GraphShown, NodeState, Outcome
-from .registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
+from .library.registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
 from .state import History, Journal, SessionState
 from .statements import node_state
 from .values import LABEL_LIMIT, ListValue, TextValue, is_count, label_of, operation_text

@@ -36,7 +36,7 @@ from . import calls, operations, texts
 from .calls import Function
 from .failures import drawing_failure, engine_failure, failure, not_a_list, not_a_node, not_a_text
 from .operations import arithmetic, fused, literal_value
-from .registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
+from .library.registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
 from .values import (
     LABEL_LIMIT, MAX_LIST, ListValue, Made, TextValue, formatted_value, occurrences, shorten, suggestion, whole_number,
 )

@@ -20,7 +20,7 @@ from ..language.source import Span
 from .expressions import Compiler, Function, MAX_CALL_DEPTH
 from .failures import raising
 from .outcomes import Bound, Defined, ListShown, NodeState, Printed, TextShown, ValueShown, Warned
-from .registry import STATEMENT_FUNCTIONS, call_problem, is_reserved
+from .library.registry import STATEMENT_FUNCTIONS, call_problem, is_reserved
 from .list_walks import Places, name_items, rebuilt
 from .values import (
     ListValue,

@@ -12,13 +12,13 @@ from __future__ import annotations
 import math
 from typing import Callable, TYPE_CHECKING
 
-from ..engine.errors import ScalarAutodiffError
-from ..engine.scalar import Scalar
-from ..language import tree
-from .values import label_of
+from ...engine.errors import ScalarAutodiffError
+from ...engine.scalar import Scalar
+from ...language import tree
+from ..values import label_of
 
 if TYPE_CHECKING:
-    from .expressions import Compiler
+    from ..expressions import Compiler
 
 
 def engine_unary(method: Callable[[Scalar], Scalar]):

@@ -13,14 +13,14 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..engine.numbers import format_number
-from ..engine.scalar import Scalar
-from ..language import tree
-from .failures import index_out_of_range, not_a_node, not_a_text
-from .values import MAX_TEXT, ListValue, TextValue, characters, describe, quoted, whole_number
+from ...engine.numbers import format_number
+from ...engine.scalar import Scalar
+from ...language import tree
+from ..failures import index_out_of_range, not_a_node, not_a_text
+from ..values import MAX_TEXT, ListValue, TextValue, characters, describe, quoted, whole_number
 
 if TYPE_CHECKING:
-    from .expressions import Compiler
+    from ..expressions import Compiler
 
 # A file of more bytes than this has more than `MAX_TEXT` characters (UTF-8 takes at most 4 a
 # character), so no more is read.

@@ -12,17 +12,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..engine.errors import ScalarAutodiffError
-from ..engine.numbers import format_number
-from ..engine.scalar import Scalar
-from ..language import tree
+from ...engine.errors import ScalarAutodiffError
+from ...engine.numbers import format_number
+from ...engine.scalar import Scalar
+from ...language import tree
 from .csv_reader import TableError, read_table
-from .failures import not_a_node
-from .values import ListValue, TextValue, items_of, whole_number
+from ..failures import not_a_node
+from ..values import ListValue, TextValue, items_of, whole_number
 
 if TYPE_CHECKING:
-    from .control import Run
-    from .expressions import Compiler
+    from ..control import Run
+    from ..expressions import Compiler
 
 
 def _nodes(compiler: Compiler, call: tree.Call, values: tuple, from_list: bool, list_expr: tree.Expr | None = None) -> tuple:

@@ -17,16 +17,16 @@ from collections.abc import Callable, Mapping
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from ..engine.scalar import Scalar
-from ..language import tree
-from ..language.diagnostics import LanguageError
-from ..language.overview import CHAIN_RULE, GRAPH, LISTS, PICTURES, TASKS, TEXTS, TRAINING
-from . import chain_rule, checks, graphs, list_functions, logits, node_functions, plots, text_functions
-from .values import LABEL_LIMIT, shorten, suggestion
+from ...engine.scalar import Scalar
+from ...language import tree
+from ...language.diagnostics import LanguageError
+from ...language.overview import CHAIN_RULE, GRAPH, LISTS, PICTURES, TASKS, TEXTS, TRAINING
+from . import chain_rule, gradient_check, graphs, list_functions, logits, node_functions, plots, text_functions
+from ..values import LABEL_LIMIT, shorten, suggestion
 
 if TYPE_CHECKING:
-    from .control import Run
-    from .expressions import Compiler
+    from ..control import Run
+    from ..expressions import Compiler
 
 # A value function's compile function: ``compile(compiler, call)`` gives ``(combine, operand
 # expressions)`` or ``(combine, operand expressions, fuse)`` (see `expressions`).
@@ -223,7 +223,7 @@ STATEMENT_FUNCTIONS: dict[str, StatementCall] = _table(
         "a reverse pass from EXPR, committed: its node and edge tables", _PASSES),
     StatementCall("graph", arity(1), graphs.compile_graph, "graph(EXPR)", "the nodes of EXPR's graph, changing nothing",
         _PASSES),
-    StatementCall("gradcheck", arity(2, None), checks.compile_gradcheck,
+    StatementCall("gradcheck", arity(2, None), gradient_check.compile_gradcheck,
         ("gradcheck(OUT, X, Y, …[, step: S][, tolerance: T])", "gradcheck(OUT, X, STEP, TOLERANCE)"),
         "each variable's pass adjoint against a central difference", _PASSES,
         options={"step": VALUE, "tolerance": VALUE},

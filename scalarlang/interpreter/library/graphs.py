@@ -6,17 +6,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..engine.errors import ScalarAutodiffError
-from ..engine.numbers import format_parameter
-from ..engine.scalar import Scalar, ScalarOperation
-from ..language import tree
-from ..language.diagnostics import Diagnostic, LanguageError
-from .outcomes import BackwardShown, Drawn, WalkShown, WalkStep
-from .values import is_count, label_of, made_at, name_of, operation_text, source_label
+from ...engine.errors import ScalarAutodiffError
+from ...engine.numbers import format_parameter
+from ...engine.scalar import Scalar, ScalarOperation
+from ...language import tree
+from ...language.diagnostics import Diagnostic, LanguageError
+from ..outcomes import BackwardShown, Drawn, WalkShown, WalkStep
+from ..values import is_count, label_of, made_at, name_of, operation_text, source_label
 
 if TYPE_CHECKING:
-    from .control import Run
-    from .expressions import Compiler
+    from ..control import Run
+    from ..expressions import Compiler
 
 
 def compile_backward(run: Run, statement: tree.ExprStatement, call: tree.Call, walk: bool = False):
@@ -52,7 +52,7 @@ def compile_backward(run: Run, statement: tree.ExprStatement, call: tree.Call, w
         if observer is not None and not run.muted:
             # --draw: the pass's picture is written before anything is committed, so a
             # picture that cannot be written leaves the stored gradients as they were.
-            from ..pictures.errors import DrawingError
+            from ...pictures.errors import DrawingError
 
             topology = backward_pass.topology
             try:
@@ -99,7 +99,7 @@ def compile_draw(run: Run, statement: tree.ExprStatement, call: tree.Call):
     """``draw(EXPR)``, ``draw(EXPR, "FILE")``: the picture of EXPR's graph as it is now.
 
     It shows in loop bodies and under ``quiet`` too: a picture is asked for, never an echo."""
-    from ..pictures import DrawingError, graph_picture, picture_format, write_picture  # on first use
+    from ...pictures import DrawingError, graph_picture, picture_format, write_picture  # on first use
 
     compiler, args = run.compiler, call.args  # an expression, maybe a text (its entry says so)
     target = compiler.node_expression(compiler.values(call)[0], "`draw`")

@@ -14,16 +14,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..engine.errors import ScalarAutodiffError
-from ..engine.scalar import Scalar
-from ..language import tree
+from ...engine.errors import ScalarAutodiffError
+from ...engine.scalar import Scalar
+from ...language import tree
 from .graphs import pass_failure
-from .outcomes import EdgeShare, Explained, PathShown, PathsShown
-from .state import History, KeptPass, Zeroed
-from .values import label_of
+from ..outcomes import EdgeShare, Explained, PathShown, PathsShown
+from ..state import History, KeptPass, Zeroed
+from ..values import label_of
 
 if TYPE_CHECKING:
-    from .control import Run
+    from ..control import Run
 
 # `paths` lists at most this many paths; more is the error `too-many-paths` with the count.
 MAX_PATHS = 1_000

@@ -16,21 +16,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..engine.numbers import format_number
-from ..engine.scalar import Scalar
-from ..language import tree
-from ..language.diagnostics import LanguageError
-from ..language.source import Span
-from .failures import not_a_text, with_note
-from .operations import MAX_ITEMS
-from .outcomes import Charted
-from .values import ListValue, TextValue, describe
+from ...engine.numbers import format_number
+from ...engine.scalar import Scalar
+from ...language import tree
+from ...language.diagnostics import LanguageError
+from ...language.source import Span
+from ..failures import not_a_text, with_note
+from ..operations import MAX_ITEMS
+from ..outcomes import Charted
+from ..values import ListValue, TextValue, describe
 
 if TYPE_CHECKING:
-    from ..pictures.charts import Chart
-    from .calls import Function
-    from .control import Run
-    from .expressions import Compiler
+    from ...pictures.charts import Chart
+    from ..calls import Function
+    from ..control import Run
+    from ..expressions import Compiler
 
 
 def compile_plot(run: Run, statement: tree.ExprStatement, call: tree.Call):
@@ -64,8 +64,8 @@ def compile_plot(run: Run, statement: tree.ExprStatement, call: tree.Call):
         return call.span
 
     def plot(show: bool) -> None:
-        from ..pictures.charts import line_chart
-        from ..pictures.errors import ChartError
+        from ...pictures.charts import line_chart
+        from ...pictures.errors import ChartError
 
         target = output.target()
         ys, several = _series(compiler, y_of(None), y_expr)
@@ -104,8 +104,8 @@ def compile_boundary(run: Run, statement: tree.ExprStatement, call: tree.Call):
     name, name_span = function_name.name, function_name.span
 
     def boundary(show: bool) -> None:
-        from ..pictures.charts import DEFAULT_GRID, boundary_chart
-        from ..pictures.errors import ChartError
+        from ...pictures.charts import DEFAULT_GRID, boundary_chart
+        from ...pictures.errors import ChartError
 
         function = _function(compiler, name, name_span)
         target = output.target()
@@ -141,8 +141,8 @@ class _Output:
 
     def target(self) -> tuple[str | None, str | None]:
         """``(path, format)`` of the file to write, or ``(None, None)``."""
-        from ..pictures.chart_files import chart_format
-        from ..pictures.errors import ChartError
+        from ...pictures.chart_files import chart_format
+        from ...pictures.errors import ChartError
 
         if self.path_of is None:
             return None, None
@@ -153,9 +153,9 @@ class _Output:
             raise self.run.compiler.drawing_error(error, self.file_span) from None
 
     def show(self, chart: Chart, label: str, target: tuple[str | None, str | None]) -> None:
-        from ..pictures.chart_files import write_chart
-        from ..pictures.chart_text import min_width
-        from ..pictures.errors import CHART_TOO_SMALL, ChartError
+        from ...pictures.chart_files import write_chart
+        from ...pictures.chart_text import min_width
+        from ...pictures.errors import CHART_TOO_SMALL, ChartError
 
         run, compiler = self.run, self.run.compiler
         width, needed = run.session.text_width, min_width(chart)

@@ -18,17 +18,17 @@ from dataclasses import replace
 import math
 from typing import TYPE_CHECKING, Callable
 
-from ..engine.errors import ScalarAutodiffError
-from ..engine.numbers import format_count, format_number
-from ..engine.scalar import Scalar
-from ..language import tree
-from ..language.diagnostics import LanguageError
-from .failures import not_a_list, not_a_node, position_in
+from ...engine.errors import ScalarAutodiffError
+from ...engine.numbers import format_count, format_number
+from ...engine.scalar import Scalar
+from ...language import tree
+from ...language.diagnostics import LanguageError
+from ..failures import not_a_list, not_a_node, position_in
 from .node_functions import engine_binary
-from .values import ListValue, Made, whole_number
+from ..values import ListValue, Made, whole_number
 
 if TYPE_CHECKING:
-    from .expressions import Compiler
+    from ..expressions import Compiler
 
 # `sample`: probabilities must sum to 1 within this.
 SUM_TOLERANCE = 1e-9
