@@ -15,13 +15,13 @@ from .outcomes import Expected
 from .values import LABEL_LIMIT, cut, shorten, suggestion, text_summary
 
 if TYPE_CHECKING:
-    from .control import Run
+    from .context import Running
 
 # An inner error's message quoted by `expectation-failed` is cut to this many characters.
 MESSAGE_LIMIT = 300
 
 
-def compile_assert(run: Run, statement: tree.Assert):
+def compile_assert(run: Running, statement: tree.Assert):
     compiler = run.compiler
     left_of, right_of = compared(compiler, statement.left), compared(compiler, statement.right)
     tolerance_of = None if statement.tolerance is None else compiler.number(statement.tolerance)
@@ -104,7 +104,7 @@ def kind_suggestion(kind: str) -> tuple[str, ...]:
     return suggestion(kind, sorted(RUNTIME_KINDS))
 
 
-def compile_expect(run: Run, statement: tree.Expect):
+def compile_expect(run: Running, statement: tree.Expect):
     """``expect K1: expect K2: ... STATEMENT``, without recursion over the chain: the kinds
     are checked outermost first, the innermost statement runs and is always undone, then each
     ``expect`` judges what the one inside it did."""

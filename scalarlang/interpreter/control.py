@@ -24,7 +24,8 @@ from . import texts
 from .checks import compile_assert, compile_expect
 from .expressions import Compiler
 from .failures import with_note
-from .operations import COMPARISONS, MAX_ITEMS, characters_of, compared, number_of
+from .context import MAX_ITEMS
+from .operations import COMPARISONS, characters_of, compared, number_of
 from .outcomes import Outcome
 from .state import Journal
 from .statements import (

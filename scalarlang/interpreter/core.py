@@ -23,8 +23,7 @@ from ..language.lexicon import KEYWORDS  # the lexical rules live in the grammar
 from ..language.parser import parse_program
 from ..language.source import Source, Span
 from .control import MAX_ITERATIONS, MAX_STATEMENTS, Run
-from .expressions import Function
-from .operations import Budget
+from .context import Budget, Function
 from .outcomes import Failed, GraphNode, GraphShown, NodeState, Outcome
 from .library.registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
 from .state import History, Journal, SessionState

@@ -33,7 +33,7 @@ from ..language.diagnostics import LanguageError
 from ..language.hints import name_hint
 from ..language.source import Source, Span
 from . import calls, operations, texts
-from .calls import Function
+from .context import Budget, Function
 from .failures import drawing_failure, engine_failure, failure, not_a_list, not_a_node, not_a_text
 from .operations import arithmetic, fused, literal_value
 from .library.registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
@@ -65,7 +65,7 @@ class Compiler:
         params: tuple[str, ...] | None = None,
         function: str | None = None,
         random: Any = None,
-        budget: operations.Budget | None = None,
+        budget: Budget | None = None,
     ):
         self.names = names
         self.source = source
@@ -75,7 +75,7 @@ class Compiler:
         self.early = params is not None  # a function body: calls are resolved now
         self.function = function  # the function whose body this is: its nodes' labels say so
         self.random = random  # the session's generator (`random.Random`), for `uniform`, `gauss`
-        self.budget = budget if budget is not None else operations.Budget()  # the session's, for comprehensions
+        self.budget = budget if budget is not None else Budget()  # the session's, for comprehensions
         self.call_depth = 0  # the deepest function a function body calls
         # In a function body, (start, end, count, form) -> the tag of the nodes made there, so that
         # the body's own result is known by its tag (`Function.origin`); keyed by offsets,

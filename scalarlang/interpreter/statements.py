@@ -17,7 +17,8 @@ from ..engine.scalar import Scalar, ScalarOperation
 from ..language import tree
 from ..language.diagnostics import LanguageError
 from ..language.source import Span
-from .expressions import Compiler, Function, MAX_CALL_DEPTH
+from .context import Function
+from .expressions import MAX_CALL_DEPTH, Compiler
 from .failures import raising
 from .outcomes import Bound, Defined, ListShown, NodeState, Printed, TextShown, ValueShown, Warned
 from .library.registry import STATEMENT_FUNCTIONS, call_problem, is_reserved
@@ -37,7 +38,7 @@ from .values import (
 )
 
 if TYPE_CHECKING:
-    from .control import Run
+    from .context import Compiling, Running
 
 
 def node_state(node: Scalar, label: str | None = None) -> NodeState:
@@ -51,7 +52,7 @@ def node_state(node: Scalar, label: str | None = None) -> NodeState:
     )
 
 
-def reserved(compiler: Compiler, name: str, span, what: str) -> LanguageError | None:
+def reserved(compiler: Compiling, name: str, span, what: str) -> LanguageError | None:
     if not is_reserved(name):
         return None
     return compiler.fail(
@@ -66,7 +67,7 @@ def reserved(compiler: Compiler, name: str, span, what: str) -> LanguageError | 
 # ---- bindings -----------------------------------------------------------------------------
 
 
-def compile_let(run: Run, statement: tree.Let):
+def compile_let(run: Running, statement: tree.Let):
     problem = reserved(run.compiler, statement.name, statement.name_span, "bound with `let`")
     if problem is not None:
         return raising(problem)
@@ -104,7 +105,7 @@ def compile_let(run: Run, statement: tree.Let):
     return let
 
 
-def compile_function(run: Run, statement: tree.FunctionDef):
+def compile_function(run: Running, statement: tree.FunctionDef):
     compiler = run.compiler
     problem = reserved(compiler, statement.name, statement.name_span, "defined with `fn`")
     for param, param_span in zip(statement.params, statement.param_spans):  # (each once: the parser says so)
@@ -153,7 +154,7 @@ def _calls_itself(statement: tree.FunctionDef):
     return None
 
 
-def compile_descend(run: Run, statement: tree.Descend):
+def compile_descend(run: Running, statement: tree.Descend):
     compiler = run.compiler
     rate = compiler.number(statement.rate)
     names, spans, span = statement.names, statement.name_spans, statement.span  # (each once: the parser says so)
@@ -234,7 +235,7 @@ def _fresh(value: float, label: str) -> Scalar:
     return fresh
 
 
-def _not_a_variable(compiler: Compiler, name: str, node: object, span: Span) -> LanguageError:
+def _not_a_variable(compiler: Compiling, name: str, node: object, span: Span) -> LanguageError:
     if isinstance(node, (ListValue, TextValue)):
         return compiler.fail(
             "not-a-variable",
@@ -257,7 +258,7 @@ def _not_a_variable(compiler: Compiler, name: str, node: object, span: Span) -> 
 # ---- expressions and commands ---------------------------------------------------------------
 
 
-def compile_expression_statement(run: Run, statement: tree.ExprStatement):
+def compile_expression_statement(run: Running, statement: tree.ExprStatement):
     expr = statement.expr
     call = STATEMENT_FUNCTIONS.get(expr.function) if isinstance(expr, tree.Call) else None
     if call is not None:  # a statement-like call: checked against its entry, then compiled by it
@@ -281,7 +282,7 @@ def compile_expression_statement(run: Run, statement: tree.ExprStatement):
     return value_line
 
 
-def compile_print(run: Run, statement: tree.Print):
+def compile_print(run: Running, statement: tree.Print):
     pieces = tuple(run.compiler.text(item) for item in statement.items)
     span = statement.span
 
@@ -291,7 +292,7 @@ def compile_print(run: Run, statement: tree.Print):
     return print_line
 
 
-def compile_zero_grad(run: Run, statement: tree.ZeroGrad):
+def compile_zero_grad(run: Running, statement: tree.ZeroGrad):
     target = None if statement.target is None else run.compiler.expression(statement.target)
     not_a_node = None if statement.target is None else run.compiler.node_check(statement.target, "`zero_grad`")
 

@@ -19,11 +19,11 @@ from .failures import not_a_list, not_a_node, not_a_text, with_note
 from .values import MAX_LIST, MAX_TEXT, ListValue, TextValue, formatted_value
 
 if TYPE_CHECKING:
-    from .expressions import Compiler
+    from .context import Compiling
 
 
 
-def string_literal(compiler: Compiler, node: tree.StringLiteral):
+def string_literal(compiler: Compiling, node: tree.StringLiteral):
     """``"text {EXPR} {EXPR:SPEC}"``: ``(combine, holes, None)``, the holes' expressions its
     operands (so a string inside a hole is one more level of the compiler's walk); a hole
     shows its value as `print` does (a text as it is), a format spec is for numbers."""
@@ -70,7 +70,7 @@ class _Hole:
         self.not_a_node = not_a_node
 
 
-def concatenation(compiler: Compiler, node: tree.Binary) -> Callable[[Any, Any], Any]:
+def concatenation(compiler: Compiling, node: tree.Binary) -> Callable[[Any, Any], Any]:
     """What `left + right` is when one of them is not a node: two texts or two lists joined,
     else the error for the operand that does not fit (the right one, when the left one says
     what `+` is)."""
@@ -102,7 +102,7 @@ def concatenation(compiler: Compiler, node: tree.Binary) -> Callable[[Any, Any],
     return joined
 
 
-def comparison(compiler: Compiler, op: str, left_expr: tree.Expr, right_expr: tree.Expr, needed_by: str):
+def comparison(compiler: Compiling, op: str, left_expr: tree.Expr, right_expr: tree.Expr, needed_by: str):
     """``holds(left, right)`` for values that are not both nodes: two texts compare with `==`
     and `!=`; anything else is the error for the operand that does not fit."""
     source = compiler.source
@@ -130,7 +130,7 @@ def comparison(compiler: Compiler, op: str, left_expr: tree.Expr, right_expr: tr
     return holds
 
 
-def _too_long(compiler: Compiler, node: tree.Expr, size: int, what: str = "characters"):
+def _too_long(compiler: Compiling, node: tree.Expr, size: int, what: str = "characters"):
     limit = MAX_TEXT if what == "characters" else MAX_LIST
     return compiler.fail(
         "too-long",

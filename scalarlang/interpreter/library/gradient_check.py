@@ -17,12 +17,11 @@ from ..values import label_of
 from .graphs import pass_failure
 
 if TYPE_CHECKING:
-    from ..control import Run
-    from ..expressions import Compiler
+    from ..context import Compiling, Running
 
 
 
-def compile_gradcheck(run: Run, statement: tree.ExprStatement, call: tree.Call):
+def compile_gradcheck(run: Running, statement: tree.ExprStatement, call: tree.Call):
     """``gradcheck(OUT, X, ...)``: each variable checked against one reverse pass of OUT, all
     before any line is shown, so a failing check shows nothing (and changes nothing)."""
     compiler = run.compiler
@@ -80,7 +79,7 @@ def compile_gradcheck(run: Run, statement: tree.ExprStatement, call: tree.Call):
     return gradcheck
 
 
-def _no_numbers_among_variables(compiler: Compiler, variables: list[tree.Expr]) -> None:
+def _no_numbers_among_variables(compiler: Compiling, variables: list[tree.Expr]) -> None:
     """A number literal where a variable belongs (`gradcheck(loss, x, 1e-4)`) is most likely
     a step or tolerance: say how to give them."""
     for arg in variables:
@@ -99,7 +98,7 @@ def _is_variable(node) -> bool:
     return node.operation is ScalarOperation.VARIABLE
 
 
-def _position(compiler: Compiler, output, variable, topology, arg) -> int:
+def _position(compiler: Compiling, output, variable, topology, arg) -> int:
     """Where `variable` is in the output's topology; not a variable of that graph is an error."""
     position = next((i for i, node in enumerate(topology) if node is variable), None)
     if _is_variable(variable) and position is not None:
@@ -114,7 +113,7 @@ def _position(compiler: Compiler, output, variable, topology, arg) -> int:
     )
 
 
-def _check_failed(compiler: Compiler, output, variable, check, span) -> LanguageError:
+def _check_failed(compiler: Compiling, output, variable, check, span) -> LanguageError:
     return compiler.fail(
         "gradcheck-failed",
         f"gradient check of `{label_of(output)}` by `{label_of(variable)}` failed: "

@@ -21,11 +21,10 @@ from ..failures import not_a_node
 from ..values import ListValue, TextValue, items_of, whole_number
 
 if TYPE_CHECKING:
-    from ..control import Run
-    from ..expressions import Compiler
+    from ..context import Compiling, Running
 
 
-def _nodes(compiler: Compiler, call: tree.Call, values: tuple, from_list: bool, list_expr: tree.Expr | None = None) -> tuple:
+def _nodes(compiler: Compiling, call: tree.Call, values: tuple, from_list: bool, list_expr: tree.Expr | None = None) -> tuple:
     """The terms of a fold: the items of one list argument (``list_expr``, the first argument
     unless given), or the arguments themselves."""
     if from_list:
@@ -47,7 +46,7 @@ def _nodes(compiler: Compiler, call: tree.Call, values: tuple, from_list: bool, 
     return values
 
 
-def compile_sum(compiler: Compiler, call: tree.Call, mean: bool = False):
+def compile_sum(compiler: Compiling, call: tree.Call, mean: bool = False):
     """``sum(a, b, …)`` or ``sum(L)``: the left fold ``a + b + …``; `mean` divides it once by
     the count."""
     span, origin = call.span, compiler.origin(call.span)
@@ -74,11 +73,11 @@ def compile_sum(compiler: Compiler, call: tree.Call, mean: bool = False):
     return combine, compiler.values(call)
 
 
-def compile_mean(compiler: Compiler, call: tree.Call):
+def compile_mean(compiler: Compiling, call: tree.Call):
     return compile_sum(compiler, call, mean=True)
 
 
-def compile_len(compiler: Compiler, call: tree.Call):
+def compile_len(compiler: Compiling, call: tree.Call):
     """``len(L)``: a list's items, or a text's characters."""
     origin = compiler.origin(call.span, True)
     not_a_list = compiler.list_check(compiler.values(call)[0], "`len`")
@@ -93,7 +92,7 @@ def compile_len(compiler: Compiler, call: tree.Call):
     return length, compiler.values(call)
 
 
-def compile_dot(compiler: Compiler, call: tree.Call):
+def compile_dot(compiler: Compiling, call: tree.Call):
     """``dot(A, B)``: ``A[0]*B[0] + A[1]*B[1] + …``, a left fold of products."""
     span, origin, engine_error = call.span, compiler.origin(call.span), compiler.engine_error
     checks = [compiler.list_check(arg, "`dot`") for arg in compiler.values(call)]
@@ -127,7 +126,7 @@ def compile_dot(compiler: Compiler, call: tree.Call):
     return dot, compiler.values(call)
 
 
-def compile_flatten(compiler: Compiler, call: tree.Call):
+def compile_flatten(compiler: Compiling, call: tree.Call):
     """``flatten(L, …)``: every node (and text) held in the arguments, depth first, in order."""
 
     span = call.span
@@ -139,7 +138,7 @@ def compile_flatten(compiler: Compiler, call: tree.Call):
     return flatten, compiler.values(call)
 
 
-def compile_zip(compiler: Compiler, call: tree.Call):
+def compile_zip(compiler: Compiling, call: tree.Call):
     """``zip(A, B, …)``: the rows ``[A[i], B[i], …]``, as many as the shortest has items."""
     checks = [compiler.list_check(arg, "`zip`") for arg in compiler.values(call)]
 
@@ -153,7 +152,7 @@ def compile_zip(compiler: Compiler, call: tree.Call):
 
 
 def _draw(name: str, draw_with):
-    def build(compiler: Compiler, call: tree.Call):
+    def build(compiler: Compiling, call: tree.Call):
         origin, random = compiler.origin(call.span), compiler.random
         checks = [compiler.node_check(arg, f"`{name}`") for arg in compiler.values(call)]
 
@@ -180,7 +179,7 @@ compile_uniform = _draw("uniform", lambda random, low, high: random.uniform(low,
 compile_gauss = _draw("gauss", lambda random, mu, sigma: random.gauss(mu, sigma))
 
 
-def compile_read_table(compiler: Compiler, call: tree.Call):
+def compile_read_table(compiler: Compiling, call: tree.Call):
     """``read_table("FILE.csv")``: a list of rows of constants; the path is relative to the
     program's folder (the working folder for text that came from no file)."""
     (argument,) = call.args  # a text (its entry says so)
@@ -211,7 +210,7 @@ def compile_read_table(compiler: Compiler, call: tree.Call):
     return table, ()
 
 
-def compile_random_seed(run: Run, statement: tree.ExprStatement, call: tree.Call):
+def compile_random_seed(run: Running, statement: tree.ExprStatement, call: tree.Call):
     """``random_seed(N)``: the session's generator starts again from N; shows nothing."""
     compiler = run.compiler
     seed_of, random = compiler.number(compiler.values(call)[0]), run.session.random

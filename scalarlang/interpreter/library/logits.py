@@ -28,7 +28,7 @@ from .node_functions import engine_binary
 from ..values import ListValue, Made, whole_number
 
 if TYPE_CHECKING:
-    from ..expressions import Compiler
+    from ..context import Compiling
 
 # `sample`: probabilities must sum to 1 within this.
 SUM_TOLERANCE = 1e-9
@@ -44,7 +44,7 @@ class _ListArgument:
 
     __slots__ = ("compiler", "name", "expr", "lacks", "not_a_list")
 
-    def __init__(self, compiler: Compiler, call: tree.Call, expr: tree.Expr, lacks: str):
+    def __init__(self, compiler: Compiling, call: tree.Call, expr: tree.Expr, lacks: str):
         self.compiler, self.name, self.expr = compiler, call.function, expr
         self.lacks = lacks  # what an empty list has not (`no largest item`)
         self.not_a_list = compiler.list_check(expr, f"`{call.function}`")
@@ -67,7 +67,7 @@ class _ListArgument:
         raise AssertionError("every item is a node")  # (only called when one is not)
 
 
-def _item_not_a_node(compiler: Compiler, name: str, expr: tree.Expr, index: int, item: object) -> LanguageError:
+def _item_not_a_node(compiler: Compiling, name: str, expr: tree.Expr, index: int, item: object) -> LanguageError:
     text = compiler.text_of(expr)
     error = not_a_node(compiler.source, item, f"{text}[{index}]", expr.span, f"`{name}` of each item")
     if item.__class__ is not ListValue:
@@ -83,7 +83,7 @@ def _with_help(error: LanguageError, help_note: str) -> LanguageError:
     return LanguageError(replace(error.diagnostic, notes=(help_note,)))
 
 
-def _labels(compiler: Compiler, span, form: str) -> Callable[[int], Made]:
+def _labels(compiler: Compiling, span, form: str) -> Callable[[int], Made]:
     """The tags `form` gives the nodes made for item ``i`` (``{}`` is the source text at
     ``span``, ``{i}`` the item's index): one per index, made when first needed."""
     made: list[Made] = []
@@ -99,7 +99,7 @@ def _labels(compiler: Compiler, span, form: str) -> Callable[[int], Made]:
 # ---- max, min: of two nodes, of a list, of three or more -------------------------------------
 
 
-def compile_max(compiler: Compiler, call: tree.Call, largest: bool = True):
+def compile_max(compiler: Compiling, call: tree.Call, largest: bool = True):
     """``max(a, b)``: the engine's two-operand max (a tie shares the gradient); ``max(L)`` and
     ``max(a, b, c, …)``: one `max_of` node (the gradient goes to the first largest)."""
     args, name = compiler.values(call), call.function
@@ -149,11 +149,11 @@ def compile_max(compiler: Compiler, call: tree.Call, largest: bool = True):
     return of_values, args
 
 
-def compile_min(compiler: Compiler, call: tree.Call):
+def compile_min(compiler: Compiling, call: tree.Call):
     return compile_max(compiler, call, largest=False)
 
 
-def compile_argmax(compiler: Compiler, call: tree.Call, largest: bool = True):
+def compile_argmax(compiler: Compiling, call: tree.Call, largest: bool = True):
     """``argmax(L)``: the index of the first largest item, a constant (a count)."""
     (argument,) = compiler.values(call)
     checked = _ListArgument(compiler, call, argument, "no largest item" if largest else "no smallest item")
@@ -176,14 +176,14 @@ def compile_argmax(compiler: Compiler, call: tree.Call, largest: bool = True):
     return argmax, (argument,)
 
 
-def compile_argmin(compiler: Compiler, call: tree.Call):
+def compile_argmin(compiler: Compiling, call: tree.Call):
     return compile_argmax(compiler, call, largest=False)
 
 
 # ---- logsumexp, softmax, cross_entropy ---------------------------------------------------------
 
 
-def compile_logsumexp(compiler: Compiler, call: tree.Call):
+def compile_logsumexp(compiler: Compiling, call: tree.Call):
     """``logsumexp(L)``: one node with an edge to each item; its local derivatives are the
     softmax of the items."""
     (argument,) = compiler.values(call)
@@ -201,7 +201,7 @@ def compile_logsumexp(compiler: Compiler, call: tree.Call):
     return logsumexp, (argument,)
 
 
-def compile_softmax(compiler: Compiler, call: tree.Call):
+def compile_softmax(compiler: Compiling, call: tree.Call):
     """``softmax(L)``: the list ``exp(L[i] - logsumexp(L))``, one logsumexp node shared."""
     (argument,) = compiler.values(call)
     checked, span, engine_error = _ListArgument(compiler, call, argument, "no terms"), call.span, compiler.engine_error
@@ -231,7 +231,7 @@ def compile_softmax(compiler: Compiler, call: tree.Call):
     return softmax, (argument,)
 
 
-def compile_cross_entropy(compiler: Compiler, call: tree.Call):
+def compile_cross_entropy(compiler: Compiling, call: tree.Call):
     """``cross_entropy(LOGITS, TARGET)``: ``logsumexp(LOGITS) - LOGITS[TARGET]``, TARGET a whole
     number inside the list (as indexing takes it)."""
     logits, target = compiler.values(call)
@@ -263,7 +263,7 @@ def compile_cross_entropy(compiler: Compiler, call: tree.Call):
 # ---- one_hot, sample: constants -----------------------------------------------------------------
 
 
-def compile_one_hot(compiler: Compiler, call: tree.Call):
+def compile_one_hot(compiler: Compiling, call: tree.Call):
     """``one_hot(I, N)``: N constants, 1 at I and 0 elsewhere."""
     index_expr, length_expr = compiler.values(call)
     checks = [compiler.node_check(arg, f"`one_hot`") for arg in (index_expr, length_expr)]
@@ -307,7 +307,7 @@ def compile_one_hot(compiler: Compiler, call: tree.Call):
     return one_hot, (index_expr, length_expr)
 
 
-def compile_sample(compiler: Compiler, call: tree.Call):
+def compile_sample(compiler: Compiling, call: tree.Call):
     """``sample(P)``: an index drawn with the session's generator, the one
     ``random.choices(range(len(P)), weights=P)[0]`` draws in the same state."""
     (argument,) = compiler.values(call)

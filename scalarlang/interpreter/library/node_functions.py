@@ -18,13 +18,13 @@ from ...language import tree
 from ..values import label_of
 
 if TYPE_CHECKING:
-    from ..expressions import Compiler
+    from ..context import Compiling
 
 
 def engine_unary(method: Callable[[Scalar], Scalar]):
     """A built-in that is the engine's operation of one node."""
 
-    def build(compiler: Compiler, call: tree.Call):
+    def build(compiler: Compiling, call: tree.Call):
         span, origin = call.span, compiler.origin(call.span)
         engine_error = compiler.engine_error
         not_a_node = compiler.node_check(compiler.values(call)[0], f"`{call.function}`")
@@ -61,7 +61,7 @@ def engine_unary(method: Callable[[Scalar], Scalar]):
 def engine_binary(method: Callable[[Scalar, Scalar], Scalar]):
     """A built-in that is the engine's operation of two nodes."""
 
-    def build(compiler: Compiler, call: tree.Call):
+    def build(compiler: Compiling, call: tree.Call):
         span, origin = call.span, compiler.origin(call.span)
         engine_error = compiler.engine_error
         left_error = compiler.node_check(compiler.values(call)[0], f"`{call.function}`")
@@ -87,7 +87,7 @@ def engine_binary(method: Callable[[Scalar, Scalar], Scalar]):
 def _constant_of(read, count: bool = False):
     """A built-in whose result is a new constant holding ``read(operand)``."""
 
-    def build(compiler: Compiler, call: tree.Call):
+    def build(compiler: Compiling, call: tree.Call):
         origin = compiler.origin(call.span, count)
         not_a_node = compiler.node_check(compiler.values(call)[0], f"`{call.function}`")
 
@@ -103,7 +103,7 @@ def _constant_of(read, count: bool = False):
     return build
 
 
-def compile_grad(compiler: Compiler, call: tree.Call):
+def compile_grad(compiler: Compiling, call: tree.Call):
     origin = compiler.origin(call.span)
     argument_span = compiler.values(call)[0].span
     not_a_node = compiler.node_check(compiler.values(call)[0], "`grad`")

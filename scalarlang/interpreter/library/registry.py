@@ -25,14 +25,13 @@ from . import chain_rule, gradient_check, graphs, list_functions, logits, node_f
 from ..values import LABEL_LIMIT, shorten, suggestion
 
 if TYPE_CHECKING:
-    from ..control import Run
-    from ..expressions import Compiler
+    from ..context import Compiling, Running
 
 # A value function's compile function: ``compile(compiler, call)`` gives ``(combine, operand
 # expressions)`` or ``(combine, operand expressions, fuse)`` (see `expressions`).
-CompileValue = Callable[["Compiler", tree.Call], tuple]
+CompileValue = Callable[["Compiling", tree.Call], tuple]
 # A statement-like call's: ``compile(run, statement, call)`` gives the statement's action.
-CompileStatement = Callable[["Run", tree.ExprStatement, tree.Call], Callable[[bool], Any]]
+CompileStatement = Callable[["Running", tree.ExprStatement, tree.Call], Callable[[bool], Any]]
 
 
 class Kind(StrEnum):

@@ -20,14 +20,14 @@ from ..failures import index_out_of_range, not_a_node, not_a_text
 from ..values import MAX_TEXT, ListValue, TextValue, characters, describe, quoted, whole_number
 
 if TYPE_CHECKING:
-    from ..expressions import Compiler
+    from ..context import Compiling
 
 # A file of more bytes than this has more than `MAX_TEXT` characters (UTF-8 takes at most 4 a
 # character), so no more is read.
 MAX_TEXT_BYTES = 4 * MAX_TEXT
 
 
-def compile_read_text(compiler: Compiler, call: tree.Call):
+def compile_read_text(compiler: Compiling, call: tree.Call):
     """``read_text("FILE")``: the file's text; the path is relative to the program's folder
     (the working folder for text that came from no file), as `read_table`'s."""
     (argument,) = call.args  # a text (its entry says so)
@@ -56,7 +56,7 @@ def compile_read_text(compiler: Compiler, call: tree.Call):
     return read, ()
 
 
-def _bytes(compiler: Compiler, path: Path, name: str, span) -> bytes:
+def _bytes(compiler: Compiling, path: Path, name: str, span) -> bytes:
     """The file's bytes (at most one more than `MAX_TEXT_BYTES`), or the error."""
     try:
         if os.path.isdir(path):
@@ -74,7 +74,7 @@ def _bytes(compiler: Compiler, path: Path, name: str, span) -> bytes:
     return data
 
 
-def _too_long_file(compiler: Compiler, name: str, span, length: int | None):
+def _too_long_file(compiler: Compiling, name: str, span, length: int | None):
     size = f"{length:,} characters" if length is not None else f"more than {MAX_TEXT_BYTES:,} bytes"
     return compiler.fail(
         "too-long", f"`{name}` has {size}; a text may have at most {MAX_TEXT:,}", span,
@@ -82,7 +82,7 @@ def _too_long_file(compiler: Compiler, name: str, span, length: int | None):
     )
 
 
-def _text_argument(compiler: Compiler, call: tree.Call, position: int = 0):
+def _text_argument(compiler: Compiling, call: tree.Call, position: int = 0):
     """``check(value)``: the value itself when it is a text, else the `not-a-text` error."""
     expr = compiler.values(call)[position]
     source, text, span, needed_by = compiler.source, compiler.text_of(expr), expr.span, f"`{call.function}`"
@@ -95,7 +95,7 @@ def _text_argument(compiler: Compiler, call: tree.Call, position: int = 0):
     return check
 
 
-def compile_lines(compiler: Compiler, call: tree.Call):
+def compile_lines(compiler: Compiling, call: tree.Call):
     """``lines(T)``: the lines of T, without their `\\n`; a final `\\n` ends the last line
     (it starts no empty one)."""
     text_of = _text_argument(compiler, call)
@@ -109,7 +109,7 @@ def compile_lines(compiler: Compiler, call: tree.Call):
     return lines, compiler.values(call)
 
 
-def compile_chars(compiler: Compiler, call: tree.Call):
+def compile_chars(compiler: Compiling, call: tree.Call):
     """``chars(T)``: T's distinct characters sorted by code point: a vocabulary."""
     text_of = _text_argument(compiler, call)
 
@@ -119,7 +119,7 @@ def compile_chars(compiler: Compiler, call: tree.Call):
     return chars, compiler.values(call)
 
 
-def compile_join(compiler: Compiler, call: tree.Call):
+def compile_join(compiler: Compiling, call: tree.Call):
     """``join(L)``, ``join(L, SEP)``: the texts of L one after another (SEP between them)."""
     exprs = compiler.values(call)
     not_a_list_error = compiler.list_check(exprs[0], "`join`")
@@ -156,7 +156,7 @@ class _Vocabulary:
             self.index.setdefault(char, position)
 
 
-def _vocabulary_check(compiler: Compiler, call: tree.Call, position: int):
+def _vocabulary_check(compiler: Compiling, call: tree.Call, position: int):
     """``check(value)``: the vocabulary at argument ``position``: a list of one-character
     texts, or a text."""
     expr = compiler.values(call)[position]
@@ -187,7 +187,7 @@ def _vocabulary_check(compiler: Compiler, call: tree.Call, position: int):
     return check
 
 
-def compile_encode(compiler: Compiler, call: tree.Call):
+def compile_encode(compiler: Compiling, call: tree.Call):
     """``encode(T, VOCAB)``: the index in VOCAB of each of T's characters, as constants."""
     text_of, vocabulary_of = _text_argument(compiler, call), _vocabulary_check(compiler, call, 1)
     origin = compiler.origin(call.span, True)
@@ -212,7 +212,7 @@ def compile_encode(compiler: Compiler, call: tree.Call):
     return encode, compiler.values(call)
 
 
-def _not_in_vocabulary(compiler: Compiler, text: str, position: int, vocabulary: str, span):
+def _not_in_vocabulary(compiler: Compiling, text: str, position: int, vocabulary: str, span):
     char = text[position]
     line = text.count("\n", 0, position) + 1
     column = position - (text.rfind("\n", 0, position) + 1) + 1
@@ -226,7 +226,7 @@ def _not_in_vocabulary(compiler: Compiler, text: str, position: int, vocabulary:
     )
 
 
-def compile_decode(compiler: Compiler, call: tree.Call):
+def compile_decode(compiler: Compiling, call: tree.Call):
     """``decode(L, VOCAB)``: the text of the characters at the indices L holds (indices as
     indexing takes them: whole numbers, negative ones from the end)."""
     list_expr, vocabulary_expr = compiler.values(call)
