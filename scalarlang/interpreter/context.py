@@ -114,13 +114,20 @@ class Session(Protocol):
 class Running(Protocol):
     """One run as a compile function of a statement sees it (`control.Run`)."""
 
-    compiler: Compiling
-    state: SessionState
-    session: Session
-    names: dict
-    echo: bool  # False: bindings make no outcome at all
-    muted: int  # inside `expect`: nothing is shown
-    budget: Budget
+    @property
+    def compiler(self) -> Compiling: ...
+    @property
+    def state(self) -> SessionState: ...
+    @property
+    def session(self) -> Session: ...
+    @property
+    def names(self) -> dict: ...
+    @property
+    def echo(self) -> bool: ...  # False: bindings make no outcome at all
+    @property
+    def muted(self) -> int: ...  # inside `expect`: nothing is shown
+    @property
+    def budget(self) -> Budget: ...
 
     def emit(self, outcome: Outcome) -> None: ...
     def trial(self, statement: tree.Statement, actions: list) -> Diagnostic | None: ...
