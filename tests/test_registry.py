@@ -77,7 +77,7 @@ def new_builtins(monkeypatch):
 
     twice = registry.ValueFunction(
         "twice", arity(1), node_functions.engine_unary(lambda node: node + node), "twice(X)", "X + X, one node",
-        "functions",
+        "functions", (registry.NODE,),  # (its argument a node: the registry checks it)
     )
     note = registry.StatementCall(
         "note", arity(1), compile_note, 'note(X[, title: "T"][, times: N])', "prints X times N under a title",

@@ -81,7 +81,7 @@ def compile_call(compiler: Compiling, call: tree.Call):
         return _raiser(problem), (), None
     builtin = VALUE_FUNCTIONS.get(name)
     if builtin is not None:
-        built = builtin.compile(compiler, call)
+        built = builtin.compiled(compiler, call)
         return built[0], built[1], built[2] if len(built) == 3 else None
     if compiler.early:
         function = compiler.names[name]

@@ -17,8 +17,8 @@ from ...engine.numbers import format_number
 from ...engine.scalar import Scalar
 from ...language import tree
 from .csv_reader import TableError, read_table
-from ..failures import not_a_node
 from ..values import ListValue, TextValue, items_of, whole_number
+from .arguments import nodes_check
 
 if TYPE_CHECKING:
     from ..context import Compiling, Running
@@ -30,15 +30,7 @@ def _nodes(compiler: Compiling, call: tree.Call, values: tuple, from_list: bool,
     if from_list:
         (items,) = values
         expr = compiler.values(call)[0] if list_expr is None else list_expr
-        if not items:
-            raise compiler.fail(
-                "wrong-arguments", f"`{call.function}` of an empty list has no terms", call.span,
-                {"function": call.function},
-            )
-        for index, item in enumerate(items):
-            if item.__class__ is not Scalar:
-                text = f"{compiler.text_of(expr)}[{index}]"
-                raise not_a_node(compiler.source, item, text, expr.span, f"`{call.function}` of each item")
+        nodes_check(compiler, call.function, expr, "no terms")(items)
         return items
     for value, expr in zip(values, compiler.values(call)):
         if value.__class__ is not Scalar:
@@ -95,12 +87,8 @@ def compile_len(compiler: Compiling, call: tree.Call):
 def compile_dot(compiler: Compiling, call: tree.Call):
     """``dot(A, B)``: ``A[0]*B[0] + A[1]*B[1] + …``, a left fold of products."""
     span, origin, engine_error = call.span, compiler.origin(call.span), compiler.engine_error
-    checks = [compiler.list_check(arg, "`dot`") for arg in compiler.values(call)]
 
-    def dot(args, left, right):
-        for value, problem in zip((left, right), checks):
-            if value.__class__ is not ListValue:
-                raise problem(value)
+    def dot(args, left, right):  # (two lists: `LIST`; their items are checked below)
         if len(left) != len(right) or not left:
             raise compiler.fail(
                 "wrong-arguments",
@@ -139,13 +127,10 @@ def compile_flatten(compiler: Compiling, call: tree.Call):
 
 
 def compile_zip(compiler: Compiling, call: tree.Call):
-    """``zip(A, B, …)``: the rows ``[A[i], B[i], …]``, as many as the shortest has items."""
-    checks = [compiler.list_check(arg, "`zip`") for arg in compiler.values(call)]
+    """``zip(A, B, …)``: the rows ``[A[i], B[i], …]``, as many as the shortest has items
+    (each a list: `LIST`)."""
 
     def zip_lists(args, *values):
-        for value, problem in zip(values, checks):
-            if value.__class__ is not ListValue:
-                raise problem(value)
         return ListValue([ListValue(row) for row in zip(*values)])
 
     return zip_lists, compiler.values(call)
@@ -154,12 +139,8 @@ def compile_zip(compiler: Compiling, call: tree.Call):
 def _draw(name: str, draw_with):
     def build(compiler: Compiling, call: tree.Call):
         origin, random = compiler.origin(call.span), compiler.random
-        checks = [compiler.node_check(arg, f"`{name}`") for arg in compiler.values(call)]
 
-        def draw(args, first, second):
-            for value, problem in zip((first, second), checks):
-                if value.__class__ is not Scalar:
-                    raise problem(value)
+        def draw(args, first, second):  # (two nodes: `NODE`)
             number = draw_with(random, first._value, second._value)
             if number - number != 0.0:
                 raise compiler.fail(

@@ -22,16 +22,14 @@ if TYPE_CHECKING:
 
 
 def engine_unary(method: Callable[[Scalar], Scalar]):
-    """A built-in that is the engine's operation of one node."""
+    """A built-in that is the engine's operation of one node (its entry's kind `NODE`: the
+    registry has checked the operand is one)."""
 
     def build(compiler: Compiling, call: tree.Call):
         span, origin = call.span, compiler.origin(call.span)
         engine_error = compiler.engine_error
-        not_a_node = compiler.node_check(compiler.values(call)[0], f"`{call.function}`")
 
         def combine(args, operand):
-            if operand.__class__ is not Scalar:
-                raise not_a_node(operand)
             try:
                 node = method(operand)
             except ScalarAutodiffError as error:
@@ -39,21 +37,7 @@ def engine_unary(method: Callable[[Scalar], Scalar]):
             node.tag = origin
             return node
 
-        def fuse(operand_of):  # the closure with its operand's called inline: one call less
-            def run(args):
-                operand = operand_of(args)
-                if operand.__class__ is not Scalar:
-                    raise not_a_node(operand)
-                try:
-                    node = method(operand)
-                except ScalarAutodiffError as error:
-                    raise engine_error(error, span) from None
-                node.tag = origin
-                return node
-
-            return run
-
-        return combine, compiler.values(call), fuse
+        return combine, compiler.values(call)
 
     return build
 
@@ -85,15 +69,12 @@ def engine_binary(method: Callable[[Scalar, Scalar], Scalar]):
 
 
 def _constant_of(read, count: bool = False):
-    """A built-in whose result is a new constant holding ``read(operand)``."""
+    """A built-in whose result is a new constant holding ``read(operand)`` (a node: `NODE`)."""
 
     def build(compiler: Compiling, call: tree.Call):
         origin = compiler.origin(call.span, count)
-        not_a_node = compiler.node_check(compiler.values(call)[0], f"`{call.function}`")
 
         def combine(args, operand):
-            if operand.__class__ is not Scalar:
-                raise not_a_node(operand)
             node = Scalar.constant(read(operand))
             node.tag = origin
             return node
@@ -106,11 +87,8 @@ def _constant_of(read, count: bool = False):
 def compile_grad(compiler: Compiling, call: tree.Call):
     origin = compiler.origin(call.span)
     argument_span = compiler.values(call)[0].span
-    not_a_node = compiler.node_check(compiler.values(call)[0], "`grad`")
 
     def combine(args, operand):
-        if operand.__class__ is not Scalar:
-            raise not_a_node(operand)
         gradient = operand._gradient
         if gradient is None:
             raise compiler.fail(

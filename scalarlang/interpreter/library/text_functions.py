@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ...engine.numbers import format_number
 from ...engine.scalar import Scalar
 from ...language import tree
-from ..failures import index_out_of_range, not_a_node, not_a_text
+from ..failures import index_out_of_range, not_a_text
 from ..values import MAX_TEXT, ListValue, TextValue, characters, describe, quoted, whole_number
 
 if TYPE_CHECKING:
@@ -82,26 +82,11 @@ def _too_long_file(compiler: Compiling, name: str, span, length: int | None):
     )
 
 
-def _text_argument(compiler: Compiling, call: tree.Call, position: int = 0):
-    """``check(value)``: the value itself when it is a text, else the `not-a-text` error."""
-    expr = compiler.values(call)[position]
-    source, text, span, needed_by = compiler.source, compiler.text_of(expr), expr.span, f"`{call.function}`"
-
-    def check(value: Any) -> TextValue:
-        if value.__class__ is not TextValue:
-            raise not_a_text(source, value, text, span, needed_by)
-        return value
-
-    return check
-
-
 def compile_lines(compiler: Compiling, call: tree.Call):
     """``lines(T)``: the lines of T, without their `\\n`; a final `\\n` ends the last line
     (it starts no empty one)."""
-    text_of = _text_argument(compiler, call)
-
-    def lines(args, value):
-        pieces = text_of(value).split("\n")
+    def lines(args, value):  # (a text: `STRING`)
+        pieces = value.split("\n")
         if pieces[-1] == "":
             pieces.pop()
         return ListValue([TextValue(piece) for piece in pieces])
@@ -111,10 +96,8 @@ def compile_lines(compiler: Compiling, call: tree.Call):
 
 def compile_chars(compiler: Compiling, call: tree.Call):
     """``chars(T)``: T's distinct characters sorted by code point: a vocabulary."""
-    text_of = _text_argument(compiler, call)
-
-    def chars(args, value):
-        return ListValue([TextValue(char) for char in sorted(set(text_of(value)))])
+    def chars(args, value):  # (a text: `STRING`)
+        return ListValue([TextValue(char) for char in sorted(set(value))])
 
     return chars, compiler.values(call)
 
@@ -122,17 +105,9 @@ def compile_chars(compiler: Compiling, call: tree.Call):
 def compile_join(compiler: Compiling, call: tree.Call):
     """``join(L)``, ``join(L, SEP)``: the texts of L one after another (SEP between them)."""
     exprs = compiler.values(call)
-    not_a_list_error = compiler.list_check(exprs[0], "`join`")
-    separator_of = _text_argument(compiler, call, 1) if len(exprs) == 2 else None
-    list_text, span = compiler.text_of(exprs[0]), exprs[0].span
 
-    def join(args, items, separator=None):
-        if items.__class__ is not ListValue:
-            raise not_a_list_error(items)
-        sep = separator_of(separator) if separator_of is not None else ""
-        for index, item in enumerate(items):
-            if item.__class__ is not TextValue:
-                raise not_a_text(compiler.source, item, f"{list_text}[{index}]", span, "`join` of each item")
+    def join(args, items, separator=None):  # (a list of texts and a text: `TEXTS`, `STRING`)
+        sep = separator if separator is not None else ""
         length = sum(len(item) for item in items) + len(sep) * max(len(items) - 1, 0)
         if length > MAX_TEXT:
             raise compiler.fail(
@@ -189,13 +164,13 @@ def _vocabulary_check(compiler: Compiling, call: tree.Call, position: int):
 
 def compile_encode(compiler: Compiling, call: tree.Call):
     """``encode(T, VOCAB)``: the index in VOCAB of each of T's characters, as constants."""
-    text_of, vocabulary_of = _text_argument(compiler, call), _vocabulary_check(compiler, call, 1)
+    vocabulary_of = _vocabulary_check(compiler, call, 1)
     origin = compiler.origin(call.span, True)
     text_expr, vocabulary_text = compiler.values(call)
     vocabulary_name = compiler.text_of(vocabulary_text)
 
-    def encode(args, text, vocabulary):
-        text, vocabulary = text_of(text), vocabulary_of(vocabulary)
+    def encode(args, text, vocabulary):  # (T: `STRING`)
+        vocabulary = vocabulary_of(vocabulary)
         index = vocabulary.index
         try:
             numbers = [index[char] for char in text]
@@ -230,20 +205,15 @@ def compile_decode(compiler: Compiling, call: tree.Call):
     """``decode(L, VOCAB)``: the text of the characters at the indices L holds (indices as
     indexing takes them: whole numbers, negative ones from the end)."""
     list_expr, vocabulary_expr = compiler.values(call)
-    not_a_list_error = compiler.list_check(list_expr, "`decode`")
     vocabulary_of = _vocabulary_check(compiler, call, 1)
     list_text, vocabulary_text = compiler.text_of(list_expr), compiler.text_of(vocabulary_expr)
     span = list_expr.span
 
-    def decode(args, items, vocabulary):
-        if items.__class__ is not ListValue:
-            raise not_a_list_error(items)
+    def decode(args, items, vocabulary):  # (L: `NODES`)
         letters, of_text = vocabulary_of(vocabulary).characters, vocabulary.__class__ is TextValue
         length = len(letters)
         made = []
         for position, item in enumerate(items):
-            if item.__class__ is not Scalar:
-                raise not_a_node(compiler.source, item, f"{list_text}[{position}]", span, "`decode` of each index")
             value = item._value
             at = whole_number(value)
             if at is None:
