@@ -5,7 +5,9 @@ called, checked, reserved, completed and listed."""
 
 from __future__ import annotations
 
+
 import io
+import re
 
 import pytest
 from prompt_toolkit.completion import CompleteEvent
@@ -130,3 +132,17 @@ def test_a_text_argument_and_a_wrong_count_say_what_the_entry_takes():
     assert failure("let x = var 1\ndraw(x, -x)").kind == "wrong-arguments"
     assert failure("gradcheck(1)").message == "`gradcheck` takes 2 or more arguments, got 1"
     assert failure("backward()").message == "`backward` takes 1 or 2 arguments, got 0"
+
+
+def test_the_hints_call_only_built_ins():
+    """The `.sad` forms the hints suggest (language/hints.py, which cannot read the registry:
+    it is below it) call built-ins that exist; a renamed built-in fails here, not silently."""
+    from pathlib import Path
+
+    from scalarlang.language.lexicon import KEYWORDS
+
+    source = (Path(registry.__file__).resolve().parents[2] / "language" / "hints.py").read_text(encoding="utf-8")
+    called = set(re.findall(r"`([a-z_]+)\(", source))
+    python_names = {"f", "ord", "range", "str"}  # (what a hint is about, or a function it defines)
+    assert called - python_names - set(KEYWORDS) <= set(registry.builtin_names())
+    assert called & set(registry.builtin_names())
