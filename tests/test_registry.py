@@ -5,7 +5,6 @@ called, checked, reserved, completed and listed."""
 
 from __future__ import annotations
 
-
 import io
 import re
 
