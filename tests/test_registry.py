@@ -145,3 +145,21 @@ def test_the_hints_call_only_built_ins():
     python_names = {"f", "ord", "range", "str"}  # (what a hint is about, or a function it defines)
     assert called - python_names - set(KEYWORDS) <= set(registry.builtin_names())
     assert called & set(registry.builtin_names())
+
+
+def test_a_session_is_handed_its_library():
+    """The interpreter's core reads built-ins only from the library it was handed: a session
+    given one more entry has it, another session does not, and the shared tables are untouched."""
+    from scalarlang.interpreter import Interpreter
+    from scalarlang.language.source import Source
+
+    twice = registry.ValueFunction(
+        "twice", arity(1), node_functions.engine_unary(lambda node: node + node), "twice(X)", "X + X, one node",
+        "functions", (registry.NODE,),
+    )
+    library = registry.Library({**VALUE_FUNCTIONS, "twice": twice}, STATEMENT_FUNCTIONS)
+    handed = list(Interpreter(library).run(Source("<test>", "print twice(3)\nlet twice = 1")))
+    assert [type(outcome).__name__ for outcome in handed] == ["Printed", "Failed"]
+    assert handed[0].text == format_number(6.0) and handed[1].diagnostic.kind == "reserved-name"
+    plain = list(Interpreter().run(Source("<test>", "print twice(3)")))
+    assert plain[-1].diagnostic.kind == "unknown-function" and "twice" not in VALUE_FUNCTIONS

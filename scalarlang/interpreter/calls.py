@@ -14,13 +14,7 @@ from ..language.hints import call_hint
 from ..language.source import Span
 from .context import Function
 from .failures import with_note
-from .library.registry import (
-    STATEMENT_FUNCTIONS,
-    VALUE_FUNCTIONS,
-    arity,
-    call_problem as builtin_problem,
-    options_problem,
-)
+from .library.registry import arity, call_problem as builtin_problem, options_problem
 from .values import LABEL_LIMIT, ListValue, TextValue, shorten, suggestion
 
 BUILTINS_NOTE = "note: the REPL's `:help` lists every built-in function by task (docs/language.md too)"
@@ -79,7 +73,7 @@ def compile_call(compiler: Compiling, call: tree.Call):
         if compiler.early:
             raise problem
         return _raiser(problem), (), None
-    builtin = VALUE_FUNCTIONS.get(name)
+    builtin = compiler.library.values.get(name)
     if builtin is not None:
         built = builtin.compiled(compiler, call)
         return built[0], built[1], built[2] if len(built) == 3 else None
@@ -92,14 +86,14 @@ def compile_call(compiler: Compiling, call: tree.Call):
 def call_problem(compiler: Compiling, call: tree.Call) -> LanguageError | None:
     """What is wrong with a call the compiler can see, if anything."""
     name = call.function
-    if name in STATEMENT_FUNCTIONS:
+    if name in compiler.library.statements:
         return compiler.fail(
             "unknown-function",
             f"`{name}` is a statement and gives no value; use it on a line of its own",
             call.function_span,
             {"function": name},
         )
-    builtin = VALUE_FUNCTIONS.get(name)
+    builtin = compiler.library.values.get(name)
     if builtin is not None:
         return builtin_problem(builtin, call, compiler.fail)
     if call.keywords:
@@ -116,7 +110,7 @@ def unknown_function(compiler: Compiling, name: str, value: object, span: Span, 
         what = {Scalar: "a value", ListValue: "a list", TextValue: "a text"}[value.__class__]
         return compiler.fail("unknown-function", f"`{name}` is {what}, not a function", span, {"function": name})
     functions = [key for key, item in compiler.names.items() if isinstance(item, Function)]
-    notes = list(first) or list(suggestion(name, list(VALUE_FUNCTIONS) + functions))
+    notes = list(first) or list(suggestion(name, list(compiler.library.values) + functions))
     # (The built-ins are too many to list in every error: the help lists them by task.)
     notes.append(BUILTINS_NOTE)
     if functions:

@@ -12,7 +12,7 @@ a circle through it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -62,6 +62,16 @@ class Function:
         return f"{self.name}({', '.join(self.params)})"
 
 
+class Builtins(Protocol):
+    """The library handed to the interpreter (`library.registry.Library`): its entries by name."""
+
+    @property
+    def values(self) -> Mapping[str, Any]: ...
+    @property
+    def statements(self) -> Mapping[str, Any]: ...
+    def is_reserved(self, name: str) -> bool: ...
+
+
 class Compiling(Protocol):
     """The compiler as a compile function of an expression sees it (`expressions.Compiler`)."""
 
@@ -73,6 +83,9 @@ class Compiling(Protocol):
     random: Any  # the session's generator, for `uniform`, `gauss`, `sample`
     budget: Budget
     call_depth: int
+
+    @property
+    def library(self) -> Builtins: ...  # the built-ins the session was handed
 
     # ---- how to report ----------------------------------------------------------------------
     def fail(self, kind: str, message: str, span: Span, fields=None, notes=()) -> LanguageError: ...

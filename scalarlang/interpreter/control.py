@@ -91,7 +91,7 @@ class Run:
         self.session = session
         self.state = state = session.state
         self.names = state.names
-        self.compiler = Compiler(self.names, source, random=state.random, budget=session.budget)
+        self.compiler = Compiler(self.names, source, random=state.random, budget=session.budget, library=session.library)
         self.budget = session.budget
         self.echo = echo  # False: bindings (`let`, `fn`, `descend`) make no outcome at all
         self.pending: list[Outcome] = []

@@ -21,7 +21,7 @@ from .context import Function
 from .expressions import MAX_CALL_DEPTH, Compiler
 from .failures import raising
 from .outcomes import Bound, Defined, ListShown, NodeState, Printed, TextShown, ValueShown, Warned
-from .library.registry import STATEMENT_FUNCTIONS, call_problem, is_reserved
+from .library.registry import call_problem
 from .list_walks import Places, name_items, rebuilt
 from .values import (
     ListValue,
@@ -53,7 +53,7 @@ def node_state(node: Scalar, label: str | None = None) -> NodeState:
 
 
 def reserved(compiler: Compiling, name: str, span, what: str) -> LanguageError | None:
-    if not is_reserved(name):
+    if not compiler.library.is_reserved(name):
         return None
     return compiler.fail(
         "reserved-name",
@@ -116,7 +116,8 @@ def compile_function(run: Running, statement: tree.FunctionDef):
 
     def define(show):
         body_compiler = Compiler(
-            run.names, compiler.source, params, function=name, random=compiler.random, budget=compiler.budget
+            run.names, compiler.source, params, function=name, random=compiler.random, budget=compiler.budget,
+            library=compiler.library,
         )
         self_call = _calls_itself(statement)
         if self_call is not None:
@@ -260,7 +261,7 @@ def _not_a_variable(compiler: Compiling, name: str, node: object, span: Span) ->
 
 def compile_expression_statement(run: Running, statement: tree.ExprStatement):
     expr = statement.expr
-    call = STATEMENT_FUNCTIONS.get(expr.function) if isinstance(expr, tree.Call) else None
+    call = run.compiler.library.statements.get(expr.function) if isinstance(expr, tree.Call) else None
     if call is not None:  # a statement-like call: checked against its entry, then compiled by it
         problem = call_problem(call, cast(tree.Call, expr), run.compiler.fail)
         if problem is not None:

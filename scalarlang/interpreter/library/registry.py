@@ -249,6 +249,24 @@ STATEMENT_FUNCTIONS: dict[str, StatementCall] = _table(
 )
 
 
+class Library:
+    """The built-ins handed to an interpreter (`Interpreter(library=...)`, `LIBRARY` by default):
+    the value functions and the statement-like calls by name. The core reads them only here."""
+
+    __slots__ = ("values", "statements")
+
+    def __init__(self, values: Mapping[str, ValueFunction], statements: Mapping[str, StatementCall]):
+        self.values = values
+        self.statements = statements
+
+    def is_reserved(self, name: str) -> bool:
+        """Built-in names cannot be bound with `let`, defined with `fn` or be parameters."""
+        return name in self.values or name in self.statements
+
+
+LIBRARY = Library(VALUE_FUNCTIONS, STATEMENT_FUNCTIONS)
+
+
 def is_reserved(name: str) -> bool:
     """Built-in names cannot be bound with `let`, defined with `fn` or be parameters."""
     return name in VALUE_FUNCTIONS or name in STATEMENT_FUNCTIONS
