@@ -163,3 +163,18 @@ def test_a_session_is_handed_its_library():
     assert handed[0].text == format_number(6.0) and handed[1].diagnostic.kind == "reserved-name"
     plain = list(Interpreter().run(Source("<test>", "print twice(3)")))
     assert plain[-1].diagnostic.kind == "unknown-function" and "twice" not in VALUE_FUNCTIONS
+
+
+@pytest.mark.parametrize("call", ["sum(L)", "mean(L)", "dot(L, L)", "softmax(L)", "argmax(L)", "decode(L, \"ab\")"])
+def test_a_list_of_nodes_is_checked_with_one_wording_whatever_the_family(call):
+    """The registry's check of a list of nodes (library/arguments.py) says the same of the same
+    mistake in every family: an item that is a list, then (where one is needed) an empty list."""
+    name = call.split("(")[0]
+    error = failure(f"let L = [1, [2, 3]]\nlet q = {call}")
+    assert (error.kind, error.message) == ("not-a-node", "`L[1]` is a list of 2, not a node")
+    assert error.notes == (
+        f"help: `{name}` takes a list of values: of one row, `{name}(L[0])`; of every row, `[{name}(row) for row in L]`",
+    )
+    if name in ("sum", "mean", "softmax"):
+        empty = failure(f"let L = []\nlet q = {call}")
+        assert (empty.kind, empty.message) == ("wrong-arguments", f"`{name}` of an empty list: it has no terms")
