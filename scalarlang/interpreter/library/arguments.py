@@ -63,14 +63,7 @@ def checked(
         one, fused = _one_checked(kind_of(0), checks[0] or _anything, compiler, operands[0], name, combine)
         return one, operands, fused
     if len(checks) == 2:
-        first, second = (check or _anything for check in checks)
-
-        def two(args, left, right):
-            first(left)
-            second(right)
-            return combine(args, left, right)
-
-        return two, operands, None
+        return _two_checked([_class_of(kind_of(index)) for index in range(2)], checks, combine), operands, None
     every = [check or _anything for check in checks]
 
     def many(args, *values):
@@ -108,6 +101,51 @@ def _one_checked(kind: Kind, check: Check, compiler: Compiling, expr: tree.Expr,
         return combine(args, value)
 
     return one, None
+
+
+class _Never:
+    """No value's class: a check of items always runs (``value.__class__ is not _Never``)."""
+
+
+_CLASSES = {Kind.NODE: Scalar, Kind.LIST: ListValue, Kind.STRING: TextValue}
+
+
+def _class_of(kind: Kind) -> type:
+    """The class a value of ``kind`` has, when that is all there is to check."""
+    return _CLASSES.get(kind, _Never)
+
+
+def _two_checked(classes: list[type], checks: list[Check | None], combine: Callable):
+    """``combine`` of two operands, each checked first: a class compared inline (`dot`,
+    `uniform` run in training loops), the check called only when it differs or when items
+    need it; an unchecked operand untouched."""
+    (first_class, second_class), (first, second) = classes, checks
+    if first is None and second is not None:
+
+        def second_of_two(args, left, right):
+            if right.__class__ is not second_class:
+                second(right)
+            return combine(args, left, right)
+
+        return second_of_two
+    if second is None and first is not None:
+
+        def first_of_two(args, left, right):
+            if left.__class__ is not first_class:
+                first(left)
+            return combine(args, left, right)
+
+        return first_of_two
+    assert first is not None and second is not None  # (`checked` has some check to make)
+
+    def two(args, left, right):
+        if left.__class__ is not first_class:
+            first(left)
+        if right.__class__ is not second_class:
+            second(right)
+        return combine(args, left, right)
+
+    return two
 
 
 def _anything(value: object) -> None:
@@ -167,9 +205,10 @@ def nodes_check(compiler: Compiling, name: str, expr: tree.Expr, empty: str | No
             raise not_a_list_error(value)
         if not value and empty is not None:
             raise empty_list(compiler, name, expr, empty)
-        for index, item in enumerate(value):
+        for item in value:  # (the index only when one is not: this runs in training loops)
             if item.__class__ is not Scalar:
-                raise item_not_a_node(compiler, name, expr, index, item)
+                index = next(index for index, item in enumerate(value) if item.__class__ is not Scalar)
+                raise item_not_a_node(compiler, name, expr, index, value[index])
 
     return nodes
 

@@ -10,7 +10,7 @@ entries are in ``registry``; each is compiled as ``node_functions`` says.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from ...engine.errors import ScalarAutodiffError
 from ...engine.numbers import format_number
@@ -24,18 +24,22 @@ if TYPE_CHECKING:
     from ..context import Compiling, Running
 
 
-def _nodes(compiler: Compiling, call: tree.Call, values: tuple, from_list: bool, list_expr: tree.Expr | None = None) -> tuple:
-    """The terms of a fold: the items of one list argument (``list_expr``, the first argument
-    unless given), or the arguments themselves."""
-    if from_list:
-        (items,) = values
-        expr = compiler.values(call)[0] if list_expr is None else list_expr
-        nodes_check(compiler, call.function, expr, "no terms")(items)
-        return items
-    for value, expr in zip(values, compiler.values(call)):
-        if value.__class__ is not Scalar:
-            raise compiler.node_check(expr, f"`{call.function}`")(value)
-    return values
+def _terms(compiler: Compiling, call: tree.Call) -> Callable[[tuple], tuple]:
+    """``terms(values)``: the terms of a fold: the items of its one list argument (checked as
+    the registry checks a list of nodes), or its arguments, each a node."""
+    args, name = compiler.values(call), call.function
+    of_list, single = nodes_check(compiler, name, args[0], "no terms"), len(args) == 1
+
+    def terms(values: tuple) -> tuple:
+        if single and values[0].__class__ is ListValue:
+            of_list(values[0])
+            return values[0]
+        for value, expr in zip(values, args):
+            if value.__class__ is not Scalar:
+                raise compiler.node_check(expr, f"`{name}`")(value)
+        return values
+
+    return terms
 
 
 def compile_sum(compiler: Compiling, call: tree.Call, mean: bool = False):
@@ -43,11 +47,10 @@ def compile_sum(compiler: Compiling, call: tree.Call, mean: bool = False):
     the count."""
     span, origin = call.span, compiler.origin(call.span)
     count_origin = compiler.origin(call.span, True)
-    engine_error = compiler.engine_error
-    single = len(compiler.values(call)) == 1
+    engine_error, terms_of = compiler.engine_error, _terms(compiler, call)
 
     def combine(args, *values):
-        terms = _nodes(compiler, call, values, single and values[0].__class__ is ListValue)
+        terms = terms_of(values)
         total = terms[0]
         try:
             for term in terms[1:]:
@@ -87,6 +90,7 @@ def compile_len(compiler: Compiling, call: tree.Call):
 def compile_dot(compiler: Compiling, call: tree.Call):
     """``dot(A, B)``: ``A[0]*B[0] + A[1]*B[1] + …``, a left fold of products."""
     span, origin, engine_error = call.span, compiler.origin(call.span), compiler.engine_error
+    left_nodes, right_nodes = (nodes_check(compiler, "dot", arg, "no terms") for arg in compiler.values(call))
 
     def dot(args, left, right):  # (two lists: `LIST`; their items are checked below)
         if len(left) != len(right) or not left:
@@ -97,8 +101,8 @@ def compile_dot(compiler: Compiling, call: tree.Call):
                 span,
                 {"function": "dot", "lengths": [len(left), len(right)]},
             )
-        _nodes(compiler, call, (left,), True, compiler.values(call)[0])
-        _nodes(compiler, call, (right,), True, compiler.values(call)[1])
+        left_nodes(left)
+        right_nodes(right)
         try:
             total = left[0] * right[0]
             total.tag = origin
