@@ -12,14 +12,14 @@ per-edge loop, walking again with every check in place only when something was n
 
 Threads and interrupts: a pass holds the walk lock (node.py) from its walk through its
 commit, so passes from several threads on one graph add up; every write of stored gradients
-is one C-level step (`_write_gradients`), so a KeyboardInterrupt or a thread switch never
+is one C-level step (`node.write_gradients`), so a KeyboardInterrupt or a thread switch never
 splits it.
 """
 
 from __future__ import annotations
 
 from itertools import repeat
-from typing import TYPE_CHECKING
+from typing import Any, TypeVar
 
 from .errors import (
     NonFiniteAccumulatedGradient,
@@ -28,11 +28,14 @@ from .errors import (
     NonFiniteSeed,
     UntrackedOutput,
 )
-from .node import _WALK_LOCK, NARY_OPERATIONS, _write_gradients, real_number
+from .node import NARY_OPERATIONS, Node, real_number
+from .node import WALK_LOCK as _WALK_LOCK
+from .node import write_gradients as _write_gradients
 from .records import BackwardPass
 
-if TYPE_CHECKING:
-    from .scalar import Scalar
+# What these functions take and give: nodes of `Scalar`'s class (scalar.py, which takes them
+# as its methods, so `out.topology()` is a list of Scalars to a type checker).
+Scalar = TypeVar("Scalar", bound=Node)
 
 
 def topology(output: Scalar) -> list[Scalar]:
@@ -58,7 +61,7 @@ def backward_with_seed(output: Scalar, seed: float) -> BackwardPass:
 
 def zero_grad(output: Scalar) -> None:
     """Set every tracked node reachable from ``output`` to stored gradient 0.0, all at once (see
-    ``_write_gradients``): no pass in another thread commits into the middle of it."""
+    ``node.write_gradients``): no pass in another thread commits into the middle of it."""
     with _WALK_LOCK:
         _zero(_topology(output))
 
@@ -87,13 +90,13 @@ def _topology(output: Scalar) -> list[Scalar]:
     earlier walks (or by a walk that was interrupted) can never be mistaken for this one's.
     """
     walk = object()
-    order: list[Scalar] = []
+    order: list[Any] = []  # (nodes of any class: their operands are typed as `Node`s)
     append = order.append
-    path: list[Scalar] = []
+    path: list[Any] = []
     push = path.append
     pop = path.pop
     finished = 0  # len(order)
-    node = output
+    node: Any = output
     while True:
         left = node._left
         if left is not None:
