@@ -20,6 +20,7 @@ from typing import Any, Callable, Generic, Iterable, NamedTuple, Self, SupportsF
 
 from .errors import NonFiniteLeaf
 from .reprs import SCALAR_SVG, display
+from .tensor_operations import TENSOR_OPERATIONS, TensorOperation
 
 
 class ScalarOperation(StrEnum):
@@ -51,6 +52,10 @@ class ScalarOperation(StrEnum):
 # The operations whose nodes take any number of operands (`nary_node`): their operands after the
 # first live in the _dright slot (see `Node`), which the walks read only for these.
 NARY_OPERATIONS = frozenset({ScalarOperation.LOGSUMEXP, ScalarOperation.MAX_OF, ScalarOperation.MIN_OF})
+# Nodes of tensor operations (tensor_node.py; scalar nodes of a tensor operand too) keep their
+# operands as n-ary nodes do, with a VJP on each edge in place of a local derivative: the walks
+# read _dright as a tuple for both.
+OPERAND_TUPLE_OPERATIONS: frozenset[ScalarOperation | TensorOperation] = NARY_OPERATIONS | TENSOR_OPERATIONS
 
 
 class Forward(NamedTuple):
@@ -162,7 +167,7 @@ class Node:
     # and only read when _walk is the current walk's token, so stale values are harmless).
 
     _value: float
-    _operation: ScalarOperation
+    _operation: ScalarOperation | TensorOperation
     _left: Self | None
     _dleft: float
     _right: Self | None
@@ -197,7 +202,7 @@ class Node:
         return self._value
 
     @property
-    def operation(self) -> ScalarOperation:
+    def operation(self) -> ScalarOperation | TensorOperation:
         return self._operation
 
     @property
@@ -229,7 +234,7 @@ class Node:
             return ()
         if self._right is not None:
             return (ParentEdge(self._left, self._dleft), ParentEdge(self._right, self._dright))
-        if self._operation in NARY_OPERATIONS:
+        if self._operation in OPERAND_TUPLE_OPERATIONS:
             rest = cast(tuple, self._dright)
             return (ParentEdge(self._left, self._dleft), *(ParentEdge(*edge) for edge in rest))
         return (ParentEdge(self._left, self._dleft),)
@@ -374,7 +379,7 @@ def _free_operands_first(node: Node) -> None:
     if right is not None:
         _dying.append(right)
         node._right = None
-    elif node._operation in NARY_OPERATIONS:
+    elif node._operation in OPERAND_TUPLE_OPERATIONS:
         _dying.append(node._dright)  # its other (operand, derivative) pairs
         node._dright = 0.0
     del left, right  # (a name would keep an operand alive past its turn below)

@@ -18,7 +18,7 @@ splits it.
 
 from __future__ import annotations
 
-from itertools import repeat
+from operator import attrgetter
 from typing import Any, TypeVar
 
 from .errors import (
@@ -28,10 +28,12 @@ from .errors import (
     NonFiniteSeed,
     UntrackedOutput,
 )
-from .node import NARY_OPERATIONS, Node, real_number
+from . import tensor_passes
+from .node import NARY_OPERATIONS, OPERAND_TUPLE_OPERATIONS, Node, real_number
 from .node import WALK_LOCK as _WALK_LOCK
 from .node import write_gradients as _write_gradients
 from .records import BackwardPass
+from .tensor_operations import TENSOR_OPERATIONS
 
 # What these functions take and give: nodes of `Scalar`'s class (scalar.py, which takes them
 # as its methods, so `out.topology()` is a list of Scalars to a type checker).
@@ -76,11 +78,24 @@ def zero_gradients(nodes: list[Scalar]) -> None:
 
 def _zero(nodes: list[Scalar]) -> None:
     tracked = [node for node in nodes if node._gradient is not None]
-    _write_gradients(tracked, repeat(0.0, len(tracked)))
+    gradients = list(map(_STORED_GRADIENT, tracked))
+    if list in set(map(type, gradients)):  # a tensor node's gradient is a list of floats
+        zeros: list[Any] = [0.0 if gradient.__class__ is float else [0.0] * len(gradient) for gradient in gradients]
+    else:
+        zeros = [0.0] * len(tracked)
+    _write_gradients(tracked, zeros)  # (made first: the writes are one C-level step)
+
+
+_STORED_GRADIENT = attrgetter("_gradient")
 
 
 def _topology(output: Scalar) -> list[Scalar]:
-    """Iterative post-order DFS from ``output`` visiting operands in slot order.
+    return _walk(output)[0]
+
+
+def _walk(output: Scalar) -> tuple[list[Scalar], bool]:
+    """Iterative post-order DFS from ``output`` visiting operands in slot order, and whether
+    the graph holds a node of a tensor operation (its pass is tensor_passes.py's).
 
     It gives the order of the recursive walk: ``node`` descends into its first unfinished
     operand, saving itself on ``path``; with none left it finishes and the walk climbs back.
@@ -96,6 +111,7 @@ def _topology(output: Scalar) -> list[Scalar]:
     push = path.append
     pop = path.pop
     finished = 0  # len(order)
+    holds_tensors = False
     node: Any = output
     while True:
         left = node._left
@@ -122,7 +138,9 @@ def _topology(output: Scalar) -> list[Scalar]:
                         push(node)
                         node = right
                         continue
-            elif node._operation in NARY_OPERATIONS:
+            elif node._operation in OPERAND_TUPLE_OPERATIONS:
+                if node._operation in TENSOR_OPERATIONS:
+                    holds_tensors = True
                 unfinished = None
                 for operand, _ in node._dright:  # type: ignore[attr-defined]  # the rest: see Node
                     if operand._walk is not walk:
@@ -143,7 +161,7 @@ def _topology(output: Scalar) -> list[Scalar]:
         append(node)
         finished += 1
         if not path:
-            return order
+            return order, holds_tensors
         node = pop()
 
 
@@ -167,7 +185,9 @@ def _compute_pass(output: Scalar, seed: object, commit: bool) -> BackwardPass:
     # ends) through the commit: the stored gradients read below are still the stored ones
     # when the sums are written.
     with _WALK_LOCK:
-        order = _topology(output)
+        order, holds_tensors = _walk(output)
+        if holds_tensors:
+            return tensor_passes.compute_pass(order, seed, commit)
         adjoints, edge_before = _propagate(order, seed)
         count = len(order)
 
