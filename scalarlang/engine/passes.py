@@ -18,7 +18,7 @@ splits it.
 
 from __future__ import annotations
 
-from operator import attrgetter
+from itertools import repeat
 from typing import Any, TypeVar
 
 from .errors import (
@@ -78,15 +78,12 @@ def zero_gradients(nodes: list[Scalar]) -> None:
 
 def _zero(nodes: list[Scalar]) -> None:
     tracked = [node for node in nodes if node._gradient is not None]
-    gradients = list(map(_STORED_GRADIENT, tracked))
-    if list in set(map(type, gradients)):  # a tensor node's gradient is a list of floats
-        zeros: list[Any] = [0.0 if gradient.__class__ is float else [0.0] * len(gradient) for gradient in gradients]
+    if any(hasattr(kind, "_shape") for kind in set(map(type, tracked))):
+        # tensor nodes among them (their class has a shape): each gets zeros of its size
+        zeros: Any = [0.0 if node._gradient.__class__ is float else [0.0] * len(node._gradient) for node in tracked]
     else:
-        zeros = [0.0] * len(tracked)
+        zeros = repeat(0.0, len(tracked))
     _write_gradients(tracked, zeros)  # (made first: the writes are one C-level step)
-
-
-_STORED_GRADIENT = attrgetter("_gradient")
 
 
 def _topology(output: Scalar) -> list[Scalar]:
