@@ -80,7 +80,8 @@ def _zero(nodes: list[Scalar]) -> None:
     tracked = [node for node in nodes if node._gradient is not None]
     if any(hasattr(kind, "_shape") for kind in set(map(type, tracked))):
         # tensor nodes among them (their class has a shape): each gets zeros of its size
-        zeros: Any = [0.0 if node._gradient.__class__ is float else [0.0] * len(node._gradient) for node in tracked]
+        gradients: list[Any] = [node._gradient for node in tracked]
+        zeros: Any = [0.0 if gradient.__class__ is float else [0.0] * len(gradient) for gradient in gradients]
     else:
         zeros = repeat(0.0, len(tracked))
     _write_gradients(tracked, zeros)  # (made first: the writes are one C-level step)
