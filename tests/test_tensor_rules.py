@@ -221,3 +221,15 @@ def test_a_non_finite_number_in_a_list_names_its_element():
     with pytest.raises(NonFiniteTensorLeaf) as caught:
         Tensor.variable([[1.0, 2.0], [float("nan"), 3.0]])
     assert caught.value.element == (1, 0)
+
+
+def test_descended_steps_each_element_against_its_gradient_into_a_new_variable():
+    w = Tensor.variable([[1.0, 2.0], [3.0, 4.0]])
+    (w * w).sum().backward()
+    stepped = w.descended(0.1)
+    assert stepped is not w and stepped.is_variable and stepped.gradient == (0.0,) * 4
+    assert stepped.values == tuple(value - 0.1 * (2 * value) for value in (1.0, 2.0, 3.0, 4.0))
+    assert w.gradient_tensor().values == (2.0, 4.0, 6.0, 8.0)
+    assert not w.gradient_tensor().tracks_gradient
+    with pytest.raises(NonFiniteTensorLeaf):
+        w.descended(1e308)

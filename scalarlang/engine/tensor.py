@@ -187,6 +187,21 @@ class Tensor(TensorNode):
 
     # ---- stored gradients ----------------------------------------------------------------------
 
+    def gradient_tensor(self) -> Tensor | None:
+        """The stored gradient as a constant tensor of this shape; None when untracked."""
+        if self._gradient is None:
+            return None
+        return linear.with_values(self, list(self._gradient), ScalarOperation.CONSTANT)
+
+    def descended(self, step: float) -> Tensor:
+        """A new variable of each element's ``value - step * gradient`` (what `descend` makes of
+        a scalar variable, element by element); `NonFiniteTensorLeaf` names an element that
+        overflows."""
+        if self._gradient is None:
+            raise TypeError("only a tracked tensor has a gradient to descend along")
+        values = [value - step * gradient for value, gradient in zip(self._values, self._gradient)]
+        return linear.with_values(self, values, ScalarOperation.VARIABLE)
+
     def zero_grad(self) -> None:
         """Every tracked node reachable from this one (tensor or scalar) to zero, at once."""
         zero_grad(cast(Any, self))  # (passes.py types its nodes as scalar nodes)

@@ -36,7 +36,7 @@ from .shapes import (
     axis_of,
 )
 from .tensor_errors import NonFiniteTensorLeaf, ReshapeMismatch, ShapeMismatch
-from .tensor_node import Edge, TensorNode, new_scalar, new_tensor, tensor_leaf
+from .tensor_node import Edge, TensorNode, checked_finite, new_scalar, new_tensor, tensor_leaf
 from .tensor_operations import TensorOperation as Op
 
 _VARIABLE = ScalarOperation.VARIABLE
@@ -91,6 +91,12 @@ def drawn(cls: type[Any], shape: Any, generator: random.Random, normal: bool, va
     else:
         values = [generator.uniform(0, 1) for _ in range(count)]
     return tensor_leaf(cls, checked, [float(value) for value in values], _VARIABLE if variable else _CONSTANT)
+
+
+def with_values(tensor: Any, values: list[float], operation: ScalarOperation) -> Any:
+    """A leaf of ``tensor``'s class and shape holding ``values`` (checked finite)."""
+    checked_finite(values, tensor._shape, operation, leaf=True)
+    return tensor_leaf(type(tensor), tensor._shape, values, operation)
 
 
 def detached(tensor: Any) -> Any:
