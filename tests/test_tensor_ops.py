@@ -433,3 +433,18 @@ def test_exp_of_a_large_element_is_a_typed_error_naming_it():
     with pytest.raises(NonFiniteTensorResult) as caught:
         tensor([[0.0, 1.0], [800.0, 2.0]]).exp()
     assert caught.value.element == (1, 0) and caught.value.value == math.inf
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_element_wise_maximum_and_minimum_share_a_tie(name):
+    left = np.array([[1.0, 5.0, 2.0], [0.0, -1.0, 3.0]])
+    right = np.array([2.0, 5.0, 1.0])
+    a, b = tensor(left), tensor(right)
+    output = getattr(a, name)(b)
+    close(values(output), getattr(np, name)(left, right))
+    weights = RNG.normal(size=(2, 3))
+    backward_weighted(output, weights)
+    wins = left > right if name == "maximum" else left < right
+    share = np.where(left == right, 0.5, wins.astype(float))
+    close(gradient(a), weights * share)
+    close(gradient(b), (weights * (1 - share)).sum(axis=0))

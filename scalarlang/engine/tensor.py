@@ -109,6 +109,13 @@ class Tensor(TensorNode):
     abs = elementwise.abs_
     __abs__ = elementwise.abs_
 
+    def maximum(self, other: object) -> Tensor:
+        """The larger of each pair of elements (broadcast); a tie shares the adjoint."""
+        return elementwise.maximum(self, other)
+
+    def minimum(self, other: object) -> Tensor:
+        return elementwise.minimum(self, other)
+
     # Comparisons give constant 0/1 tensors. == and != stay identity (a node is its identity,
     # and `in` and dictionaries rely on it): use eq and ne.
     def __lt__(self, other: object) -> Tensor:

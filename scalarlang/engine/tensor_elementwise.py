@@ -214,6 +214,28 @@ def abs_(operand: Any) -> Any:
     return _unary(operand, Op.ABS, list(map(math.fabs, arguments)), local, False)
 
 
+def maximum(left: Any, right: Any) -> Any:
+    """The larger of each pair of elements (broadcast); on a tie each gets local derivative
+    0.5, as the scalar engine's max."""
+    return _extreme("maximum", Op.MAXIMUM, left, right, functions.max_value, gt)
+
+
+def minimum(left: Any, right: Any) -> Any:
+    return _extreme("minimum", Op.MINIMUM, left, right, functions.min_value, lt)
+
+
+def _extreme(symbol: str, operation: Op, left: Any, right: Any,
+             value_of: Callable[[float, float], float], wins: Callable[[float, float], bool]) -> Any:
+    cls, shape, a, b = _prepare(symbol, left, right)
+    values = list(map(value_of, a.expanded, b.expanded))
+    dleft = [1.0 if wins(x, y) else 0.0 if wins(y, x) else 0.5 for x, y in zip(a.expanded, b.expanded)]
+    dright = [1.0 - local for local in dleft]
+    return new_tensor(cls, shape, values, operation, _edges([
+        (a, lambda upstream: a.back_scaled(upstream, dleft)),
+        (b, lambda upstream: b.back_scaled(upstream, dright)),
+    ]))
+
+
 # ---- comparisons: constant 0/1 tensors -------------------------------------------------------
 
 COMPARISONS: dict[str, Callable[[float, float], bool]] = {"<": lt, "<=": le, ">": gt, ">=": ge, "==": eq, "!=": ne}

@@ -28,6 +28,8 @@ class TensorOperation(Enum):
     RELU = "relu"
     SIGMOID = "sigmoid"
     ABS = "abs"
+    MAXIMUM = "maximum"  # the larger of two, element by element (`max` is the reduction)
+    MINIMUM = "minimum"
     MATMUL = "matmul"
     DOT = "dot"  # rank 1 @ rank 1: a scalar node
     SUM = "sum"
