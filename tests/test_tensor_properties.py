@@ -195,3 +195,39 @@ def test_gather_scatters_every_repeated_row(shape, seed):
     expected = np.zeros(shape)
     np.add.at(expected, indices, 1.0)
     assert list(c.gradient) == expected.reshape(-1).tolist()
+
+
+def scalar_logsumexp(row):
+    """logsumexp of scalar nodes as the tensor kernel computes it: the largest taken out, the
+    exponentials folded left to right."""
+    top = Scalar.max_of(row)
+    return top + fold([(item - top).exp() for item in row]).log()
+
+
+@settings(settings.get_profile("tensor"))
+@given(rows=st.integers(1, 5), classes=st.integers(1, 6), seed=st.integers(0, 2**32 - 1))
+def test_softmax_logsumexp_and_cross_entropy_equal_their_scalar_programs(rows, classes, seed):
+    generator = random.Random(seed)
+    logits = [[generator.gauss(0, 2) for _ in range(classes)] for _ in range(rows)]
+    targets = [generator.randrange(classes) for _ in range(rows)]
+    z = Tensor.variable(logits)
+    nodes = [[Scalar.variable(value) for value in row] for row in logits]
+    losses = z.cross_entropy(targets)
+    scalar_losses = [scalar_logsumexp(row) - row[target] for row, target in zip(nodes, targets)]
+    assert [bits(value) for value in losses.values] == [bits(node.value) for node in scalar_losses]
+    loss = losses.mean()
+    scalar_loss = fold(scalar_losses) / rows
+    assert bits(loss.value) == bits(scalar_loss.value)
+    assert [bits(v) for v in z.logsumexp(1).values] == [bits(scalar_logsumexp(row).value) for row in nodes]
+    probabilities = z.softmax(-1)
+    expected = []
+    for row in nodes:
+        top = Scalar.max_of(row)
+        exponentials = [(item - top).exp() for item in row]
+        total = fold(exponentials)
+        expected += [item / total for item in exponentials]
+    assert [bits(v) for v in probabilities.values] == [bits(node.value) for node in expected]
+    loss.backward()
+    scalar_loss.backward()
+    expected_gradient = np.array([node.gradient for row in nodes for node in row])
+    np.testing.assert_allclose(np.array(z.gradient), expected_gradient, rtol=1e-11, atol=1e-13)
