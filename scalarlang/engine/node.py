@@ -368,7 +368,7 @@ _dying: list[object] = []
 _draining = False
 
 
-def _free_operands_first(node: Node) -> None:
+def free_operands_first(node: Any) -> None:
     global _draining
     left = node._left
     if left is None:  # a leaf holds no node
@@ -382,6 +382,8 @@ def _free_operands_first(node: Node) -> None:
     elif node._operation in OPERAND_TUPLE_OPERATIONS:
         _dying.append(node._dright)  # its other (operand, derivative) pairs
         node._dright = 0.0
+        _dying.append(node._dleft)  # a tensor edge's VJP may hold its operands too
+        node._dleft = 0.0
     del left, right  # (a name would keep an operand alive past its turn below)
     if _draining:
         return  # a free inside the loop below: the loop lets these go
@@ -395,4 +397,4 @@ def _free_operands_first(node: Node) -> None:
 
 FREES_OPERANDS_FIRST = sys.platform in ("emscripten", "wasi")
 if FREES_OPERANDS_FIRST:
-    setattr(Node, "__del__", _free_operands_first)
+    setattr(Node, "__del__", free_operands_first)

@@ -28,7 +28,6 @@ from .errors import (
     NonFiniteSeed,
     UntrackedOutput,
 )
-from . import tensor_passes
 from .node import NARY_OPERATIONS, OPERAND_TUPLE_OPERATIONS, Node, real_number
 from .node import WALK_LOCK as _WALK_LOCK
 from .node import write_gradients as _write_gradients
@@ -185,7 +184,10 @@ def _compute_pass(output: Scalar, seed: object, commit: bool) -> BackwardPass:
     with _WALK_LOCK:
         order, holds_tensors = _walk(output)
         if holds_tensors:
-            return tensor_passes.compute_pass(order, seed, commit)
+            # (imported here: a program of scalar nodes only never loads the tensor modules)
+            from .tensor_passes import compute_pass
+
+            return compute_pass(order, seed, commit)
         adjoints, edge_before = _propagate(order, seed)
         count = len(order)
 

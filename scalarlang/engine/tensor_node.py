@@ -20,7 +20,7 @@ from math import isfinite
 from typing import Any, Self
 
 from .errors import NonFiniteResult
-from .node import ScalarOperation, new_leaf
+from .node import FREES_OPERANDS_FIRST, ScalarOperation, free_operands_first, new_leaf
 from .scalar import Scalar
 from .shapes import Shape, show_shape, size, unravel
 from .tensor_errors import NonFiniteTensorLeaf, NonFiniteTensorResult
@@ -200,3 +200,9 @@ def _any_tracked(edges: Sequence[Edge]) -> bool:
         if operand._gradient is not None:
             return True
     return False
+
+
+# Where CPython cannot measure its C stack (Pyodide), a dying tensor node hands its operands to
+# the loop that frees them one at a time, as a scalar node does (see node.py).
+if FREES_OPERANDS_FIRST:
+    setattr(TensorNode, "__del__", free_operands_first)
