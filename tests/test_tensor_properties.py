@@ -231,3 +231,26 @@ def test_softmax_logsumexp_and_cross_entropy_equal_their_scalar_programs(rows, c
     scalar_loss.backward()
     expected_gradient = np.array([node.gradient for row in nodes for node in row])
     np.testing.assert_allclose(np.array(z.gradient), expected_gradient, rtol=1e-11, atol=1e-13)
+
+
+@settings(settings.get_profile("tensor"))
+@given(shape=shapes, seed=st.integers(0, 2**32 - 1), at=st.integers(0, 63))
+def test_a_pass_that_meets_a_non_finite_adjoint_changes_no_stored_gradient(shape, seed, at):
+    generator = random.Random(seed)
+    count = int(np.prod(shape))
+    values = [generator.uniform(0.5, 1.5) for _ in range(count)]
+    values[at % count] = 1e-300  # log's local derivative there is 1e300
+    x = Tensor.variable(np.array(values).reshape(shape).tolist())
+    s = Scalar.variable(generator.uniform(-1, 1))
+    good = (x * s).sum() + s * s
+    good.backward()
+    before = [x.gradient, s.gradient, good.gradient]
+    bad = (x.log() * 1e10).sum() + good
+    try:
+        bad.backward()
+    except Exception as error:  # noqa: BLE001 (the kind is checked below)
+        assert error.kind == "non-finite-tensor-adjoint"
+        assert error.element == np.unravel_index(at % count, shape)
+    else:
+        raise AssertionError("the pass should have failed")
+    assert [x.gradient, s.gradient, good.gradient] == before

@@ -270,3 +270,10 @@ def test_where_cpython_cannot_measure_its_stack_a_deep_tensor_graph_is_freed_one
     # the first free lets the rest go from its loop (a VJP holding an operand must not keep it
     # for a free of its own, outside the loop, nested in the C stack)
     assert frees > 80_000 and outermost <= 10 and deepest <= 3
+
+
+def test_iterating_a_tensor_gives_its_rows_as_indexing_does():
+    t = Tensor.variable([[1.0, 2.0], [3.0, 4.0]])
+    rows = list(t)
+    assert [row.values for row in rows] == [(1.0, 2.0), (3.0, 4.0)]
+    assert [element.value for element in rows[1]] == [3.0, 4.0]

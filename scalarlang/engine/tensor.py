@@ -13,7 +13,7 @@ tensor_passes.py's.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, cast
 
 from . import tensor_elementwise as elementwise
@@ -161,6 +161,10 @@ class Tensor(TensorNode):
         if isinstance(key, (list, TensorNode)):
             return linear.gather(self, key)
         return linear.index(self, key)
+
+    def __iter__(self) -> Iterator[Tensor | Scalar]:
+        """The sub-tensors along the first axis (the elements of a rank-1 tensor), as T[i]."""
+        return (linear.index(self, at) for at in range(self._shape[0]))
 
     # ---- reductions ----------------------------------------------------------------------------
 
