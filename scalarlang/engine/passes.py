@@ -2,7 +2,10 @@
 
 A node has at most two operands in its slots (_left, _right), or, for an n-ary operation
 (`NARY_OPERATIONS`), its first one in _left and the rest in a tuple: the walks read that tuple
-only where a node has no _right, so two-operand nodes pay nothing for it.
+only where a node has no _right, so two-operand nodes pay nothing for it. A node of a tensor
+operation (`TENSOR_OPERATIONS`: a tensor node, or a scalar node of tensor operands) keeps its
+operands the same way, with a VJP on each edge; the walk notes one, and the pass of a graph
+holding one is tensor_passes.py's.
 
 `Scalar` takes the public functions here as its methods (`out.backward()`). Walks use
 explicit stacks, so a chain a million nodes deep works. They mark nodes with a per-walk
