@@ -149,7 +149,7 @@ if _typing.TYPE_CHECKING:  # what type checkers and IDEs see
         ShapeMismatch,
         TensorError,
     )
-    from .engine.tensor_gradcheck import TensorGradientCheck, tensor_gradient_check
+    from .engine.tensor_gradcheck import TensorGradientCheck, graph_gradient_check, tensor_gradient_check
     from .engine.tensor_operations import TensorOperation
     from .engine.tensor_passes import TensorBackwardPass
     from .front.api import Result, Session, run

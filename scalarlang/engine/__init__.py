@@ -48,6 +48,7 @@ EXPORTS = {
     "TensorBackwardPass": "tensor_passes",
     "TensorGradientCheck": "tensor_gradcheck",
     "tensor_gradient_check": "tensor_gradcheck",
+    "graph_gradient_check": "tensor_gradcheck",
     "TENSOR_ERRORS": "tensor_errors",
     "TensorError": "tensor_errors",
     "ShapeMismatch": "tensor_errors",
@@ -125,6 +126,6 @@ if _typing.TYPE_CHECKING:  # what type checkers and IDEs see
         ShapeMismatch,
         TensorError,
     )
-    from .tensor_gradcheck import TensorGradientCheck, tensor_gradient_check
+    from .tensor_gradcheck import TensorGradientCheck, graph_gradient_check, tensor_gradient_check
     from .tensor_operations import TensorOperation
     from .tensor_passes import TensorBackwardPass

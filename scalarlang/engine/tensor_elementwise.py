@@ -25,7 +25,7 @@ from .node import ScalarOperation, is_number, leaf_value
 from .scalar import Scalar
 from .shapes import Shape, broadcast, expansion, unravel
 from .tensor_errors import NonFiniteTensorDerivative, NonFiniteTensorResult
-from .tensor_node import Edge, TensorNode, checked_finite, new_tensor, tensor_leaf
+from .tensor_node import Edge, TensorNode, checked_finite, new_tensor, remakeable, tensor_leaf
 from .tensor_operations import TensorOperation as Op
 
 _CONSTANT = ScalarOperation.CONSTANT
@@ -91,12 +91,14 @@ def _edges(pairs: list[tuple[_Operand, Callable[[Any], Any]]]) -> list[Edge]:
 # ---- + - * / ---------------------------------------------------------------------------------
 
 
+@remakeable
 def add_(left: Any, right: Any) -> Any:
     cls, shape, a, b = _prepare("+", left, right)
     values = list(map(add, a.expanded, b.expanded))
     return new_tensor(cls, shape, values, Op.ADD, _edges([(a, a.back), (b, b.back)]))
 
 
+@remakeable
 def sub_(left: Any, right: Any) -> Any:
     cls, shape, a, b = _prepare("-", left, right)
     values = list(map(sub, a.expanded, b.expanded))
@@ -106,6 +108,7 @@ def sub_(left: Any, right: Any) -> Any:
     ]))
 
 
+@remakeable
 def mul_(left: Any, right: Any) -> Any:
     cls, shape, a, b = _prepare("*", left, right)
     values = list(map(mul, a.expanded, b.expanded))
@@ -115,6 +118,7 @@ def mul_(left: Any, right: Any) -> Any:
     ]))
 
 
+@remakeable
 def div_(left: Any, right: Any) -> Any:
     cls, shape, a, b = _prepare("/", left, right)
     values = list(map(divide, a.expanded, b.expanded))
@@ -136,6 +140,7 @@ def _checked_derivatives(local: list[float], shape: Shape, operation: Op, operan
         raise NonFiniteTensorDerivative(operation, operand, unravel(at, shape), local[at])
 
 
+@remakeable
 def pow_(base: Any, exponent: Any) -> Any:
     """``base ** exponent`` for a number exponent (a parameter, as in the scalar engine)."""
     if isinstance(exponent, (TensorNode, Scalar)) or not is_number(exponent):
@@ -155,6 +160,7 @@ def pow_(base: Any, exponent: Any) -> Any:
                       [(base, lambda upstream: list(map(mul, upstream, local)))])
 
 
+@remakeable
 def neg_(operand: Any) -> Any:
     return new_tensor(type(operand), operand._shape, list(map(neg, operand._values)), Op.NEG,
                       [(operand, lambda upstream: list(map(neg, upstream)))])
@@ -170,12 +176,14 @@ def _unary(operand: Any, operation: Op, values: list[float], local: list[float],
                       [(operand, lambda upstream: list(map(mul, upstream, local)))])
 
 
+@remakeable
 def exp(operand: Any) -> Any:
     values = list(map(functions.exp_value, operand._values))
     checked_finite(values, operand._shape, Op.EXP)
     return _unary(operand, Op.EXP, values, values, False)  # d/da e^a = e^a
 
 
+@remakeable
 def log(operand: Any) -> Any:
     values = list(map(functions.log_value, operand._values))
     checked_finite(values, operand._shape, Op.LOG)
@@ -183,11 +191,13 @@ def log(operand: Any) -> Any:
     return _unary(operand, Op.LOG, values, local, True)
 
 
+@remakeable
 def tanh(operand: Any) -> Any:
     values = list(map(math.tanh, operand._values))
     return _unary(operand, Op.TANH, values, [1.0 - value * value for value in values], False)
 
 
+@remakeable
 def sqrt(operand: Any) -> Any:
     values = list(map(functions.sqrt_value, operand._values))
     checked_finite(values, operand._shape, Op.SQRT)
@@ -197,29 +207,34 @@ def sqrt(operand: Any) -> Any:
     return _unary(operand, Op.SQRT, values, [0.5 / value for value in values], False)
 
 
+@remakeable
 def relu(operand: Any) -> Any:
     arguments = operand._values
     values = list(map(functions.relu_value, arguments))
     return _unary(operand, Op.RELU, values, [1.0 if argument > 0.0 else 0.0 for argument in arguments], False)
 
 
+@remakeable
 def sigmoid(operand: Any) -> Any:
     values = list(map(functions.sigmoid_value, operand._values))
     return _unary(operand, Op.SIGMOID, values, [value * (1.0 - value) for value in values], False)
 
 
+@remakeable
 def abs_(operand: Any) -> Any:
     arguments = operand._values
     local = [1.0 if argument > 0.0 else -1.0 if argument < 0.0 else 0.0 for argument in arguments]
     return _unary(operand, Op.ABS, list(map(math.fabs, arguments)), local, False)
 
 
+@remakeable
 def maximum(left: Any, right: Any) -> Any:
     """The larger of each pair of elements (broadcast); on a tie each gets local derivative
     0.5, as the scalar engine's max."""
     return _extreme("maximum", Op.MAXIMUM, left, right, functions.max_value, gt)
 
 
+@remakeable
 def minimum(left: Any, right: Any) -> Any:
     return _extreme("minimum", Op.MINIMUM, left, right, functions.min_value, lt)
 

@@ -36,7 +36,7 @@ from .shapes import (
     axis_of,
 )
 from .tensor_errors import NonFiniteTensorLeaf, ReshapeMismatch, ShapeMismatch
-from .tensor_node import Edge, TensorNode, checked_finite, new_scalar, new_tensor, tensor_leaf
+from .tensor_node import Edge, TensorNode, checked_finite, new_scalar, new_tensor, remakeable, tensor_leaf
 from .tensor_operations import TensorOperation as Op
 
 _VARIABLE = ScalarOperation.VARIABLE
@@ -46,6 +46,7 @@ _CONSTANT = ScalarOperation.CONSTANT
 # ---- making tensors --------------------------------------------------------------------------
 
 
+@remakeable
 def from_nested(cls: type[Any], data: Any, variable: bool) -> Any:
     """A tensor of a rectangular nested list of numbers and scalar nodes. Of numbers only, or
     for a variable, a leaf holding their values; a constant holding scalar nodes is one
@@ -107,6 +108,7 @@ def detached(tensor: Any) -> Any:
 # ---- matrix products -------------------------------------------------------------------------
 
 
+@remakeable
 def matmul(left: Any, right: Any) -> Any:
     """left @ right: [n, k] @ [k, m] is [n, m]; [n, k] @ [k] is [n]; [k] @ [k, m] is [m];
     [k] @ [k] is their dot, a scalar node. The sums are left folds over k, in order."""
@@ -145,6 +147,7 @@ def matmul(left: Any, right: Any) -> Any:
 # ---- reshape and transpose -------------------------------------------------------------------
 
 
+@remakeable
 def reshape(tensor: Any, requested: Any) -> Any:
     """The same elements in another shape; one dimension may be -1 (what the rest leaves)."""
     items = tuple(requested)
@@ -162,6 +165,7 @@ def reshape(tensor: Any, requested: Any) -> Any:
                       [(tensor, lambda upstream: upstream)])  # row-major order is unchanged
 
 
+@remakeable
 def transpose(tensor: Any, first: Any = None, second: Any = None) -> Any:
     """Axes ``first`` and ``second`` swapped (negative from the end); without them, a rank-2
     tensor's two axes."""
@@ -196,6 +200,7 @@ def _swap_positions(shape: Shape, a: int, b: int) -> list[int]:
 # ---- indexing --------------------------------------------------------------------------------
 
 
+@remakeable
 def index(tensor: Any, at: Any) -> Any:
     """T[i]: the sub-tensor at i along the first axis (rank one less); of a rank-1 tensor, the
     element, a scalar node. The VJP puts the adjoint back in its place, zeros elsewhere."""
@@ -219,6 +224,7 @@ def index(tensor: Any, at: Any) -> Any:
                       [(tensor, rows_vjp)])
 
 
+@remakeable
 def gather(tensor: Any, indices: Any) -> Any:
     """T[I]: for I a nested list (or a tensor) of whole numbers, the rows (along the first
     axis) that I names, stacked: shape I's shape + T's shape after the first (C[X], the

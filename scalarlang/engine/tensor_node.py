@@ -16,13 +16,14 @@ of each edge.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import wraps
 from math import isfinite
 from typing import Any, Self
 
 from .errors import NonFiniteResult
 from .node import FREES_OPERANDS_FIRST, ScalarOperation, free_operands_first, new_leaf
 from .scalar import Scalar
-from .shapes import Shape, show_shape, size, unravel
+from .shapes import Shape, nested_shape, show_shape, size, unravel
 from .tensor_errors import NonFiniteTensorLeaf, NonFiniteTensorResult
 from .tensor_operations import TensorOperation
 
@@ -129,6 +130,47 @@ def nest(values: Sequence[float], shape: Shape) -> list[Any]:
 
 
 # ---- making nodes ----------------------------------------------------------------------------
+
+
+class RemakeableVJP:
+    """The VJP of a tensor operation's first edge, which also knows how the node was made: the
+    operation's function and its arguments, so that the gradient check's replay can make the
+    node again from other operands (`remake`)."""
+
+    __slots__ = ("vjp", "function", "arguments", "keywords")
+
+    def __init__(self, vjp: VJP, function: Callable[..., Any], arguments: tuple[Any, ...],
+                 keywords: dict[str, Any]):
+        self.vjp, self.function, self.arguments, self.keywords = vjp, function, arguments, keywords
+
+    def __call__(self, upstream: Any) -> Any:
+        return self.vjp(upstream)
+
+    def remake(self, operands: Sequence[Any]) -> Any:
+        """The operation again, its node operands replaced, in edge order, by ``operands``
+        (a tensor of scalar nodes: the nodes of its nested list)."""
+        replacements = iter(operands)
+        arguments = []
+        for argument in self.arguments:
+            if isinstance(argument, TensorNode) or argument.__class__ is Scalar:
+                argument = next(replacements)
+            elif isinstance(argument, (list, tuple)) and self.function.__name__ == "from_nested":
+                shape, items = nested_shape(argument)
+                argument = nest([next(replacements) if item.__class__ is Scalar else item for item in items], shape)
+            arguments.append(argument)
+        return self.function(*arguments, **self.keywords)
+
+
+def remakeable(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` (a tensor operation), its node's first VJP a `RemakeableVJP`."""
+    @wraps(function)
+    def operation(*arguments: Any, **keywords: Any) -> Any:
+        node = function(*arguments, **keywords)
+        if node._left is not None and node._operation.__class__ is TensorOperation:
+            node._dleft = RemakeableVJP(node._dleft, function, arguments, keywords)
+        return node
+    return operation
+
 
 
 def checked_finite(values: list[float], shape: Shape, operation: Any, leaf: bool = False) -> list[float]:

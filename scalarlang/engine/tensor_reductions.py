@@ -16,7 +16,7 @@ from .functions import exp_value
 from .kernels import along, fibers, fold, from_fibers
 from .shapes import axis_of, fibers as shape_fibers, index_in, nested_shape
 from .tensor_errors import ShapeMismatch
-from .tensor_node import TensorNode, constant_scalar, new_scalar, new_tensor, tensor_leaf
+from .tensor_node import TensorNode, constant_scalar, new_scalar, new_tensor, remakeable, tensor_leaf
 from .tensor_operations import TensorOperation as Op
 from .node import ScalarOperation
 
@@ -52,10 +52,12 @@ def _spread(upstream: float, _: Any, length: int) -> list[float]:
     return [upstream] * length
 
 
+@remakeable
 def sum_(tensor: Any, axis: Any = None) -> Any:
     return _reduce(tensor, axis, Op.SUM, lambda fiber: (fold(fiber), None), _spread)
 
 
+@remakeable
 def mean(tensor: Any, axis: Any = None) -> Any:
     """The fold divided by the count (one division, as ``sum(L) / len(L)``)."""
     def value_of(fiber: list[float]) -> tuple[float, None]:
@@ -80,6 +82,7 @@ def _to_one(upstream: float, chosen: int, length: int) -> list[float]:
     return contribution
 
 
+@remakeable
 def max_(tensor: Any, axis: Any = None) -> Any:
     def value_of(fiber: list[float]) -> tuple[float, int]:
         chosen = _first_extreme(fiber, True)
@@ -87,6 +90,7 @@ def max_(tensor: Any, axis: Any = None) -> Any:
     return _reduce(tensor, axis, Op.MAX, value_of, _to_one)
 
 
+@remakeable
 def min_(tensor: Any, axis: Any = None) -> Any:
     def value_of(fiber: list[float]) -> tuple[float, int]:
         chosen = _first_extreme(fiber, False)
@@ -103,6 +107,7 @@ def _logsumexp(fiber: list[float]) -> tuple[float, list[float]]:
     return top + _log(total), [weight / total for weight in weights]
 
 
+@remakeable
 def logsumexp(tensor: Any, axis: Any = None) -> Any:
     def vjp_of(upstream: float, local: list[float], length: int) -> list[float]:
         return [upstream * weight for weight in local]
@@ -116,6 +121,7 @@ def _softmax(fiber: list[float]) -> list[float]:
     return [value / total for value in exponentials]
 
 
+@remakeable
 def softmax(tensor: Any, axis: Any = -1) -> Any:
     """exp(x - max) over the left-folded sum of them, along ``axis`` (default the last). VJP
     of each fiber: s * (g - fold(g * s))."""
@@ -145,6 +151,7 @@ def argmax(tensor: Any, axis: Any = -1, largest: bool = True) -> Any:
     return tensor_leaf(type(tensor), shape[:at] + shape[at + 1:], positions, ScalarOperation.CONSTANT)
 
 
+@remakeable
 def cross_entropy(logits: Any, targets: Any) -> Any:
     """Z of shape [B, V] and B whole-number targets (a list or a rank-1 tensor): the rank-1
     tensor of row losses logsumexp(Z[b]) - Z[b][Y[b]]. VJP of row b: g_b (softmax(Z[b]) -
