@@ -17,6 +17,7 @@ import traceback
 from typing import Callable, Generator
 
 from ..engine.scalar import Scalar
+from ..engine.tensor import Tensor
 from ..language import tree
 from ..language.diagnostics import Diagnostic, LanguageError
 from ..language.lexicon import KEYWORDS  # the lexical rules live in the grammar
@@ -81,10 +82,11 @@ class Interpreter:
 
     @property
     def values(self) -> dict[str, object]:
-        """A copy of the names bound to values (nodes, lists and texts), in binding order."""
+        """A copy of the names bound to values (nodes, lists, texts and tensors), in binding order."""
         return {
             name: value for name, value in self.state.names.items()
             if value.__class__ is Scalar or value.__class__ is ListValue or value.__class__ is TextValue
+            or value.__class__ is Tensor
         }
 
     @property

@@ -28,11 +28,12 @@ from typing import Any, Callable
 from ..engine.errors import ScalarAutodiffError
 from ..engine.numbers import format_number
 from ..engine.scalar import Scalar
+from ..engine.tensor import Tensor
 from ..language import tree
 from ..language.diagnostics import LanguageError
 from ..language.hints import name_hint
 from ..language.source import Source, Span
-from . import calls, operations, texts
+from . import calls, operations, tensor_operators, texts
 from .context import Budget, Builtins, Function
 from .failures import drawing_failure, engine_failure, failure, not_a_list, not_a_node, not_a_text
 from .operations import arithmetic, fused, literal_value
@@ -305,6 +306,8 @@ class Compiler:
             value = get(key)
             if value.__class__ is Scalar or value.__class__ is ListValue or value.__class__ is TextValue:
                 return value
+            if value.__class__ is Tensor:
+                return value
             raise self.name_failure(key, value, span)
 
         return name
@@ -346,10 +349,10 @@ class Compiler:
             operation = ARITHMETIC.get(node.op)
             if operation is not None:
                 # Where an operand is not a node: `+` joins texts and lists, the rest fail.
-                otherwise = (
+                otherwise = tensor_operators.elementwise_or(self, node, (
                     texts.concatenation(self, node) if node.op == "+"
                     else _raiser_of(self.not_nodes(node.left, node.right, f"`{node.op}`"))
-                )
+                ))
                 return (
                     arithmetic(operation, span, origin, source, otherwise),
                     (node.left, node.right),
@@ -362,6 +365,8 @@ class Compiler:
                     # never part of the graph.
                     return operations.literal_power(self, node, literal), (node.left,), None
                 return operations.power(self, node), (node.left, node.right), None
+            if node.op == "@":
+                return tensor_operators.matmul(self, node), (node.left, node.right), None
             if node.op == "//":
                 return operations.floor_division(self, node), (node.left, node.right), None
             return operations.remainder(self, node), (node.left, node.right), None
@@ -372,6 +377,8 @@ class Compiler:
 
             def negate(args, operand):
                 if operand.__class__ is not Scalar:
+                    if operand.__class__ is Tensor:
+                        return tensor_operators.negated(self, node, operand)
                     raise not_a_node_error(operand)
                 result = operand.neg()
                 result.tag = origin
@@ -384,6 +391,8 @@ class Compiler:
 
             def leaf(args, operand):
                 if operand.__class__ is not Scalar:
+                    if operand.__class__ is Tensor:
+                        return tensor_operators.leaf(self, node, operand)
                     raise not_a_node_error(operand)
                 result = make(operand.value)
                 result.tag = origin

@@ -13,7 +13,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 from ..engine.numbers import format_number
+from ..engine.errors import ScalarAutodiffError
 from ..engine.scalar import Scalar, ScalarOperation
+from ..engine.tensor import Tensor
 from ..language import tree
 from ..language.diagnostics import LanguageError
 from ..language.source import Span
@@ -28,6 +30,7 @@ from .values import (
     Named,
     TextValue,
     describe,
+    formatted_value,
     distinct_nodes,
     is_count,
     label_of,
@@ -100,7 +103,10 @@ def compile_let(run: Running, statement: tree.Let):
             node.tag = label
         state.bind(name, node)
         if show and echo:
-            run.emit(Bound(span, name, node_state(node, name)))
+            if node.__class__ is Tensor:
+                run.emit(Defined(span, name, f"= {describe(node)}"))
+            else:
+                run.emit(Bound(span, name, node_state(node, name)))
 
     return let
 
@@ -166,6 +172,8 @@ def compile_descend(run: Running, statement: tree.Descend):
     def stepped(name_span, step: float, item: object, places: Places, place: int, made: dict, olds: list) -> Scalar:
         """The new variable of one item, checked: nothing is bound before all are known. A
         variable held twice (in a list, or by two of the names) gets one new variable."""
+        if item.__class__ is Tensor:
+            return _stepped_tensor(compiler, name_span, step, cast(Tensor, item), places, place, made, olds)
         if not isinstance(item, Scalar) or item._operation is not ScalarOperation.VARIABLE:
             raise _not_a_variable(compiler, places.text(place), item, name_span)
         node = item
@@ -208,6 +216,8 @@ def compile_descend(run: Running, statement: tree.Descend):
             if show and echo:
                 if fresh.__class__ is ListValue:
                     run.emit(Defined(span, name, f"= {shape_text(fresh)}"))  # type: ignore[arg-type]
+                elif fresh.__class__ is Tensor:
+                    run.emit(Defined(span, name, f"= {describe(fresh)}"))
                 else:
                     run.emit(Bound(span, name, node_state(fresh, name)))  # type: ignore[arg-type]
         if unreached is not None:
@@ -217,6 +227,29 @@ def compile_descend(run: Running, statement: tree.Descend):
     return descend
 
 
+def _stepped_tensor(compiler: Compiling, name_span, step: float, item: Tensor, places: Places, place: int,
+                    made: dict, olds: list) -> Tensor:
+    """A tensor variable's new variable: each element ``value - step * gradient``."""
+    if not item.is_variable:
+        raise compiler.fail(
+            "not-a-variable",
+            f"`descend` needs tracked variables; `{places.text(place)}` is a tensor of operation {item.operation}",
+            name_span, {"name": places.text(place), "operation": str(item.operation)},
+            ("help: make one with `let NAME = var tensor(L)` or `var randn(S, …)`",),
+        )
+    again = made.get(item)
+    if again is not None:
+        return again
+    try:
+        fresh = item.descended(step)
+    except ScalarAutodiffError as error:
+        raise compiler.engine_error(error, name_span) from None
+    fresh.tag = Named(places.label(place))
+    made[item] = fresh
+    olds.append((item, place))
+    return fresh
+
+
 def _unreached(olds: list[tuple[Scalar, int]], places: Places, reached) -> tuple[str, ...] | None:
     """The names of the variables `descend` steps when no backward pass wrote their gradients:
     every one is 0 and no committed pass reached any since it was made or zeroed; else None.
@@ -224,7 +257,12 @@ def _unreached(olds: list[tuple[Scalar, int]], places: Places, reached) -> tuple
     if not olds:
         return None
     for node, _ in olds:
-        if node._gradient != 0.0 or node in reached:
+        if node in reached:
+            return None
+        if node.__class__ is Tensor:
+            if any(node._gradient):  # (a tensor variable: any element's gradient not 0)
+                return None
+        elif node._gradient != 0.0:
             return None
     return tuple(places.text(place) for _, place in olds)
 
@@ -277,6 +315,8 @@ def compile_expression_statement(run: Running, statement: tree.ExprStatement):
                 run.emit(ListShown(span, value))
             elif value.__class__ is TextValue:
                 run.emit(TextShown(span, str(value)))
+            elif value.__class__ is Tensor:  # (for now: its line as `print` writes it)
+                run.emit(Printed(span, formatted_value(value)))
             else:
                 run.emit(ValueShown(span, node_state(value)))
 
@@ -302,7 +342,7 @@ def compile_zero_grad(run: Running, statement: tree.ZeroGrad):
             outputs = [node for value in run.names.values() for node in distinct_nodes(value)]
         else:
             output = target(None)
-            if output.__class__ is not Scalar:
+            if output.__class__ is not Scalar and output.__class__ is not Tensor:
                 raise not_a_node(output)
             outputs = [output]
         run.state.zero(outputs, target is None)

@@ -30,6 +30,8 @@ from typing import cast
 
 from ..engine.numbers import format_count, format_number, format_parameter
 from ..engine.scalar import Scalar, ScalarOperation
+from ..engine.tensor import Tensor
+from ..engine.tensor_errors import show_shape
 from ..language.source import Source, Span
 
 # Labels made from source text are cut to this many characters, whitespace collapsed; so are
@@ -252,9 +254,10 @@ def is_list(value: object) -> bool:
 
 
 def distinct_nodes(value: object) -> Iterator[Scalar]:
-    """The nodes held in ``value`` (a node or a nested list), each distinct list walked once,
-    in no particular order (a node held in two lists may come twice)."""
-    return (item for item in distinct_items(value) if item.__class__ is Scalar)  # type: ignore[misc]
+    """The nodes held in ``value`` (a node, a tensor or a nested list), each distinct list
+    walked once, in no particular order (a node held in two lists may come twice)."""
+    return (item for item in distinct_items(value)  # type: ignore[misc]
+            if item.__class__ is Scalar or item.__class__ is Tensor)
 
 
 def distinct_items(value: object) -> Iterator[object]:
@@ -364,9 +367,26 @@ def kind_of_nodes(value: ListValue) -> str:
     return "nodes"
 
 
+def is_tensor(value: object) -> bool:
+    return value.__class__ is Tensor
+
+
+def tensor_text(tensor: Tensor, spec: str | None = None) -> str:
+    """A tensor as a value line and `print` show it, for now: ``tensor [2, 3] [[1, 2, 3], [4,
+    5, 6]]`` (its shape, then its values nested by rows). The one place that writes a tensor:
+    showing tensors (issue 42, item 5) replaces it."""
+    write = format_number if spec is None else (lambda number: format(number, spec))
+    rows: list[str] = [write(number) for number in tensor._values]
+    for length in reversed(tensor._shape):
+        rows = ["[" + ", ".join(rows[start:start + length]) + "]" for start in range(0, len(rows), length)]
+    return f"tensor {show_shape(tensor._shape)} {rows[0]}"
+
+
 def describe(value: object) -> str:
     """What a value is, for messages: "a list of 16", "an empty list", "a text of 5
-    characters", "a node"."""
+    characters", "a tensor [2, 3]", "a node"."""
+    if value.__class__ is Tensor:
+        return f"a tensor {show_shape(value._shape)}"  # type: ignore[attr-defined]
     if value.__class__ is ListValue:
         return f"a list of {len(value)}" if value else "an empty list"  # type: ignore[arg-type]
     if value.__class__ is TextValue:
@@ -390,6 +410,8 @@ def formatted_value(value: object, spec: str | None = None, limit: int | None = 
     with "…" once longer than that many characters)."""
     if value.__class__ is TextValue:
         return str(value)
+    if value.__class__ is Tensor:
+        return tensor_text(value, spec)  # type: ignore[arg-type]
     if value.__class__ is not ListValue:
         return _number_text(cast(Scalar, value), spec)
     return formatted_items(value, lambda node: _number_text(node, spec), limit)
@@ -417,6 +439,8 @@ def formatted_items(value: ListValue, text_of: Callable[[Scalar], str], limit: i
         if child.__class__ is ListValue:
             piece = "["
             stack.append([child, 0])
+        elif child.__class__ is Tensor:
+            piece = tensor_text(child)
         else:
             piece = quoted(child) if child.__class__ is TextValue else text_of(child)
         pieces.append(piece)
@@ -468,6 +492,8 @@ def plain_values(value: ListValue) -> list:
             stack.append((iter(item), inner))
         elif item.__class__ is TextValue:
             into.append(str(item))
+        elif item.__class__ is Tensor:
+            into.append(item.tolist())  # type: ignore[attr-defined]
         else:
             into.append(item.value)  # type: ignore[attr-defined]
     return result

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 # The tasks, in the order the help texts show them. A registry entry of another category gets
 # a heading of its own after these.
-GRAPH, TRAINING, LISTS, TEXTS, CHAIN_RULE, PICTURES = TASKS = (
+GRAPH, TRAINING, LISTS, TEXTS, TENSORS, CHAIN_RULE, PICTURES = TASKS = (
     "values and the graph",
     "training",
     "lists",
     "texts and language models",
+    "tensors",
     "seeing the chain rule",
     "pictures",
 )
@@ -48,6 +49,10 @@ FORMS: tuple[tuple[str, str, str], ...] = (
     (TEXTS, '"abc"', 'a text: a constant, no node (escapes \\n \\" \\\\)'),
     (TEXTS, "T[I] · T + U · T == U", "a character · two texts joined · equality (1 or 0, != too)"),
     (TEXTS, "for c in T { … }", "each character of a text"),
+    (TENSORS, "A @ B", "the matrix product of tensors (rank 1 @ rank 1: their dot, a node)"),
+    (TENSORS, "+ - * / ** < … of tensors", "element-wise, broadcast; a number or a node on either side"),
+    (TENSORS, "T[I] · T[I][J] · C[X]", "a sub-tensor · an element (a node) · the rows X names"),
+    (TENSORS, "var tensor(L) · var randn(S, …)", "a tensor variable: its gradient is stored"),
 )
 
 # (task, example, what it does): what `--help` shows of each task.

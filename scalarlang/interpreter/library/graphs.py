@@ -7,11 +7,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...engine.errors import ScalarAutodiffError
-from ...engine.numbers import format_parameter
+from ...engine.numbers import format_number, format_parameter
 from ...engine.scalar import Scalar, ScalarOperation
+from ...engine.tensor import Tensor
 from ...language import tree
 from ...language.diagnostics import Diagnostic, LanguageError
-from ..outcomes import BackwardShown, Drawn, WalkShown, WalkStep
+from ..outcomes import BackwardShown, Drawn, Printed, WalkShown, WalkStep
 from ..values import is_count, label_of, made_at, name_of, operation_text, source_label
 
 if TYPE_CHECKING:
@@ -61,6 +62,8 @@ def compile_backward(run: Running, statement: tree.ExprStatement, call: tree.Cal
         state.commit(backward_pass, lambda: label_of(output))
         if walk:
             run.emit(walk_outcome(span, label_of(output), backward_pass))
+        elif show and holds_tensors(backward_pass.topology):
+            run.emit(Printed(span, tensor_pass_line(label_of(output), backward_pass)))
         elif show:
             run.emit(backward_outcome(span, label_of(output), backward_pass))
 
@@ -79,6 +82,17 @@ def compile_graph(run: Running, statement: tree.ExprStatement, call: tree.Call):
 
 # `walk` shows at most this many edges (one per Enter in the REPL): a larger pass is `too-long`.
 MAX_WALK_EDGES = 500
+
+
+def holds_tensors(topology) -> bool:
+    return any(node.__class__ is Tensor for node in topology)
+
+
+def tensor_pass_line(label: str, backward_pass) -> str:
+    """A pass through tensor nodes, for now in one line (its tables are item 5 of issue 42)."""
+    tensors = sum(1 for node in backward_pass.topology if node.__class__ is Tensor)
+    return (f"backward from {label} with seed {format_number(backward_pass.seed)}: {len(backward_pass.topology)}"
+            f" nodes ({tensors} tensor nodes), {len(backward_pass.edges)} edges")
 
 
 def backward_outcome(span, label: str, backward_pass) -> BackwardShown:
