@@ -10,7 +10,7 @@ shows none (``run.echo`` False: scripts).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ..engine.numbers import format_number
 from ..engine.errors import ScalarAutodiffError
@@ -169,11 +169,11 @@ def compile_descend(run: Running, statement: tree.Descend):
     get, echo, state = run.names.get, run.echo, run.state
     warned = False  # the `no-backward` warning shows once per statement, not per iteration
 
-    def stepped(name_span, step: float, item: object, places: Places, place: int, made: dict, olds: list) -> Scalar:
+    def stepped(name_span, step: float, item: object, places: Places, place: int, made: dict, olds: list) -> Any:
         """The new variable of one item, checked: nothing is bound before all are known. A
         variable held twice (in a list, or by two of the names) gets one new variable."""
         if item.__class__ is Tensor:
-            return _stepped_tensor(compiler, name_span, step, cast(Tensor, item), places, place, made, olds)
+            return _stepped_tensor(compiler, name_span, step, item, places, place, made, olds)  # type: ignore[arg-type]
         if not isinstance(item, Scalar) or item._operation is not ScalarOperation.VARIABLE:
             raise _not_a_variable(compiler, places.text(place), item, name_span)
         node = item

@@ -23,7 +23,7 @@ from ..engine import tensor_linear as linear
 from ..language import tree
 from ..language.diagnostics import LanguageError
 from .failures import engine_failure, failure, not_a_tensor, position_in
-from .values import ListValue
+from .values import ListValue, describe
 
 if TYPE_CHECKING:
     from .context import Compiling
@@ -139,8 +139,13 @@ def indexed(compiler: Compiling, node: tree.Index, target: Tensor, position: obj
     or ``T[I]`` (a list or a tensor of whole numbers: the rows it names, stacked)."""
     try:
         if position.__class__ is Scalar:
-            at = position_in(compiler.source, position._value, target._shape[0],  # type: ignore[attr-defined]
-                             compiler.text_of(node.target), node.index.span)
+            try:
+                at = position_in(compiler.source, position._value, target._shape[0],  # type: ignore[attr-defined]
+                                 compiler.text_of(node.target), node.index.span)
+            except LanguageError as error:  # (said of a tensor: its shape, not "a list of")
+                diagnostic = error.diagnostic
+                message = diagnostic.message.replace(f"a list of {target._shape[0]}", describe(target))
+                raise LanguageError(replace(diagnostic, message=message, notes=diagnostic.notes)) from None
             result = linear.index(target, at)
         elif position.__class__ is ListValue or position.__class__ is Tensor:
             result = linear.gather(target, _indices(compiler, node, position))

@@ -367,10 +367,6 @@ def kind_of_nodes(value: ListValue) -> str:
     return "nodes"
 
 
-def is_tensor(value: object) -> bool:
-    return value.__class__ is Tensor
-
-
 def tensor_text(tensor: Tensor, spec: str | None = None) -> str:
     """A tensor as a value line and `print` show it, for now: ``tensor [2, 3] [[1, 2, 3], [4,
     5, 6]]`` (its shape, then its values nested by rows). The one place that writes a tensor:

@@ -376,6 +376,7 @@ def options_problem(entry: Entry | None, call: tree.Call, fail: Fail) -> Languag
                 f"`{call.function}` takes no named arguments (`{shorten(keyword.name)}:`); {_with_options()}",
                 keyword.span,
                 {"function": call.function, "name": keyword.name},
+                (_along_an_axis(),),
             )
         names = list(entry.options)
         if keyword.name not in entry.options:
@@ -402,13 +403,21 @@ def options_problem(entry: Entry | None, call: tree.Call, fail: Fail) -> Languag
 
 
 def _with_options() -> str:
-    """Which callables take named arguments: `only `gradcheck` does (`step:`, `tolerance:`)`."""
-    entries = [entry for entry in (*STATEMENT_FUNCTIONS.values(), *VALUE_FUNCTIONS.values()) if entry.options]
+    """Which callables take named arguments: `only `gradcheck` does (`step:`, `tolerance:`)`
+    (those whose one option is a tensor's `axis:` are `_along_an_axis`'s)."""
+    entries = [entry for entry in (*STATEMENT_FUNCTIONS.values(), *VALUE_FUNCTIONS.values())
+               if entry.options and entry.options != AXIS]
     forms = [f"`{entry.name}`" + " (" + ", ".join(f"`{option}:`" for option in entry.options) + ")" for entry in entries]
     if len(forms) == 1:
         head, _, tail = forms[0].partition(" ")
         return f"only {head} does {tail}"
     return f"only {', '.join(forms[:-1])} and {forms[-1]} do"
+
+
+def _along_an_axis() -> str:
+    """The note of the built-ins that take a tensor's `axis:`."""
+    names = [f"`{entry.name}`" for entry in VALUE_FUNCTIONS.values() if entry.options == AXIS]
+    return f"note: of a tensor, {', '.join(names[:-1])} and {names[-1]} take `axis: K`"
 
 
 def _and(names: list[str]) -> str:

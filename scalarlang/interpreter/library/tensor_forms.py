@@ -191,7 +191,7 @@ def cross_entropy(compiler: Compiling, call: tree.Call):
 def one_hot(compiler: Compiling, call: tree.Call):
     """``one_hot(I, N)`` of a list or a rank-1 tensor of indices: a constant [len(I), N]."""
     indices_expr, classes_expr = compiler.values(call)
-    origin, span = compiler.origin(call.span), call.span
+    origin = compiler.origin(call.span)
 
     def encode(args, indices, classes):
         items = _indices(compiler, indices, indices_expr)
@@ -201,7 +201,7 @@ def one_hot(compiler: Compiling, call: tree.Call):
                 "not-a-count", f"the length of `one_hot` must be a whole number of at least 1, not {count}",
                 classes_expr.span, {"value": count},
             )
-        return engine_call(compiler, span, origin, Tensor.one_hot, items, count)
+        return engine_call(compiler, indices_expr.span, origin, Tensor.one_hot, items, count)
 
     return encode
 
