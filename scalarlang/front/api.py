@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from ..engine.numbers import digits as number_digits
 from ..engine.scalar import Scalar
+from ..engine.tensor import Tensor
 from ..language.diagnostics import Diagnostic
 from ..pictures import DrawingError, Picture, graph_picture, svg_text, write_picture
 from ..interpreter.core import Interpreter
@@ -177,7 +178,7 @@ class Session:
     @property
     def names(self) -> dict[str, Scalar | ListValue | TextValue]:
         """Every name bound to a value (a node; a list: a tuple of nodes, texts and lists; a
-        text: a `str`), in binding order."""
+        text: a `str`; a tensor: a `Tensor`), in binding order."""
         return self._session.values  # type: ignore[return-value]
 
     def __getitem__(self, name: str) -> Scalar | ListValue | TextValue:
