@@ -20,11 +20,12 @@ from typing import TYPE_CHECKING, Iterable, Protocol, TextIO, cast
 from rich.text import Text
 
 from ..engine.numbers import MAX_DIGITS, current_digits, digits, format_number
+from ..engine.tensor import Tensor
 from ..interpreter.core import Interpreter
 from ..interpreter.library.registry import help_rows
 from ..interpreter.failures import RUNTIME_KINDS
 from ..interpreter.outcomes import Drawn, Failed, Outcome, WalkShown, Warned
-from ..interpreter.values import ListValue, TextValue, characters, shape_text, shorten, text_summary
+from ..interpreter.values import ListValue, TextValue, characters, formatted_value, shape_text, shorten, text_summary
 from ..language.diagnostics import Diagnostic
 from ..language.source import Source, Span
 from ..render.styles import STYLES
@@ -261,6 +262,8 @@ class ReplCore:
                     self.out.line(Text.assemble(
                         (name, STYLES["label"]), (f": {text_summary(value)} ({characters(len(value))})", STYLES["dim"])
                     ))
+                elif value.__class__ is Tensor:  # (for now: `W = tensor [2, 2] [[…]]`, as `print` writes it)
+                    self.out.line(Text.assemble((name, STYLES["label"]), f" = {formatted_value(value)}"))
                 else:
                     self.out.line(value_line(self.session.state_of(cast("Scalar", value), name)))
             except Exception as error:
@@ -314,6 +317,9 @@ class ReplCore:
             return None
         if isinstance(value, TextValue):
             self.complain(f"`{name}` is {characters(len(value))}, a constant with no graph: `:{command}` shows a node's")
+            return None
+        if value.__class__ is Tensor or (node is not None and any(m.__class__ is Tensor for m in node.topology())):
+            self.complain(f"the graph of `{name}` holds tensor nodes: `:{command}` shows graphs of scalar nodes")
             return None
         if node is None:
             close = difflib.get_close_matches(name, list(self.session.values), n=1)

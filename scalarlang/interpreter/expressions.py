@@ -304,9 +304,7 @@ class Compiler:
 
         def name(args):
             value = get(key)
-            if value.__class__ is Scalar or value.__class__ is ListValue or value.__class__ is TextValue:
-                return value
-            if value.__class__ is Tensor:
+            if value.__class__ in _VALUES:
                 return value
             raise self.name_failure(key, value, span)
 
@@ -376,10 +374,8 @@ class Compiler:
             not_a_node_error = self.node_check(node.operand, "`-`")
 
             def negate(args, operand):
-                if operand.__class__ is not Scalar:
-                    if operand.__class__ is Tensor:
-                        return tensor_operators.negated(self, node, operand)
-                    raise not_a_node_error(operand)
+                if operand.__class__ is not Scalar:  # (a tensor, or the error)
+                    return tensor_operators.negated(self, node, operand, not_a_node_error)
                 result = operand.neg()
                 result.tag = origin
                 return result
@@ -390,10 +386,8 @@ class Compiler:
             not_a_node_error = self.node_check(node.operand, f"`{node.kind}`")
 
             def leaf(args, operand):
-                if operand.__class__ is not Scalar:
-                    if operand.__class__ is Tensor:
-                        return tensor_operators.leaf(self, node, operand)
-                    raise not_a_node_error(operand)
+                if operand.__class__ is not Scalar:  # (a tensor, or the error)
+                    return tensor_operators.leaf(self, node, operand, not_a_node_error)
                 result = make(operand.value)
                 result.tag = origin
                 return result
@@ -434,7 +428,12 @@ class Compiler:
     def not_nodes(self, left: tree.Expr, right: tree.Expr, needed_by: str):
         """The error for ``left OP right`` when one of them is a list (the left one first)."""
         left_error, right_error = self.node_check(left, needed_by), self.node_check(right, needed_by)
-        return lambda a, b: left_error(a) if a.__class__ is not Scalar else right_error(b)
+        # (a tensor beside a list: the list is what is wrong; two tensors `%`: the left one)
+        return lambda a, b: left_error(a) if a.__class__ is not Scalar and (a.__class__ is not Tensor or b.__class__ in _NUMBERS) else right_error(b)
+
+
+_VALUES = frozenset([Scalar, ListValue, TextValue, Tensor])  # (what a name may give as a value)
+_NUMBERS = frozenset([Scalar, Tensor])
 
 
 def _raiser_of(not_nodes: Callable[[Any, Any], LanguageError]) -> Callable[[Any, Any], Any]:

@@ -129,6 +129,11 @@ def not_a_list(source: Source, text: str, span: Span, needed_by: str, value: obj
             source, "not-a-list", f"`{text}` is {characters(len(value))}, not a list: {needed_by} takes a list",  # type: ignore[arg-type]
             span, {"found": "text", "length": len(value)},  # type: ignore[arg-type]
         )
+    if value.__class__ is Tensor:
+        return failure(
+            source, "not-a-list", f"`{text}` is {describe(value)}, not a list: {needed_by} takes a list", span,
+            {"found": "tensor"},
+        )
     return failure(source, "not-a-list", f"`{text}` is a node, not a list: {needed_by} takes a list", span, {"found": "node"})
 
 
@@ -211,8 +216,10 @@ LANGUAGE_RUNTIME_KINDS = (
     "not-in-vocabulary",
     # Classifiers and language models: `sample`.
     "bad-probabilities",
-    # Tensors: a node, list or text where a tensor is needed.
+    # Tensors: a node, list or text where a tensor is needed; `graph`, `draw`, `walk` or `paths`
+    # of a graph holding tensor nodes.
     "not-a-tensor",
+    "tensor-graph",
 )
 # Pictures (`draw`, `--draw`), as in `pictures.errors`.
 DRAWING_KINDS = ("missing-graphviz", "unknown-picture-format", "graph-too-large", "graphviz-failed")

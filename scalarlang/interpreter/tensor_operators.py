@@ -94,7 +94,10 @@ def power(compiler: Compiling, node: tree.Binary, base: Tensor, exponent: float)
     return result
 
 
-def negated(compiler: Compiling, node: tree.Expr, operand: Tensor) -> Tensor:
+def negated(compiler: Compiling, node: tree.Expr, operand: Tensor, otherwise: Callable) -> Tensor:
+    """``-T``; of a value that is not a tensor, ``otherwise(value)``'s error."""
+    if operand.__class__ is not Tensor:
+        raise otherwise(operand)
     result = elementwise.neg_(operand)
     result.tag = compiler.origin(node.span)
     return result
@@ -125,9 +128,11 @@ def _not_a_tensor(compiler: Compiling, expr: tree.Expr, needed_by: str) -> Calla
     return lambda value: not_a_tensor(compiler.source, value, compiler.text_of(expr), expr.span, needed_by)
 
 
-def leaf(compiler: Compiling, node: tree.Leaf, operand: Tensor) -> Tensor:
+def leaf(compiler: Compiling, node: tree.Leaf, operand: Tensor, otherwise: Callable) -> Tensor:
     """``var T``: a tensor variable of T's values (its gradient starts at zeros); ``const T``:
-    a constant of them."""
+    a constant of them; of a value that is not a tensor, ``otherwise(value)``'s error."""
+    if operand.__class__ is not Tensor:
+        raise otherwise(operand)
     result = linear.with_values(operand, list(operand._values), ScalarOperation.VARIABLE
                                 if node.kind == "var" else ScalarOperation.CONSTANT)
     result.tag = compiler.origin(node.span)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ...engine.errors import ScalarAutodiffError
 from ...engine.scalar import Scalar
 from ...language import tree
-from .graphs import pass_failure
+from .graphs import pass_failure, scalar_graph
 from ..outcomes import EdgeShare, Explained, PathShown, PathsShown
 from ..state import History, KeptPass, Zeroed
 from ..values import label_of
@@ -108,7 +108,7 @@ def compile_paths(run: Running, statement: tree.ExprStatement, call: tree.Call):
 
     def paths(show):
         output, variable = output_of(None), variable_of(None)
-        topology = output.topology()
+        topology = scalar_graph(compiler, output, "`paths`", output_span)
         count = count_paths(topology, variable)
         if count > MAX_PATHS:
             raise compiler.fail(

@@ -32,6 +32,8 @@ def compile_backward(run: Running, statement: tree.ExprStatement, call: tree.Cal
 
     def backward(show):
         output = output_of(None)
+        if walk:
+            scalar_graph(compiler, output, "`walk`", output_span)
         seed = seed_of(None)
         state, observer = run.state, run.session.pass_observer
         try:
@@ -49,7 +51,8 @@ def compile_backward(run: Running, statement: tree.ExprStatement, call: tree.Cal
                 {"edges": len(backward_pass.edges), "limit": MAX_WALK_EDGES},
                 ("help: `backward` shows the same pass as tables, `explain(X)` one node's edges",),
             )
-        if observer is not None and not run.muted:
+        if observer is not None and not run.muted and not holds_tensors(backward_pass.topology):
+            # (--draw: a pass through tensor nodes is not drawn, as `draw` does not draw it)
             # --draw: the pass's picture is written before anything is committed, so a
             # picture that cannot be written leaves the stored gradients as they were.
             from ...pictures.errors import DrawingError
@@ -77,7 +80,14 @@ def compile_walk(run: Running, statement: tree.ExprStatement, call: tree.Call):
 def compile_graph(run: Running, statement: tree.ExprStatement, call: tree.Call):
     """``graph(EXPR)``: the nodes of EXPR's graph; changes nothing."""
     target = run.compiler.node_expression(run.compiler.values(call)[0], "`graph`")
-    return lambda show: run.emit(run.session.graph_of(target(None), statement.span))
+    target_span = call.args[0].span
+
+    def graph(show):
+        output = target(None)
+        scalar_graph(run.compiler, output, "`graph`", target_span)
+        run.emit(run.session.graph_of(output, statement.span))
+
+    return graph
 
 
 # `walk` shows at most this many edges (one per Enter in the REPL): a larger pass is `too-long`.
@@ -86,6 +96,22 @@ MAX_WALK_EDGES = 500
 
 def holds_tensors(topology) -> bool:
     return any(node.__class__ is Tensor for node in topology)
+
+
+def scalar_graph(compiler: Compiling, output: Scalar, needed_by: str, span) -> list:
+    """``output``'s topology, a graph of scalar nodes only (`tensor-graph` otherwise: ``needed_by``
+    shows scalar nodes one by one, and a tensor node is not one)."""
+    topology = output.topology()
+    if holds_tensors(topology):
+        tensors = [label_of(node) for node in topology if node.__class__ is Tensor]
+        raise compiler.fail(
+            "tensor-graph",
+            f"{needed_by} shows graphs of scalar nodes; the graph of `{label_of(output)}` holds {len(tensors)} tensor"
+            f" node{'' if len(tensors) == 1 else 's'} (`{tensors[0]}`)",
+            span, {"function": needed_by.strip("`"), "tensors": len(tensors)},
+            ("help: `backward` works on it; `print` a tensor, or an element `T[i]`, to see its values",),
+        )
+    return topology
 
 
 def tensor_pass_line(label: str, backward_pass) -> str:
@@ -121,6 +147,7 @@ def compile_draw(run: Running, statement: tree.ExprStatement, call: tree.Call):
 
     def draw(show):
         node = target(None)
+        scalar_graph(compiler, node, "`draw`", target_span)
         path = path_of(None) if path_of is not None else None
         try:
             output_format = picture_format(path) if path is not None else None

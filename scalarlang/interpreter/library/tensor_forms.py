@@ -253,11 +253,12 @@ def pairwise(name: str) -> TensorForm:
                     "wrong-arguments", f"`{name}` of tensors takes one tensor, or two (element-wise)", span,
                     {"function": name},
                 )
+            for value, expr in zip(values, call.args):
+                if value.__class__ is not Tensor and value.__class__ is not Scalar:
+                    raise not_a_node(compiler.source, value, compiler.text_of(expr), expr.span, f"`{name}`")
             left, right = values
             if left.__class__ is not Tensor:
                 left, right = right, left  # (max and min are symmetric)
-            if right.__class__ is not Tensor and right.__class__ is not Scalar:
-                raise not_a_node(compiler.source, right, "an argument", span, f"`{name}` of a tensor and a value")
             return engine_call(compiler, span, origin, getattr(left, attribute), right)
 
         return apply
