@@ -247,6 +247,7 @@ def test_expect_every_runtime_kind_of_the_errors_example(tmp_path):
         "non-finite-tensor-adjoint": "backward(sum(Tb * 1e300), 1e300)",
         "non-finite-accumulated-tensor-gradient": "backward(big_tensor)",
         "not-a-tensor": "shape(x)",
+        "tensor-graph": "walk(big_tensor)",
     })
     # (a chart too wide for the text: tests/test_plots.py, at a narrow width)
     # Whether Graphviz is there, and works, depends on the machine (tests/test_drawing_language.py).

@@ -211,6 +211,15 @@ def test_passes_accumulate_zero_grad_zeroes_and_descend_steps_tensors_lists_and_
     assert session.names["C"].gradient == (0.0,) * 15  # the old C, still in loss's graph, zeroed
 
 
+def test_a_tensor_of_tracked_nodes_stacks_them_and_sends_their_gradients_back():
+    session = session_after(
+        "let s = var 1.5\nlet T = tensor([[s, s * 2], [3, s * s]])\nlet loss = sum(T * tensor([[1, 10], [100, 1000]]))\n"
+        "backward(loss)\n"
+    )
+    assert session.names["T"].tolist() == [[1.5, 3.0], [3.0, 2.25]]
+    close(session.names["s"].gradient, 1 + 10 * 2 + 1000 * 2 * 1.5)
+
+
 def test_zero_grad_of_a_tensor_expression_and_detach_cuts_the_graph():
     session = session_after(
         "let W = var tensor([1, 2])\nlet s = sum(W * W)\nbackward(s)\nzero_grad(W * 1)\n"
