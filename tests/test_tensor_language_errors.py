@@ -65,6 +65,7 @@ ERRORS = [
     ("backward(A @ W)", "not-a-node", "A @ W", "`A @ W` is a tensor [2, 2], not a node", {"found": "tensor", "shape": [2, 2]}),
     ("if v > 1 { print 1 }", "not-a-node", "v", "`v` is a tensor [3], not a node", {}),
     ("let y = x + W % 2", "not-a-node", "W", "is a tensor [3, 2]", {}),
+    ("v ** x", "tracked-exponent", "x", "the exponent `x` is tracked", {}),
     ("transpose(x)", "not-a-tensor", "x", "`x` is a node, not a tensor: `transpose` takes a tensor", {"found": "node"}),
     ("shape(L)", "not-a-tensor", "L", "`L` is a list of 2, not a tensor", {"found": "list"}),
     ("x @ W", "not-a-tensor", "x", "`@` takes a tensor", {}),

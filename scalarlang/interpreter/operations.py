@@ -124,8 +124,8 @@ def power(compiler: Compiling, node: tree.Binary):
     def power(args, base, exponent):
         if base.__class__ is Tensor and exponent.__class__ is Scalar and exponent._gradient is None:
             return tensor_operators.power(compiler, node, base, exponent._value)
-        if base.__class__ is not Scalar or exponent.__class__ is not Scalar:
-            raise not_nodes(base, exponent)
+        if (base.__class__ is not Scalar and base.__class__ is not Tensor) or exponent.__class__ is not Scalar:
+            raise not_nodes(base, exponent)  # (a tensor with a tracked exponent: `tracked-exponent`)
         if exponent._gradient is not None:
             raise failure(
                 source,
