@@ -73,7 +73,7 @@ ERRORS = [
     ("exp(A, axis: 0)", "wrong-arguments", "axis: 0", "`exp` takes no named arguments", {}),
     ("descend A by 0.1", "not-a-variable", "A", "`descend` needs tracked variables", {}),
     ("grad(A)", "no-gradient", "A", "untracked", {}),
-    ("walk(loss)", "tensor-graph", "loss", "`walk` shows graphs of scalar nodes", {"tensors": 5}),
+    ("walk(loss)", "tensor-graph", "loss", "`walk` shows graphs of scalar nodes", {"output": "loss", "tensor_nodes": 5}),
     ("paths(loss, x)", "tensor-graph", "loss", "`paths` shows graphs of scalar nodes", {}),
     ("graph(loss)", "tensor-graph", "loss", "holds", {}),
     ("gradcheck(loss, A)", "not-a-variable", "A", "is not a variable", {}),

@@ -108,7 +108,7 @@ def scalar_graph(compiler: Compiling, output: Scalar, needed_by: str, span) -> l
             "tensor-graph",
             f"{needed_by} shows graphs of scalar nodes; the graph of `{label_of(output)}` holds {len(tensors)} tensor"
             f" node{'' if len(tensors) == 1 else 's'} (`{tensors[0]}`)",
-            span, {"function": needed_by.strip("`"), "tensors": len(tensors)},
+            span, {"output": label_of(output), "tensor_nodes": len(tensors)},
             ("help: `backward` works on it; `print` a tensor, or an element `T[i]`, to see its values",),
         )
     return topology
