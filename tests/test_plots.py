@@ -173,6 +173,35 @@ def test_the_title_and_the_file_may_be_texts_held_in_names(tmp_path):
     assert (diagnostic.kind, diagnostic.message) == ("not-a-text", "`t[0]` is a node, not a text: `title:` takes a text")
 
 
+def test_plot_evaluates_x_before_y():
+    """Issue 40, item 8: left to right, as everywhere else: X's draws and X's error first."""
+    (shown,) = charts(run("random_seed(3)\nplot([uniform(0, 1)], [uniform(0, 1)])"))
+    import random
+
+    generator = random.Random(3)
+    first, second = generator.uniform(0, 1), generator.uniform(0, 1)
+    assert (shown.chart.series[0].x, shown.chart.series[0].y) == ((first,), (second,))
+    diagnostic = failure("plot(nowhere_x, nowhere_y)")
+    assert diagnostic.kind == "undefined-name" and "nowhere_x" in diagnostic.message
+    assert failure("plot(2, [1, 2])").kind == "not-a-list" and "`2`" in failure("plot(2, 3)").message
+
+
+@pytest.mark.parametrize("value", ["2", '"a"'])
+def test_a_computed_title_that_is_not_a_text_is_one_kind_whatever_its_operator(value):
+    """Issue 40, item 8: `z - 1` and `z + 1` are values known when they run: `not-a-text`
+    (and an error inside the argument, `-` of a text, comes first); a number written in its
+    place stays `wrong-arguments`."""
+    kinds = {op: failure(f"let z = {value}\nplot([1, 2], title: z {op} 1)").kind for op in "+-*"}
+    if value == "2":
+        assert kinds == {"+": "not-a-text", "-": "not-a-text", "*": "not-a-text"}
+        assert failure("let z = 2\nplot([1, 2], title: z < 1)").kind == "not-a-text"
+        assert failure("let z = 2\nplot([1, 2], title: -z)").kind == "not-a-text"
+    else:
+        assert kinds == {"+": "not-a-text", "-": "not-a-node", "*": "not-a-node"}
+    for written in ("3", "-3", "[1]", "var 2"):
+        assert failure(f"plot([1, 2], title: {written})").kind == "wrong-arguments"
+
+
 # ---- boundary ----------------------------------------------------------------------------------
 
 NETWORK = """let W = [[var 1.5, var -1], [var -0.5, var 2]]

@@ -68,10 +68,10 @@ def compile_plot(run: Run, statement: tree.ExprStatement, call: tree.Call):
         from ..pictures.errors import ChartError
 
         target = output.target()
-        ys, several = _series(compiler, y_of(None), y_expr)
         x = None
-        if x_of is not None and x_expr is not None:
+        if x_of is not None and x_expr is not None:  # (X before Y: left to right)
             x = _numbers(compiler, x_of(None), x_expr, "`plot`'s X")
+        ys, several = _series(compiler, y_of(None), y_expr)
         title = title_of(None) if title_of is not None else None
         log = _flag(compiler, log_of(None), options["log"].span) if log_of is not None else False
         if labels_of is not None and labels_expr is not None:

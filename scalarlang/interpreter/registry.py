@@ -316,10 +316,12 @@ def _kind_problem(entry: Entry, kind: Kind, arg: tree.Expr, which: str) -> str |
 
 
 def _never_a_text(arg: tree.Expr) -> bool:
-    """Whether ``arg``'s form cannot give a text (a number, a list, a comparison, `-x`, `x * y`)."""
-    if isinstance(arg, tree.Binary):
-        return arg.op != "+"
-    return isinstance(arg, (tree.Number, tree.Leaf, tree.Unary, tree.Compare, tree.ListLiteral, tree.Comprehension))
+    """Whether ``arg`` is written as something else than a text (a number, `-2`, `var 2`, a
+    list in brackets). A computed value (`z - 1`, `a < b`) is checked when it runs, after its
+    own errors: `not-a-text` as for `z + 1`."""
+    if isinstance(arg, tree.Unary):
+        return isinstance(arg.operand, tree.Number)
+    return isinstance(arg, (tree.Number, tree.Leaf, tree.ListLiteral, tree.Comprehension))
 
 
 def options_problem(entry: Entry | None, call: tree.Call, fail: Fail) -> LanguageError | None:
