@@ -421,3 +421,51 @@ def test_the_numbers_in_chart_errors_are_written_as_the_output_writes_them():
         "grid must be a whole number from 2 to 200, not 1000"
     )
     assert failure("plot([1, 0.5, 0], log: 1)").message == "a log scale needs values above 0; y value 2 of the series is 0"
+
+
+# ---- axis titles (issue 45, item 4) -------------------------------------------------------------
+
+AXIS_TITLES = 'let losses = [4, 2, 1, 0.5]\nplot(losses, xlabel: "step", ylabel: "loss")\n' \
+    'fn f(a, b) = a - b\nboundary(f, [[0, 1, 0], [1, 0, 1]], grid: 4, xlabel: "x1", ylabel: "x2")\n'
+
+
+def test_axis_titles_in_the_terminal_picture():
+    result = subprocess.run(
+        [str(COMMAND), "--width", "40", "-"], input=AXIS_TITLES, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0 and result.stderr == ""
+    lines = result.stdout.splitlines()
+    # y's title above its ticks, x's centred under the x axis's labels, for each chart.
+    assert lines[0] == "loss" and "┤" in lines[1]
+    (step,) = [number for number, line in enumerate(lines) if line.strip() == "step"]
+    assert lines[step - 2].lstrip().startswith("└") and lines[step].startswith(" " * 10)
+    assert "x2" in lines and any(line.strip() == "x1" for line in lines)
+
+
+def test_axis_titles_in_the_svg_and_the_json_event(tmp_path):
+    events = json_events(AXIS_TITLES.replace('ylabel: "loss")', f'ylabel: "loss", file: "{tmp_path / "l.svg"}")'))
+    line, boundary = [event for event in events if event["event"] == "plot"]
+    assert (line["xlabel"], line["ylabel"], boundary["xlabel"], boundary["ylabel"]) == ("step", "loss", "x1", "x2")
+    assert json_events("plot([1, 2])")[0]["xlabel"] is None
+    root = ElementTree.fromstring((tmp_path / "l.svg").read_bytes())
+    titles = {text.get("data-axis"): text.text for text in root.iter(f"{SVG}text") if text.get("class") == "axis-title"}
+    assert titles == {"x": "step", "y": "loss"}
+    area = [rect for rect in root.iter(f"{SVG}rect") if rect.get("class") == "plot-area"][0]
+    (y_title,) = [t for t in root.iter(f"{SVG}text") if t.get("data-axis") == "y"]
+    assert float(y_title.get("x")) < float(area.get("x")) and "rotate(-90" in y_title.get("transform")
+
+
+def test_axis_titles_are_texts_as_the_title_is():
+    assert failure("plot([1, 2], xlabel: 3)").kind == "wrong-arguments"
+    assert failure("let z = 2\nplot([1, 2], ylabel: z * 2)").kind == "not-a-text"
+    (shown,) = charts(run('let name = "steps"\nplot([1, 2], xlabel: name + "!")'))
+    assert shown.chart.x_label == "steps!" and shown.chart.y_label is None
+
+
+def test_the_help_texts_name_the_axis_titles():
+    usage = subprocess.run([str(COMMAND), "--help"], capture_output=True, text=True, timeout=60).stdout
+    assert "xlabel:" in next(line for line in usage.splitlines() if "plot(losses)" in line)
+    stream = io.StringIO()
+    ReplCore(Renderer(make_console(stream, width=200, color="never"))).handle(":help")
+    page = " ".join(stream.getvalue().split())
+    assert 'xlabel: "step", ylabel: "loss"' in page and 'xlabel: "x1", ylabel: "x2"' in page

@@ -42,6 +42,7 @@ def compile_plot(run: Run, statement: tree.ExprStatement, call: tree.Call):
     x_of = compiler.expression(x_expr) if x_expr is not None else None
     options = {keyword.name: keyword.value for keyword in call.keywords}
     title_of = compiler.text_argument(options["title"], "`title:`") if "title" in options else None
+    axis_titles_of = _axis_titles(compiler, options)
     log_of = compiler.number(options["log"]) if "log" in options else None  # type: ignore[arg-type]
     labels_expr = options.get("labels")
     labels_of = compiler.expression(labels_expr) if labels_expr is not None else None  # type: ignore[arg-type]
@@ -73,6 +74,7 @@ def compile_plot(run: Run, statement: tree.ExprStatement, call: tree.Call):
             x = _numbers(compiler, x_of(None), x_expr, "`plot`'s X")
         ys, several = _series(compiler, y_of(None), y_expr)
         title = title_of(None) if title_of is not None else None
+        x_label, y_label = axis_titles_of()
         log = _flag(compiler, log_of(None), options["log"].span) if log_of is not None else False
         if labels_of is not None and labels_expr is not None:
             labels: tuple[str, ...] | None = _texts(compiler, labels_of(None), labels_expr)
@@ -81,7 +83,7 @@ def compile_plot(run: Run, statement: tree.ExprStatement, call: tree.Call):
         else:
             labels = (label,)
         try:
-            chart = line_chart(ys, x, labels=labels, title=title, log=log)
+            chart = line_chart(ys, x, labels=labels, title=title, log=log, x_label=x_label, y_label=y_label)
         except ChartError as error:
             raise compiler.drawing_error(error, spans(error)) from None
         output.show(chart, label, target)
@@ -99,6 +101,7 @@ def compile_boundary(run: Run, statement: tree.ExprStatement, call: tree.Call):
     data_of = compiler.expression(data_expr)
     options = {keyword.name: keyword.value for keyword in call.keywords}
     title_of = compiler.text_argument(options["title"], "`title:`") if "title" in options else None
+    axis_titles_of = _axis_titles(compiler, options)
     grid_of = compiler.number(options["grid"]) if "grid" in options else None  # type: ignore[arg-type]
     output = _Output(run, options.get("file"), statement.span)
     name, name_span = function_name.name, function_name.span
@@ -112,11 +115,12 @@ def compile_boundary(run: Run, statement: tree.ExprStatement, call: tree.Call):
         points = _points(compiler, data_of(None), data_expr)
         grid = grid_of(None) if grid_of is not None else DEFAULT_GRID
         title = title_of(None) if title_of is not None else None
+        x_label, y_label = axis_titles_of()
         score = _score(run, compiler, function, call.span)
         generator = run.state.random
         drawn = generator.getstate()  # (F may draw: its draws are dropped with its nodes)
         try:
-            chart = boundary_chart(points, score, grid=grid, title=title)
+            chart = boundary_chart(points, score, grid=grid, title=title, x_label=x_label, y_label=y_label)
         except ChartError as error:
             where = options["grid"].span if error.kind == "grid-out-of-range" and "grid" in options else (
                 call.span if error.kind == "undefined-score" else data_expr.span
@@ -175,6 +179,19 @@ class _Output:
 
 
 # ---- reading the session's values ------------------------------------------------------------
+
+
+def _axis_titles(compiler: Compiler, options: dict) -> Callable[[], tuple[str | None, str | None]]:
+    """`xlabel:` and `ylabel:`, the axes' titles: texts, as `title:` is."""
+    evaluators = [
+        compiler.text_argument(options[name], f"`{name}:`") if name in options else None for name in ("xlabel", "ylabel")
+    ]
+
+    def titles() -> tuple[str | None, str | None]:
+        x_label, y_label = (None if evaluate is None else evaluate(None) for evaluate in evaluators)
+        return x_label, y_label
+
+    return titles
 
 
 def _series(compiler: Compiler, value: object, expr: tree.Expr) -> tuple[list[tuple[float, ...]], bool]:

@@ -241,12 +241,14 @@ STATEMENT_FUNCTIONS: dict[str, StatementCall] = _table(
         "draws start again as Python's random.seed(N) would", _DATA),
     StatementCall("plot", arity(1, 2), plots.compile_plot, ("plot(Y)", "plot(X, Y)", "plot([Y1, Y2])"),
         "a line chart of lists of numbers", _CHARTS,
-        options={"title": TEXT, "log": VALUE, "file": TEXT, "labels": VALUE},
-        notes=('(named: title: "T", log: 1 for a log y axis, labels: ["a", "b"], file: "F.svg" or "F.txt")',)),
+        options={"title": TEXT, "xlabel": TEXT, "ylabel": TEXT, "log": VALUE, "file": TEXT, "labels": VALUE},
+        notes=('(named: title: "T", xlabel: "step", ylabel: "loss" for the axes, log: 1 for a log y axis, '
+               'labels: ["a", "b"], file: "F.svg" or "F.txt")',)),
     StatementCall("boundary", arity(2), plots.compile_boundary, "boundary(F, DATA)",
         "the sign of F(x1, x2) over DATA's rows x1, x2, label", _CHARTS,
-        (FUNCTION, VALUE), options={"grid": VALUE, "title": TEXT, "file": TEXT},
-        notes=('(named: grid: N cells a side, 40 by default; title: "T", file: "F.svg" or "F.txt")',)),
+        (FUNCTION, VALUE), options={"grid": VALUE, "title": TEXT, "xlabel": TEXT, "ylabel": TEXT, "file": TEXT},
+        notes=('(named: grid: N cells a side, 40 by default; title: "T", xlabel: "x1", ylabel: "x2", '
+               'file: "F.svg" or "F.txt")',)),
 )
 
 

@@ -57,6 +57,8 @@ class LineChart:
     series: tuple[Series, ...]
     x_scale: Scale
     y_scale: Scale
+    x_label: str | None = None  # the axes' titles (`xlabel:`, `ylabel:`)
+    y_label: str | None = None
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,8 @@ class BoundaryChart:
     classes: tuple[float, ...]
     x_scale: Scale
     y_scale: Scale
+    x_label: str | None = None
+    y_label: str | None = None
 
 
 Chart = Union[LineChart, BoundaryChart]
@@ -102,11 +106,14 @@ def line_chart(
     labels: Sequence[str] | None = None,
     title: str | None = None,
     log: bool = False,
+    x_label: str | None = None,
+    y_label: str | None = None,
 ) -> LineChart:
     """One series per list of ``ys``, each against ``x`` (shared) or 0, 1, 2, ....
 
     ``labels`` name the series in the legend (by default none for one series, ``series 1``,
-    ``series 2``, ... for several); ``log`` makes y's scale logarithmic (every y > 0)."""
+    ``series 2``, ... for several); ``log`` makes y's scale logarithmic (every y > 0);
+    ``x_label`` and ``y_label`` title the axes."""
     if len(ys) == 0:
         raise ChartError(NO_SERIES, "nothing to plot: the list of series is empty")
     if labels is not None and len(labels) != len(ys):
@@ -134,7 +141,7 @@ def line_chart(
             "y", min(all_y), max(all_y),
             lambda lo, hi: linear_scale(lo, hi, count=Y_TICKS, extend=True, whole=whole_y),
         )
-    return LineChart(title, series, x_scale, y_scale)
+    return LineChart(title, series, x_scale, y_scale, x_label, y_label)
 
 
 def boundary_chart(
@@ -144,6 +151,8 @@ def boundary_chart(
     signs: Sequence[Sequence[float]] | None = None,
     grid: float = DEFAULT_GRID,
     title: str | None = None,
+    x_label: str | None = None,
+    y_label: str | None = None,
 ) -> BoundaryChart:
     """The sign of ``score`` over the points' range (each side widened by 10%) on ``grid`` ×
     ``grid`` cells, and the points ``(x, y, label)``.
@@ -171,7 +180,7 @@ def boundary_chart(
             )
         rows = tuple(tuple(_sign(float(value), x, y) for x, value in zip(xs, row)) for y, row in zip(ys, signs))
     classes = tuple(sorted({point.label for point in checked}))
-    return BoundaryChart(title, SignGrid(xs, ys, rows), checked, classes, x_scale, y_scale)
+    return BoundaryChart(title, SignGrid(xs, ys, rows), checked, classes, x_scale, y_scale, x_label, y_label)
 
 
 def boundary_grid(points: Sequence[Sequence[float]], grid: float = DEFAULT_GRID) -> SignGrid:

@@ -1,5 +1,5 @@
 """A chart as the fields of its ``--json`` event (docs/json.md): ``kind`` (``line`` or
-``boundary``), ``title``, ``series`` (each ``label``, ``x``, ``y``) or ``grid`` (``x``,
+``boundary``), ``title``, ``xlabel`` and ``ylabel`` (the axes' titles, null without), ``series`` (each ``label``, ``x``, ``y``) or ``grid`` (``x``,
 ``y``, ``sign``: a row of signs per y, one per x) and ``points`` (each ``x``, ``y``,
 ``label``), and ``path``, the file written (null without one).
 
@@ -18,7 +18,7 @@ from .events import number
 
 def chart_fields(chart: Chart, path: str | None = None) -> dict[str, Any]:
     """The event's fields; non-finite numbers are the strings ``inf``, ``-inf``, ``nan``."""
-    fields: dict[str, Any] = {"kind": chart.kind, "title": chart.title}
+    fields: dict[str, Any] = {"kind": chart.kind, "title": chart.title, "xlabel": chart.x_label, "ylabel": chart.y_label}
     if isinstance(chart, LineChart):
         fields["series"] = [
             {"label": series.label, "x": _numbers(series.x), "y": _numbers(series.y)} for series in chart.series
