@@ -184,7 +184,8 @@ class _Output:
 def _axis_titles(compiler: Compiler, options: dict) -> Callable[[], tuple[str | None, str | None]]:
     """`xlabel:` and `ylabel:`, the axes' titles: texts, as `title:` is."""
     evaluators = [
-        compiler.text_argument(options[name], f"`{name}:`") if name in options else None for name in ("xlabel", "ylabel")
+        compiler.text_argument(options[name], f"`{name}:`") if name in options else None
+        for name in ("xlabel", "ylabel")
     ]
 
     def titles() -> tuple[str | None, str | None]:
