@@ -469,3 +469,13 @@ def test_the_help_texts_name_the_axis_titles():
     ReplCore(Renderer(make_console(stream, width=200, color="never"))).handle(":help")
     page = " ".join(stream.getvalue().split())
     assert 'xlabel: "step", ylabel: "loss"' in page and 'xlabel: "x1", ylabel: "x2"' in page
+
+
+def test_a_narrow_chart_of_whole_steps_ticks_whole_steps():
+    """Issue 45, item 4: steps 0, 1, 2 on a narrow chart read 0 1 2, not 0 0.5 1 1.5 2."""
+    result = subprocess.run(
+        [str(COMMAND), "--width", "30", "-"], input="plot([0.3, 0.1, 0.05])\n", capture_output=True, text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0
+    assert result.stdout.splitlines()[-1].split() == ["0", "1", "2"]
