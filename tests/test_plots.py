@@ -184,6 +184,13 @@ def test_plot_evaluates_x_before_y():
     diagnostic = failure("plot(nowhere_x, nowhere_y)")
     assert diagnostic.kind == "undefined-name" and "nowhere_x" in diagnostic.message
     assert failure("plot(2, [1, 2])").kind == "not-a-list" and "`2`" in failure("plot(2, 3)").message
+    # The named options after the lists, in the order written; `file:` too.
+    assert "nowhere_y" in failure("plot(nowhere_y, file: nowhere_file)").message
+    assert "nowhere_t" in failure("plot([1], title: nowhere_t, file: nowhere_f)").message
+    assert "nowhere_f" in failure("plot([1], file: nowhere_f, title: nowhere_t)").message
+    assert "nowhere_d" in failure('fn f(a, b) = a\nboundary(f, nowhere_d, file: "a.pdf")').message
+    # ... and all of them before F runs: a file that cannot be written is known before the work.
+    assert failure('fn g(a, b) = nowhere\nboundary(g, [[0, 0, 1]], file: "a.pdf")').kind == "unknown-picture-format"
 
 
 @pytest.mark.parametrize("value", ["2", '"a"'])
