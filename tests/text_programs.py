@@ -25,7 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 # Texts without quotes, braces or backslashes (they are written inside quotes).
-WORDS = ("ab", "x y", "hello", "a,b", "", "Zz9", "é", "-", "q", "line one")
+WORDS = ("ab", "x y", "hello", "a,b", "", "Zz9", "é", "-", "q", "line one", "漢字")
+# A file's lines may hold what a quoted text cannot: tabs, quotes, braces, backslashes.
+FILE_WORDS = WORDS + ("a\tb", 'say "hi"', "{x}", "back\\slash")
 NUMBERS = (0.5, -1.25, 2.0, 0.1, 3.0, -0.75, 0.0, 7.0, 0.2, 1e-3)
 PROBABILITIES = ("[0.5, 0.5]", "[0.25, 0.25, 0.5]", "[0.1, 0.2, 0.7]", "[1]", "[0, 1]", "[0.2, 0.2, 0.2, 0.2, 0.2]")
 EXTREMES = (
@@ -226,7 +228,7 @@ class TextProgramGenerator:
         self.text_lists[name] = values
 
     def read_file(self) -> None:
-        pieces = [self.rng.choice(WORDS) for _ in range(self.rng.randint(0, 4))]
+        pieces = [self.rng.choice(FILE_WORDS) for _ in range(self.rng.randint(0, 4))]
         ends = [self.rng.choice(("\n", "\r\n")) for _ in pieces]
         content = "".join(piece + end for piece, end in zip(pieces, ends))
         if pieces and self.rng.random() < 0.5:
