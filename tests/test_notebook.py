@@ -303,3 +303,11 @@ def test_draw_in_a_cell_shows_the_picture_between_the_text(shell):
     ]
     assert outputs[0]["text/plain"].strip() == "before" and outputs[2]["text/plain"].strip() == "after"
     assert outputs[1]["text/plain"].startswith("digraph scalarlang {")
+
+
+def test_a_charts_axis_titles_show_in_the_notebooks_svg(shell):
+    """Issue 45, item 4: `xlabel:` and `ylabel:` in the notebook's picture of a chart."""
+    (shown,) = shell("cell", "sad", cell='plot([4, 2, 1], xlabel: "step", ylabel: "loss")')
+    svg = shown["image/svg+xml"]
+    assert 'class="axis-title" data-axis="x"' in svg and ">step</text>" in svg
+    assert 'class="axis-title" data-axis="y"' in svg and ">loss</text>" in svg

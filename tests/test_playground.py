@@ -141,7 +141,7 @@ def test_the_reused_square_shows_its_gradient_tables_and_picture(page):
 
 
 CHARTS = (
-    'let losses = [4, 2, 1, 0.5]\nplot(losses, title: "loss")\n'
+    'let losses = [4, 2, 1, 0.5]\nplot(losses, title: "loss", xlabel: "step", ylabel: "nats")\n'
     "fn side(a, b) = a - b\nboundary(side, [[0, 1, -1], [1, 0, 1]], grid: 4)\n"
 )
 
@@ -161,6 +161,10 @@ def test_charts_show_as_svg_and_their_text_is_the_commands(page):
     points = page.execute_script(f"return document.querySelector('{charts} polyline').getAttribute('points')")
     assert len(points.split()) == 4
     assert page.execute_script(f"return document.querySelectorAll('{charts} rect.cell').length") == 16
+    titles = page.execute_script(
+        f"return Array.from(document.querySelectorAll('{charts} text.axis-title')).map(t => t.textContent)"
+    )
+    assert titles == ["step", "nats"]  # (issue 45: the axes' titles)
     expected = io.StringIO()
     ScriptOutput(expected, expected, width=100, color="never").run(Source("charts.sad", CHARTS))
     assert run["text"] == expected.getvalue() and "└" in run["text"]

@@ -109,8 +109,23 @@ def test_plus_of_two_lists_is_a_new_list():
     error = error_of("let L = [1]\nlet q = L + 2")
     assert error.kind == "not-a-list" and error.message == "`2` is a node, not a list: `+` of a list takes a list"
     assert "help: `L + [2]` is the list with one more item" in error.notes
-    assert error_of("let q = 2 + [1]").kind == "not-a-node"
+    assert error_of("let q = 2 + [1]").kind == "not-a-list"
     assert error_of('let q = [1] + "a"').kind == "not-a-list"
+
+
+def test_plus_of_a_node_and_a_list_or_a_text_is_one_kind_in_either_order():
+    """Issue 40, item 8: `[2] + 1` and `1 + [2]` are both `not-a-list` (docs/language.md: a
+    list and anything else), the node being the culprit; `1 + "a"` is `not-a-text` as
+    `"a" + 1` is."""
+    for program in ("[2] + 1", "1 + [2]", "let z = 1\nlet q = z + [2]"):
+        assert error_of(program).kind == "not-a-list", program
+    error = error_of("let q = 1 + [2]")
+    assert error.message == "`1` is a node, not a list: `+` of a list takes a list"
+    assert "help: `[1] + [2]` is the list with one more item first" in error.notes
+    for program in ('"a" + 1', '1 + "a"'):
+        assert error_of(program).kind == "not-a-text", program
+    assert error_of('let q = 1 + "a"').message == "`1` is a node, not a text: `+` of a text takes a text"
+    assert error_of('let q = "a" + [1]').kind == "not-a-text" and error_of("let q = [1] - 1").kind == "not-a-node"
 
 
 def test_a_list_of_lists_plus_keeps_its_nodes():

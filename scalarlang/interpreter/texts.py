@@ -72,8 +72,8 @@ class _Hole:
 
 def concatenation(compiler: Compiler, node: tree.Binary) -> Callable[[Any, Any], Any]:
     """What `left + right` is when one of them is not a node: two texts or two lists joined,
-    else the error for the operand that does not fit (the right one, when the left one says
-    what `+` is)."""
+    else the error for the operand that does not fit: a text or a list on either side says
+    what `+` is (the left one when both do), and the other operand is the culprit."""
     source, left_text, right_text = compiler.source, compiler.text_of(node.left), compiler.text_of(node.right)
     left_span, right_span = node.left.span, node.right.span
 
@@ -97,6 +97,15 @@ def concatenation(compiler: Compiler, node: tree.Binary) -> Callable[[Any, Any],
             return ListValue(left + right)
         if kind is not Scalar:  # (not reached: a left operand is a node, a text or a list)
             raise not_a_node(source, left, left_text, left_span, "`+`")
+        # A node and a text or a list, in either order, is that `+`'s error (`"a" + 1` too).
+        if right.__class__ is TextValue:
+            raise not_a_text(
+                source, left, left_text, left_span, "`+` of a text",
+                (f'help: write a value into a text with a hole: `"{{{left_text}}}…"`',),
+            )
+        if right.__class__ is ListValue:
+            error = not_a_list(source, left_text, left_span, "`+` of a list", left)
+            raise with_note(error, f"help: `[{left_text}] + {right_text}` is the list with one more item first")
         raise not_a_node(source, right, right_text, right_span, "`+`")
 
     return joined
