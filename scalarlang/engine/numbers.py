@@ -84,8 +84,9 @@ def _non_finite(value: float) -> str:
 
 def format_count(value: float) -> str:
     """A count (``len``, ``node_count``, a loop index) as a whole number: ``100``, whatever the
-    style; a value that is not whole (it cannot be, for a count) falls back to `format_number`."""
-    if value.is_integer() and abs(value) < _FIXED_HIGH:
+    style and however large (``1000000000000000``, not ``1e+15``); a value that is not whole
+    (it cannot be, for a count) falls back to `format_number`."""
+    if value.is_integer():
         return str(int(value))
     return format_number(value)
 
