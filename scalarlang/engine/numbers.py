@@ -91,6 +91,15 @@ def format_count(value: float) -> str:
     return format_number(value)
 
 
+def format_whole(value: float) -> str:
+    """A whole number a message names (an index, a dividend, a count of iterations): ``7``
+    whatever the style, but the short style from 1e15 on, so a message stays short
+    (``index 1e+300 is out of range``); not whole: `format_number`."""
+    if value.is_integer() and abs(value) < _FIXED_HIGH:
+        return str(int(value))
+    return format_number(value)
+
+
 def format_parameter(value: float) -> str:
     """An operation's number parameter, as written in a program: ``pow 2``, ``pow 0.5``."""
     if not math.isfinite(value):

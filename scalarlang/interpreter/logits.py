@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
 
 from ..engine.errors import ScalarAutodiffError
-from ..engine.numbers import format_count, format_number
+from ..engine.numbers import format_number, format_whole
 from ..engine.scalar import Scalar
 from ..language import tree
 from ..language.diagnostics import LanguageError
@@ -306,7 +306,7 @@ def compile_one_hot(compiler: Compiler, call: tree.Call):
             )
         if not 0 <= at < count:
             raise compiler.fail(
-                "index-out-of-range", f"index {format_count(index._value)} is out of range for `one_hot` of {count}",
+                "index-out-of-range", f"index {format_whole(index._value)} is out of range for `one_hot` of {count}",
                 index_expr.span, {"index": index._value, "length": count},
                 (f"help: the indices of a list of {count} are 0 to {count - 1}",),
             )
