@@ -57,7 +57,9 @@ def test_the_engines_logsumexp_is_a_left_fold_in_value_and_local_derivatives():
     weights = [math.exp(value) for value in SMALL]
     total = left_fold(weights)
     assert node.value == math.log(total) == 0.0
-    session = session_after("let z = [var 0, var -37, var -37, var -37, var -37]\nlet s = logsumexp(z)\nquiet backward(s)")
+    session = session_after(
+        "let z = [var 0, var -37, var -37, var -37, var -37]\nlet s = logsumexp(z)\nquiet backward(s)"
+    )
     assert [item.gradient for item in session["z"]] == [weight / total for weight in weights]
 
 
