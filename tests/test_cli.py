@@ -25,6 +25,9 @@ from scalarlang.interpreter.outcomes import Failed
 from scalarlang.front.runner import ScriptOutput, exit_status, read_source
 from scalarlang.render.events import events_of
 from scalarlang.language.source import Source
+from scalarlang.interpreter.failures import RUNTIME_KINDS, STATIC_KINDS
+from scalarlang.language.diagnostics import Diagnostic
+from scalarlang.render.text import Renderer, make_console
 
 EXAMPLES = sorted((ROOT / "examples").glob("*.sad"))
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -699,6 +702,38 @@ def test_long_prose_lines_wrap_at_the_width():
     assert all(len(line) <= 60 and line == line.rstrip() for line in lines)
     assert " ".join(lines).startswith("gradcheck loss by x: analytic=8")
     assert lines[-1].endswith("pass=true")
+
+
+ALL_KINDS = sorted(RUNTIME_KINDS | set(STATIC_KINDS) | {"no-backward"})
+
+
+@pytest.mark.parametrize("width", [20, 21, 23, 26, 30, 45])
+def test_an_error_header_never_breaks_inside_a_word_of_its_kind(width):
+    # `--width 20` printed `error[chart-too-smal` / `l]: …` (issue 40)
+    for kind in ALL_KINDS:
+        stream = io.StringIO()
+        Renderer(make_console(stream, width=width, color="never")).diagnostic(Diagnostic(kind, "what went wrong"))
+        lines = stream.getvalue().splitlines()
+        assert all(len(line) <= width for line in lines), (kind, lines)
+        header = f"error[{kind}]:whatwentwrong"  # (spaces left out: a wrap drops those it breaks at)
+        pieces = [line.replace(" ", "") for line in lines]
+        assert "".join(pieces) == header, lines
+        breaks = [len("".join(pieces[: index + 1])) for index in range(len(pieces) - 1)]
+        for at in (at for at in breaks if at < len(f"error[{kind}]:")):
+            assert header[at] == "[" or header[at - 1] == "-", (kind, width, lines)
+        if len(f"[{kind}]:") <= width:
+            assert any(f"[{kind}]:" in line for line in lines), (kind, width, lines)
+
+
+@needs_command
+def test_the_header_at_width_20_through_the_command():
+    result = subprocess.run(
+        [str(COMMAND), "--width", "20", "-"], input="let w = var 1\ndescend w by 0.1\nlet x = y\n",
+        capture_output=True, text=True, timeout=60,
+    )
+    lines = (result.stdout + result.stderr).splitlines()
+    assert all(len(line) <= 20 for line in lines)
+    assert lines[:2] == ["warning", "[no-backward]:"] and "error" in lines and "[undefined-name]:" in lines
 
 
 def test_labels_with_brackets_are_not_markup():

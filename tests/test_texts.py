@@ -216,6 +216,17 @@ def test_read_text_files(tmp_path):
     assert error.kind == "wrong-arguments" and 'read_text("names.txt")' in error.message
 
 
+@pytest.mark.parametrize("function", ["read_text", "read_table"])
+def test_an_empty_file_name_says_so_not_that_it_is_a_directory(function, tmp_path):
+    # `read_text("")` said "it is a directory": the empty path is the program's folder (issue 40)
+    program = tmp_path / "p.sad"
+    program.write_text(f'let name = ""\nlet t = {function}(name)\n', encoding="utf-8")
+    result = subprocess.run([str(COMMAND), "--json", str(program)], capture_output=True, text=True, timeout=60)
+    error = json.loads(result.stdout.splitlines()[-1])
+    assert error["kind"] == "io-error" and error["message"] == "the file name is empty: there is no file to read"
+    assert result.returncode != 0
+
+
 def test_a_file_name_may_be_a_text_held_in_a_name_or_a_list(tmp_path):
     (tmp_path / "a.txt").write_text("first\n", encoding="utf-8")
     (tmp_path / "d.csv").write_text("x,y\n1,2\n3,4\n", encoding="utf-8")

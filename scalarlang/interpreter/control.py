@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Callable, Generator
 
-from ..engine.numbers import format_count
+from ..engine.numbers import format_whole
 from ..engine.scalar import Scalar
 from ..language import tree
 from ..language.diagnostics import Diagnostic, LanguageError
@@ -383,12 +383,12 @@ class Run:
         count = self.compiler.whole(value, span, what)
         if count < 0:
             raise self.compiler.fail(
-                "not-a-count", f"{what} must not be negative, not {format_count(value)}", span, {"value": value}
+                "not-a-count", f"{what} must not be negative, not {format_whole(value)}", span, {"value": value}
             )
         if count > MAX_ITERATIONS:
             raise self.compiler.fail(
                 "too-long",
-                f"{what} is {format_count(float(count)) if count >= 10**15 else f'{count:,}'} iterations; "
+                f"{what} is {format_whole(float(count)) if count >= 10**15 else f'{count:,}'} iterations; "
                 f"a loop may run at most {MAX_ITERATIONS:,}",
                 span,
                 {"iterations": count, "limit": MAX_ITERATIONS},

@@ -35,6 +35,10 @@ def compile_read_text(compiler: Compiler, call: tree.Call):
 
     def read(args) -> TextValue:
         name = name_of(args)
+        if not name:  # (the path would be the folder, "a directory")
+            raise compiler.fail(
+                "io-error", "the file name is empty: there is no file to read", argument.span, {"path": name}
+            )
         path = Path(name) if folder is None else Path(folder) / name
         data = _bytes(compiler, path, name, argument.span)
         try:

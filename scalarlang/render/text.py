@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import sys
 from typing import IO, Mapping, assert_never, cast
 
@@ -165,7 +166,7 @@ class Renderer:
             case Expected():
                 self.line(Text.assemble(("expected ", STYLES["ok"]), (outcome.kind, STYLES["ok"]), f": {outcome.message}"))
             case Warned():
-                self.line(warning_line(outcome))
+                self.lines(warning_lines(outcome, self.console.width))
             case Failed():
                 self.diagnostic(outcome.diagnostic)
             case _:
@@ -278,17 +279,36 @@ def gradcheck_line(shown: GradcheckShown) -> Text:
     )
 
 
-def warning_line(warned: Warned) -> Text:
+def warning_lines(warned: Warned, width: int = DEFAULT_WIDTH) -> list[Text]:
     """``warning[no-backward]: `descend` at 9:3 steps w, b by zero gradients: ...``: one line,
     wrapped at the console's width like any prose."""
-    return Text.assemble((f"warning[{warned.kind}]", STYLES["warning"]), f": {warning_message(warned)}")
+    return heading("warning", warned.kind, STYLES["warning"], Text(f" {warning_message(warned)}"), width)
+
+
+def heading(word: str, kind: str, style: str, rest: Text, width: int) -> list[Text]:
+    """``error[kind]:`` then ``rest``, wrapped later at ``width`` like any prose. Where
+    ``error[kind]:`` is wider than a line, it breaks before the ``[`` (and, for a kind wider
+    than a line itself, after its hyphens), never inside a word of the kind (`chart-too-smal`)."""
+    whole = f"{word}[{kind}]:"
+    if len(whole) <= width:
+        return [Text.assemble((whole[:-1], style), ":", rest)]
+    tail = f"[{kind}]:"
+    pieces = [word, *([tail] if len(tail) <= width else re.findall(r"[^-]*-|[^-]+$", tail))]
+    lines, line = [], ""
+    for piece in pieces:
+        if line and len(line) + len(piece) > width:
+            lines.append(Text(line, style))
+            line = ""
+        line += piece
+    lines.append(Text.assemble((line[:-1], style), ":", rest))
+    return lines
 
 
 def diagnostic_lines(diagnostic: Diagnostic, width: int = DEFAULT_WIDTH) -> list[Text]:
     """Rust-style: ``error[kind]: message``, `` --> file:line:col``, the line and a caret, the
     notes (``= help: ...``); then each related note (``note: ...``) with its own excerpt. The
     excerpts share one gutter, as wide as the longest line number."""
-    lines = [Text.assemble((f"error[{diagnostic.kind}]", STYLES["error"]), (f": {diagnostic.message}", "bold"))]
+    lines = heading("error", diagnostic.kind, STYLES["error"], Text(f" {diagnostic.message}", "bold"), width)
     span, source = diagnostic.span, diagnostic.source
     if span is None or source is None:
         lines.extend(Text(f"  = {note}", STYLES["note"]) for note in diagnostic.notes)
