@@ -13,13 +13,20 @@ from __future__ import annotations
 import builtins
 import math
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 from .errors import NonFiniteDerivative, NonFiniteResult
-from .node import Forward, ScalarOperation, _binary, _is_number, _leaf_value, _nary, _new_leaf, _unary
+from .node import Forward, Node, ScalarOperation
+from .node import binary_node as _binary
+from .node import is_number as _is_number
+from .node import leaf_value as _leaf_value
+from .node import nary_node as _nary
+from .node import new_leaf as _new_leaf
+from .node import unary_node as _unary
 
-if TYPE_CHECKING:
-    from .scalar import Scalar
+# What these functions take and give: a node of `Scalar`'s class (scalar.py, which takes
+# them as its methods, so `x.exp()` is a Scalar to a type checker).
+Scalar = TypeVar("Scalar", bound=Node)
 
 _EXP = ScalarOperation.EXP
 _LOG = ScalarOperation.LOG
