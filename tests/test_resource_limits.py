@@ -14,6 +14,7 @@ import time
 import pytest
 
 from commands import command, needs_command
+from sessions import printed
 from scalarlang.engine.numbers import format_number
 
 pytestmark = needs_command
@@ -101,13 +102,100 @@ def test_a_function_calling_itself_twice_thirty_levels_deep_stops_at_once(tmp_pa
     assert elapsed < 15  # (about 1 s; 2^30 calls would take hours)
 
 
-def test_the_budget_of_calls_is_each_statements():
+def test_the_budget_of_calls_is_each_statements(monkeypatch):
     from sessions import failure, run_ok
+    from scalarlang.interpreter import calls, operations
 
-    # 130 statements of 8,190 calls each: over a million in all, never in one statement
-    _, outcomes = run_ok(doubling_functions(12) + "let x = var 1\nrepeat 130 { let y = f12(x) }\nprint value(y)")
-    assert outcomes[-1].text == format_number(2.0**12 * 1.0001)
-    _, outcomes = run_ok(doubling_functions(18) + "let x = var 1\nprint value(f18(x))")  # 2^19 - 2 calls
-    assert outcomes[-1].text == format_number(2.0**18 * 1.0001)
-    error = failure(doubling_functions(19) + "let x = var 1\nlet y = f19(x)")  # 2^20 - 2 calls
-    assert error.kind == "too-long" and error.fields == {"calls": 1_000_000, "limit": 1_000_000}
+    # Patched: a budget of 1,000 calls, so that going past it, or not, takes milliseconds.
+    monkeypatch.setattr(operations, "MAX_CALLS", 1000)
+    monkeypatch.setattr(calls, "MAX_CALLS", 1000)
+    # 130 statements of 62 calls each: 8,060 in all, never more than 1,000 in one statement
+    _, outcomes = run_ok(doubling_functions(5) + "let x = var 1\nrepeat 130 { let y = f5(x) }\nprint value(y)")
+    assert printed(outcomes)[0] == format_number(2.0**5 * 1.0001)
+    _, outcomes = run_ok(doubling_functions(8) + "let x = var 1\nprint value(f8(x))")  # 2^9 - 2 = 510 calls
+    assert printed(outcomes)[0] == format_number(2.0**8 * 1.0001)
+    error = failure(doubling_functions(9) + "let x = var 1\nlet y = f9(x)")  # 2^10 - 2 = 1,022 calls
+    assert error.kind == "too-long" and error.fields == {"calls": 1000, "limit": 1000}
+    # each point of a boundary is a statement's worth
+    run_ok(doubling_functions(4) + "fn g(a, b) = f4(a) - f4(b)\nboundary(g, [[0, 0, 1], [1, 1, -1]])")
+
+
+# ---- item 5: limits known before the work -------------------------------------------------------
+
+# A text of 5,242,880 characters made in a few milliseconds (19 doublings), and a list holding
+# it 1,024 times (shared, never copied): 5 · 10⁹ characters if it were written whole.
+BIG_TEXT = 'let t = "aaaaaaaaaa"\nrepeat 19 { let t = t + t }\nlet L = [t]\nrepeat 10 { let L = L + L }\n'
+
+REFUSED_AT_ONCE = {
+    "print of a list of texts": ("print L", 5_368_709_120),
+    "a value line of a list of texts": ("L", 5_368_709_120),
+    "print of texts one after another": ("print t, t", 10_485_760),
+    "a hole of a list of texts": ('let s = "{L}"', 5_368_709_120 + 1024),
+    "holes of texts": ('let s = "{t}{t}"', 10_485_760),
+    "a format spec's width": ('let x = 1\nlet s = "{x:>1000000000}"', 1_000_000_000),
+    "a format spec's precision": ('let x = 1\nlet s = "x = {x:.1000000000f}"', 1_000_000_004),
+    "a list's numbers at a spec's width": ('let s = "{[1, 2, 3]:>5000000}"', 15_000_000),
+}
+
+
+@pytest.mark.parametrize("statement, length", REFUSED_AT_ONCE.values(), ids=list(REFUSED_AT_ONCE))
+def test_a_text_too_long_is_refused_from_its_parts_at_once(statement, length):
+    from sessions import run_ok
+    from scalarlang.interpreter.core import Interpreter
+    from scalarlang.language.source import Source
+
+    session, _ = run_ok(BIG_TEXT)
+    started = time.monotonic()
+    outcomes = list(session.run(Source("t.sad", statement)))
+    elapsed = time.monotonic() - started
+    error = outcomes[-1].diagnostic
+    assert error.kind == "too-long", error
+    assert error.fields["length"] >= length and error.fields["limit"] == 10_000_000
+    assert elapsed < 0.5, elapsed  # (print L took 149 s and 2.5 GB; the spec's text 4 s and 1 GB)
+    assert isinstance(session, Interpreter)
+
+
+def test_the_refusals_through_the_command_under_a_memory_limit(tmp_path):
+    # each of them alone, in a process that may not grow past 400 MB
+    for name, (statement, _) in REFUSED_AT_ONCE.items():
+        result = command_under_memory_limit(tmp_path, BIG_TEXT + statement + "\n", 400)
+        error = only_error(result)
+        assert error["kind"] == "too-long", (name, error)
+        assert result.stderr == b"", (name, result.stderr[-2000:])
+
+
+def test_a_format_spec_is_checked_without_writing_its_text():
+    from sessions import failure
+
+    error = failure('let x = 1\nlet s = "{x:>99999999999999999999999}"')  # Python's own limit
+    assert error.kind == "syntax-error" and "Too many decimal digits" in error.message
+    error = failure('let x = 1\nlet s = "{x:>1000000000q}"')
+    assert error.kind == "syntax-error"
+    from sessions import run_ok
+
+    _, outcomes = run_ok('let x = 1.5\nprint "{x:>12.3f}|{x:010.2f}|{x:,.2f}|{x:_>6}|{x:.3%}"')
+    assert printed(outcomes)[0] == f"{1.5:>12.3f}|{1.5:010.2f}|{1.5:,.2f}|{1.5:_>6}|{1.5:.3%}"
+
+
+def test_texts_and_lists_within_the_limits_still_print():
+    from sessions import run_ok
+
+    _, outcomes = run_ok('let t = "aaaaaaaaaa"\nrepeat 19 { let t = t + t }\nprint t\nprint [t]\nlet u = "{t}!"\nprint len(u)')
+    assert [len(text) for text in printed(outcomes)] == [5_242_880, 5_242_884, 7]
+    # a million numbers write more characters than a text may have: they are no text
+    _, outcomes = run_ok("let L = [1 / 7]\nrepeat 20 { let L = L + L }\nprint L", echo=False)
+    assert len(printed(outcomes)[0]) == 2**20 * len(format_number(1 / 7) + ", ")
+
+
+def command_under_memory_limit(folder, program: str, megabytes: int, *args: str):
+    """`scalarlang --json ARGS p.sad` in ``folder`` in a process whose address space may not
+    grow past ``megabytes`` (as `ulimit -v`), set by the test itself."""
+    import resource
+
+    (folder / "p.sad").write_text(program)
+    limit = megabytes * 1024 * 1024
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    return command("--json", *args, "p.sad", cwd=folder, timeout=120, preexec_fn=limited)

@@ -239,6 +239,11 @@ def compile_decode(compiler: Compiler, call: tree.Call):
         if items.__class__ is not ListValue:
             raise not_a_list_error(items)
         letters, of_text = vocabulary_of(vocabulary).characters, vocabulary.__class__ is TextValue
+        if len(items) > MAX_TEXT:  # a character an index
+            raise compiler.fail(
+                "too-long", f"the decoded text would be {len(items):,} characters; the most is {MAX_TEXT:,}",
+                call.span, {"length": len(items), "limit": MAX_TEXT},
+            )
         length = len(letters)
         made = []
         for position, item in enumerate(items):
