@@ -292,3 +292,26 @@ def test_running_out_of_memory_while_restoring_sigint_changes_nothing(monkeypatc
     monkeypatch.setattr(signal, "signal", failing_signal)
     assert cli.main(["-c", "print 1"]) == 0
     assert capsys.readouterr().out == "1\n"
+
+
+def test_running_out_of_memory_while_a_notebook_renders_is_a_failure_in_its_result(monkeypatch):
+    from scalarlang.front import api
+    from scalarlang.interpreter.outcomes import Printed
+
+    real_add = api._TextBuffer.add
+
+    def add(self, outcome):  # Patched: the memory runs out while the second `print` is rendered
+        if isinstance(outcome, Printed) and outcome.text == "2":
+            raise MemoryError
+        real_add(self, outcome)
+
+    monkeypatch.setattr(api._TextBuffer, "add", add)
+    result = scalarlang_session().run("print 1\nprint 2\nprint 3")
+    assert result.error is not None and result.error.kind == "out-of-memory"
+    assert result.text.startswith("1\nerror[out-of-memory]: the memory ran out while the output was written")
+
+
+def scalarlang_session():
+    import scalarlang
+
+    return scalarlang.Session()
