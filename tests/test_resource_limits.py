@@ -315,3 +315,25 @@ def scalarlang_session():
     import scalarlang
 
     return scalarlang.Session()
+
+
+def test_running_out_of_memory_while_the_repl_shows_a_result_is_one_typed_error(monkeypatch):
+    import io
+
+    from scalarlang.front.repl_core import ReplCore
+    from scalarlang.interpreter.outcomes import Printed
+    from scalarlang.render.text import Renderer, make_console
+
+    out, err = io.StringIO(), io.StringIO()
+    repl = ReplCore(Renderer(make_console(out)), Renderer(make_console(err)))
+    real_printed = Renderer.printed
+
+    def printed(self, text):  # Patched: the memory runs out while the result is shown
+        if text == "2":
+            raise MemoryError
+        real_printed(self, text)
+
+    monkeypatch.setattr(Renderer, "printed", printed)
+    assert repl.handle("print 1\nprint 2") and repl.handle("print 3")
+    assert out.getvalue() == "1\n3\n"
+    assert err.getvalue() == "error[out-of-memory]: the memory ran out while the result was shown\n"
