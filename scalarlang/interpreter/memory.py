@@ -32,11 +32,14 @@ def release_reserve() -> None:
     _reserve.clear()
 
 
-def out_of_memory(source: Source | None = None, span: Span | None = None, while_: str = "this statement ran") -> Diagnostic:
+def out_of_memory(
+    source: Source | None = None, span: Span | None = None, while_: str = "this statement ran"
+) -> Diagnostic:
     """The diagnostic of a `MemoryError` (no traceback: it needs memory, and is no bug); the
     help is for a statement's, which grew a graph or a list."""
     notes = (
         "help: every node stays while a name holds it (a loop that rebinds `let x = x * …` keeps each step's"
         " node): fewer or shorter loops make fewer; the process may use no more memory than its limit allows",
     )
-    return Diagnostic(OUT_OF_MEMORY, f"the memory ran out while {while_}", span, source, {}, notes if span is not None else ())
+    message = f"the memory ran out while {while_}"
+    return Diagnostic(OUT_OF_MEMORY, message, span, source, {}, notes if span is not None else ())

@@ -177,7 +177,7 @@ class Renderer:
         self.lines([text])
 
     def printed(self, text: str) -> None:
-        """`print`'s text as it is, a line of output for each of its lines: never wrapped at
+        r"""`print`'s text as it is, a line of output for each of its lines: never wrapped at
         the width nor trimmed, its tabs kept (rich's `Text` would drop `\r`, `\v` and `\f`
         and expand tabs, so it is written as one segment). On a terminal, and in colour (the
         notebook's HTML), its control characters but tab and newline show as the escapes a
