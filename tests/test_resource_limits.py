@@ -124,7 +124,11 @@ def test_the_budget_of_calls_is_each_statements(monkeypatch):
 
 # A text of 5,242,880 characters made in a few milliseconds (19 doublings), and a list holding
 # it 1,024 times (shared, never copied): 5 · 10⁹ characters if it were written whole.
-BIG_TEXT = 'let t = "aaaaaaaaaa"\nrepeat 19 { let t = t + t }\nlet L = [t]\nrepeat 10 { let L = L + L }\n'
+# And 2^22 numbers in a list of lists (shared): at least 3 · 2^22 characters written.
+BIG_TEXT = (
+    'let t = "aaaaaaaaaa"\nrepeat 19 { let t = t + t }\nlet L = [t]\nrepeat 10 { let L = L + L }\n'
+    "let N = [1]\nrepeat 22 { let N = [N, N] }\n"
+)
 
 REFUSED_AT_ONCE = {
     "print of a list of texts": ("print L", 5_368_709_120),
@@ -135,6 +139,7 @@ REFUSED_AT_ONCE = {
     "a format spec's width": ('let x = 1\nlet s = "{x:>1000000000}"', 1_000_000_000),
     "a format spec's precision": ('let x = 1\nlet s = "x = {x:.1000000000f}"', 1_000_000_004),
     "a list's numbers at a spec's width": ('let s = "{[1, 2, 3]:>5000000}"', 15_000_000),
+    "a hole of millions of numbers": ('let s = "{N}"', 10_000_001),
 }
 
 
@@ -175,6 +180,34 @@ def test_a_format_spec_is_checked_without_writing_its_text():
 
     _, outcomes = run_ok('let x = 1.5\nprint "{x:>12.3f}|{x:010.2f}|{x:,.2f}|{x:_>6}|{x:.3%}"')
     assert printed(outcomes)[0] == f"{1.5:>12.3f}|{1.5:010.2f}|{1.5:,.2f}|{1.5:_>6}|{1.5:.3%}"
+
+
+def test_the_least_a_hole_writes_is_never_more_than_it_writes():
+    import random
+
+    from scalarlang.engine.scalar import Scalar
+    from scalarlang.interpreter.values import ListValue, TextValue, formatted_value
+    from scalarlang.interpreter.written import least_hole_length, spec_length
+
+    generator = random.Random(40)
+
+    def value(depth: int):
+        items: list = []
+        for _ in range(generator.randint(0, 4)):
+            choice = generator.random()
+            if choice < 0.3 and depth < 3:
+                items.append(value(depth + 1))
+            elif choice < 0.6:
+                items.append(TextValue("".join(generator.choice('ab\n\x00{"') for _ in range(generator.randint(0, 3)))))
+            else:
+                items.append(Scalar.constant(generator.choice([0.0, 1.0, -2.5, 1e-9, 123456.0, 1e300])))
+        made = ListValue(items)
+        return ListValue([made, made]) if generator.random() < 0.2 else made
+
+    for spec in (None, ">7", ".3f", "e", "#.5g", "+.2%"):
+        for _ in range(500):
+            written = value(0)
+            assert least_hole_length(written, spec_length(spec)) <= len(formatted_value(written, spec)), (written, spec)
 
 
 def test_texts_and_lists_within_the_limits_still_print():

@@ -24,10 +24,11 @@ from .values import MAX_LIST, MAX_TEXT, ListValue, TextValue, lists_innermost_fi
 @dataclass(frozen=True)
 class Size:
     """What a value holds, counted as often as it is held: ``items`` (lists included, 0 for a
-    value that is not a list), ``numbers`` (its nodes; 1 for a node) and ``characters`` (of
-    its texts)."""
+    value that is not a list), ``lists`` (the lists among them), ``numbers`` (its nodes; 1
+    for a node) and ``characters`` (of its texts)."""
 
     items: int
+    lists: int
     numbers: int
     characters: int
 
@@ -36,26 +37,28 @@ def size_of(value: object) -> Size:
     """The size of ``value``, each distinct list walked once (a list doubled sixty times is
     measured at once)."""
     if value.__class__ is TextValue:
-        return Size(0, 0, len(value))  # type: ignore[arg-type]
+        return Size(0, 0, 0, len(value))  # type: ignore[arg-type]
     if value.__class__ is not ListValue:
-        return Size(0, 1, 0)
-    sizes: dict[int, tuple[int, int, int]] = {}  # id of a distinct list -> its size (alive: ``value`` holds it)
+        return Size(0, 0, 1, 0)
+    # id of a distinct list -> its size (alive: ``value`` holds it)
+    sizes: dict[int, tuple[int, int, int, int]] = {}
     for current in lists_innermost_first(value):  # type: ignore[arg-type]
-        items = numbers = characters = 0
+        items = lists = numbers = characters = 0
         for item in current:
             kind = item.__class__
             if kind is ListValue:
                 inner = sizes[id(item)]
                 items += 1 + inner[0]
-                numbers += inner[1]
-                characters += inner[2]
+                lists += 1 + inner[1]
+                numbers += inner[2]
+                characters += inner[3]
             else:
                 items += 1
                 if kind is TextValue:
                     characters += len(item)
                 else:
                     numbers += 1
-        sizes[id(current)] = (items, numbers, characters)
+        sizes[id(current)] = (items, lists, numbers, characters)
     return Size(*sizes[id(value)])
 
 
@@ -126,11 +129,17 @@ def spec_length(spec: str | None) -> SpecLength:
 
 
 def least_hole_length(value: object, spec: SpecLength) -> int:
-    """The least number of characters a hole writes of ``value``: a text as it is, a list at
-    least a character an item (a number at least its spec's width), a number likewise."""
+    """The least number of characters a hole writes of ``value``: a text as it is; a list
+    its brackets, a `, ` between items, each text quoted and each number at least its spec's
+    width (a character); a number likewise."""
     if value.__class__ is TextValue:
         return len(value)  # type: ignore[arg-type]
     if value.__class__ is ListValue:
         size = size_of(value)
-        return size.characters + (size.items - size.numbers) + size.numbers * max(1, spec.width)
+        texts = size.items - size.lists - size.numbers
+        separators = size.items - size.lists - 1  # (a list of n items has n - 1; fewer for an empty one)
+        return (
+            2 * (size.lists + 1) + 2 * separators + size.characters + 2 * texts
+            + size.numbers * max(1, spec.width)
+        )
     return spec.least()
