@@ -238,6 +238,7 @@ def command_under_memory_limit(folder, program: str, megabytes: int, *args: str)
 
 # Grows its graph (every step's node stays bound) until a process of 230 MB runs out.
 GROWING = "let x = var 1\nrepeat 1000000 { let x = x * 1.0000001 }\nprint value(x)\n"
+GROWING_AT_ONCE = "let L = [[i, i * 2] for i in 0..1000000]\nprint len(L)\n"
 
 
 def assert_out_of_memory(result, line: int | None) -> None:
@@ -252,9 +253,11 @@ def assert_out_of_memory(result, line: int | None) -> None:
 @posix_only
 def test_running_out_of_memory_is_one_typed_error_event_every_time(tmp_path):
     # (issue 40: about half such runs printed three chained tracebacks; six in a row show it)
-    for _ in range(6):
-        result = command_under_memory_limit(tmp_path, GROWING, 230)
-        assert_out_of_memory(result, 2)
+    for run in range(6):  # a loop's statement, and a comprehension, by turns
+        if run % 2:
+            assert_out_of_memory(command_under_memory_limit(tmp_path, GROWING, 230), 2)
+        else:
+            assert_out_of_memory(command_under_memory_limit(tmp_path, GROWING_AT_ONCE, 230), 1)
 
 
 @posix_only
