@@ -27,6 +27,7 @@ from ..engine.scalar import Scalar
 from ..language.diagnostics import Diagnostic
 from ..pictures import DrawingError, Picture, graph_picture, svg_text, write_picture
 from ..interpreter.core import Interpreter
+from ..interpreter.memory import out_of_memory, release_reserve
 from ..interpreter.outcomes import BackwardShown, Charted, Drawn, Failed, Outcome, WalkShown
 from ..interpreter.values import ListValue, TextValue
 from ..render.text import DEFAULT_WIDTH, Renderer, make_console
@@ -266,28 +267,41 @@ def walk_part(walk: WalkShown, width: int = DEFAULT_WIDTH) -> WalkPart:
 
 def render_outcomes(outcomes: Iterable[Outcome], width: int = DEFAULT_WIDTH) -> Result:
     """Render each outcome as it arrives; pictures (`draw` without a file) as SVG, walks as
-    players, the rest as text."""
+    players, the rest as text. The memory running out while an outcome is rendered is an
+    `out-of-memory` failure after what was rendered before it (the session reports its own)."""
     seen: list[Outcome] = []
     parts: list[Part] = []
     buffer = _TextBuffer(width)
-    for outcome in outcomes:
-        seen.append(outcome)
-        match outcome:
-            case WalkShown():
-                parts.extend(buffer.parts())
-                buffer = _TextBuffer(width)
-                parts.append(walk_part(outcome, width))
-            case Drawn(path=None):  # a picture not written to a file: shown
-                parts.extend(buffer.parts())
-                buffer = _TextBuffer(width)
-                parts.append(PicturePart(outcome.picture, svg_text(outcome.picture), outcome.dot))
-            case Charted(path=None):  # a chart not written to a file: shown
-                parts.extend(buffer.parts())
-                buffer = _TextBuffer(width)
-                parts.append(chart_part(outcome, width))
-            case _:  # text (the renderer takes every kind of outcome)
-                buffer.add(outcome)
+    memory_ran_out = False
+    try:
+        for outcome in outcomes:
+            seen.append(outcome)
+            match outcome:
+                case WalkShown():
+                    parts.extend(buffer.parts())
+                    buffer = _TextBuffer(width)
+                    parts.append(walk_part(outcome, width))
+                case Drawn(path=None):  # a picture not written to a file: shown
+                    parts.extend(buffer.parts())
+                    buffer = _TextBuffer(width)
+                    parts.append(PicturePart(outcome.picture, svg_text(outcome.picture), outcome.dot))
+                case Charted(path=None):  # a chart not written to a file: shown
+                    parts.extend(buffer.parts())
+                    buffer = _TextBuffer(width)
+                    parts.append(chart_part(outcome, width))
+                case _:  # text (the renderer takes every kind of outcome)
+                    buffer.add(outcome)
+    except MemoryError:
+        memory_ran_out = True  # (reported once the handler has freed the renderer's frames)
+    if memory_ran_out:
+        release_reserve()
     parts.extend(buffer.parts())
+    if memory_ran_out:
+        failed = Failed(out_of_memory(None, None, "the output was written"))
+        seen.append(failed)
+        failure = _TextBuffer(width)
+        failure.add(failed)
+        parts.extend(failure.parts())
     return Result(tuple(seen), tuple(parts))
 
 

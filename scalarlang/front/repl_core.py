@@ -129,6 +129,8 @@ class ReplCore:
         except KeyboardInterrupt:
             if not blank:
                 self.message("interrupted: nothing of this input was kept")
+        except MemoryError:
+            self.out_of_memory("this input ran")
         except Exception as error:  # a bug of ours: report it, keep the session
             self.internal_error("running the input", error)
         return True
@@ -164,6 +166,8 @@ class ReplCore:
         renderer = renderer or (self.errors if failed else self.out)
         try:
             renderer.outcome(outcome)
+        except MemoryError:
+            self.out_of_memory("the result was shown")
         except Exception as error:
             self.internal_error("showing the result", error)
         if isinstance(outcome, Failed) and outcome.traceback:
@@ -347,6 +351,14 @@ class ReplCore:
         self.errors.line(Text.assemble(("error", STYLES["error"]), (f": {text}", "bold")))
         for note in notes:
             self.errors.line(Text.assemble(("  = ", STYLES["arrow"]), (note, STYLES["note"])))
+
+    def out_of_memory(self, while_: str) -> None:
+        """The memory ran out outside a statement (the session reports a statement's): the
+        typed error, in the memory the reserve gives back; the session goes on."""
+        from ..interpreter.memory import out_of_memory, release_reserve
+
+        release_reserve()
+        self.errors.outcome(Failed(out_of_memory(None, None, while_)))
 
     def internal_error(self, where: str, error: BaseException) -> None:
         """A bug of ours: one short line (the traceback with --debug); the session goes on."""

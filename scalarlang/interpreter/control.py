@@ -24,7 +24,7 @@ from . import texts
 from .checks import compile_assert, compile_expect
 from .expressions import Compiler
 from .failures import with_note
-from .operations import COMPARISONS, MAX_ITEMS, characters_of, compared, number_of
+from .operations import COMPARISONS, characters_of, compared, number_of
 from .outcomes import Outcome
 from .state import Journal
 from .statements import (
@@ -170,7 +170,7 @@ class Run:
                     stack.pop()
                     continue
                 frame.index = index + 1
-                self.budget.left = MAX_ITEMS
+                self.budget.refill()
                 statement = self.current = body[index]
                 self.left -= 1
                 if self.left < 0:

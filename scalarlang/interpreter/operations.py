@@ -209,19 +209,28 @@ def floor_division(compiler: Compiler, node: tree.Binary):
 # ---- lists -----------------------------------------------------------------------------------
 
 # As for `for` loops: at most this many iterations of one range; and at most this many
-# iterations of comprehensions in all while one statement runs (nested ones multiply).
+# iterations of comprehensions in all while one statement runs (nested ones multiply), and as
+# many calls of functions defined with `fn` (a function calling another twice, thirty levels
+# deep, would make 2^30 calls from thirty lines).
 MAX_RANGE = 1_000_000
 MAX_ITEMS = 1_000_000
+MAX_CALLS = 1_000_000
 
 
 class Budget:
-    """The iterations of comprehensions a statement has left (the driver refills it before
-    each statement): a bound on their time and on the nodes they make, whatever their nesting."""
+    """The iterations of comprehensions and the calls of `fn` functions a statement has left
+    (the driver refills both before each statement): a bound on their time and on the nodes
+    they make, whatever their nesting."""
 
-    __slots__ = ("left",)
+    __slots__ = ("left", "calls")
 
     def __init__(self) -> None:
         self.left = MAX_ITEMS
+        self.calls = MAX_CALLS
+
+    def refill(self) -> None:
+        self.left = MAX_ITEMS
+        self.calls = MAX_CALLS
 _DONE = object()
 
 

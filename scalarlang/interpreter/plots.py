@@ -23,7 +23,6 @@ from ..language import tree
 from ..language.diagnostics import LanguageError
 from ..language.source import Span
 from .failures import not_a_text, with_note
-from .operations import MAX_ITEMS
 from .outcomes import Charted
 from .values import ListValue, TextValue, describe
 
@@ -292,11 +291,12 @@ def _function(compiler: Compiler, name: str, span: Span) -> Function:
 
 
 def _score(run: Run, compiler: Compiler, function: Function, span: Span) -> Callable[[float, float], float]:
-    """F at (x1, x2): its value, each call with a statement's budget of comprehension items."""
+    """F at (x1, x2): its value, each call with a statement's budget of comprehension items
+    and of calls."""
     budget, body, name = run.budget, function.body, function.name
 
     def score(x: float, y: float) -> float:
-        budget.left = MAX_ITEMS
+        budget.refill()
         try:
             result = body((Scalar.constant(x), Scalar.constant(y)))
         except LanguageError as error:

@@ -9,13 +9,13 @@ A text is a constant: none of these makes a node, except `encode`, whose indices
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..engine.numbers import format_number
 from ..engine.scalar import Scalar
 from ..language import tree
+from .csv_reader import NotRegular, open_regular
 from .failures import index_out_of_range, not_a_node, not_a_text
 from .values import MAX_TEXT, ListValue, TextValue, characters, describe, quoted, whole_number
 
@@ -63,10 +63,10 @@ def compile_read_text(compiler: Compiler, call: tree.Call):
 def _bytes(compiler: Compiler, path: Path, name: str, span) -> bytes:
     """The file's bytes (at most one more than `MAX_TEXT_BYTES`), or the error."""
     try:
-        if os.path.isdir(path):
-            raise compiler.fail("io-error", f"cannot read `{name}`: it is a directory", span, {"path": name})
-        with open(path, "rb") as file:
+        with open_regular(path) as file:
             data = file.read(MAX_TEXT_BYTES + 1)
+    except NotRegular as error:  # a FIFO would block, a device might never end
+        raise compiler.fail("io-error", f"cannot read `{name}`: it is {error.what}", span, {"path": name}) from None
     except OSError as error:
         raise compiler.fail(
             "io-error", f"cannot read `{name}`: {error.strerror or error}", span, {"path": name}
@@ -243,6 +243,11 @@ def compile_decode(compiler: Compiler, call: tree.Call):
         if items.__class__ is not ListValue:
             raise not_a_list_error(items)
         letters, of_text = vocabulary_of(vocabulary).characters, vocabulary.__class__ is TextValue
+        if len(items) > MAX_TEXT:  # a character an index
+            raise compiler.fail(
+                "too-long", f"the decoded text would be {len(items):,} characters; the most is {MAX_TEXT:,}",
+                call.span, {"length": len(items), "limit": MAX_TEXT},
+            )
         length = len(letters)
         made = []
         for position, item in enumerate(items):

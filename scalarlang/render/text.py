@@ -12,9 +12,10 @@ import errno
 import os
 import re
 import sys
-from typing import IO, Mapping, assert_never, cast
+from typing import IO, Iterator, Mapping, assert_never, cast
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions
+from rich.segment import Segment
 from rich.text import Text
 
 from ..engine.numbers import format_count, format_exponent, format_number
@@ -145,7 +146,7 @@ class Renderer:
                 if self.echo_bindings:
                     self.line(Text.assemble((outcome.name, STYLES["label"]), (f" {outcome.description}", STYLES["dim"])))
             case Printed():
-                self.line(Text(outcome.text))
+                self.printed(outcome.text)
             case BackwardShown():
                 self.backward(outcome)
             case GraphShown():
@@ -174,6 +175,21 @@ class Renderer:
 
     def line(self, text: Text) -> None:
         self.lines([text])
+
+    def printed(self, text: str) -> None:
+        r"""`print`'s text as it is, a line of output for each of its lines: never wrapped at
+        the width nor trimmed, its tabs kept (rich's `Text` would drop `\r`, `\v` and `\f`
+        and expand tabs, so it is written as one segment). On a terminal, and in colour (the
+        notebook's HTML), its control characters but tab and newline show as the escapes a
+        value line writes (`\x1b`, `\r`), dimmed: raw, they would move the cursor or change
+        the terminal's state. Anywhere else (a pipe, a file, a golden) it is the text's own
+        characters."""
+        self.console.print(_Verbatim(text, self.shows_escapes), soft_wrap=True)
+
+    @property
+    def shows_escapes(self) -> bool:
+        console = self.console
+        return console.color_system is not None or _isatty(console.file)
 
     def lines(self, texts: list[Text]) -> None:
         """Prose wraps at the console's width (at spaces; a word longer than a line is
@@ -239,6 +255,37 @@ class Renderer:
     def diagnostic(self, diagnostic: Diagnostic) -> None:
         for text in diagnostic_lines(diagnostic, self.console.width):
             self.line(text)
+
+
+# The control characters a terminal acts on (ESC starts a sequence, `\r` returns the cursor,
+# NUL, DEL and the C1 controls), all but the tab and the newline that lay a text out.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]+")
+
+
+class _Verbatim:
+    """A text written as it is, then a newline (a rich renderable of its own segments), its
+    control characters as escapes when ``escaped``."""
+
+    def __init__(self, text: str, escaped: bool):
+        self.text = text
+        self.escaped = escaped
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Segment]:
+        text = self.text
+        if not self.escaped:
+            yield Segment(text)
+            yield Segment.line()
+            return
+        style = console.get_style(STYLES["dim"])
+        at = 0
+        for controls in _CONTROLS.finditer(text):
+            if controls.start() > at:
+                yield Segment(text[at : controls.start()])
+            yield Segment("".join(repr(char)[1:-1] for char in controls.group()), style)
+            at = controls.end()
+        if at < len(text):
+            yield Segment(text[at:])
+        yield Segment.line()
 
 
 def value_line(node: NodeState) -> Text:
