@@ -50,9 +50,8 @@ META_COMMANDS = {
 KEYS = (
     Row("Enter", "runs the input, or starts a new line while a `(`, `[` or `{` is open (indented in a block); "
         "two empty lines run an unfinished input (the error says what is missing)"),
-    Row("Enter again", "a syntax error holds the input: Enter puts the cursor on it and the line under the input says "
-        "what it is (and the `.sad` form of a Python habit); edit it, or press Enter again to run it as it is: "
-        "the whole error is printed and the line kept in history (Up brings it back)"),
+    Row("a syntax error", "Enter prints it under the input (with the `.sad` form of a Python habit) and gives a "
+        "fresh prompt; the line is kept in history: Up brings it back to fix"),
     Row("Alt-Enter", "a new line"),
     Row("Tab", "completes keywords, built-ins, bound names, and error kinds after `expect`"),
     Row("Right", "takes the grey suggestion from history"),
