@@ -198,12 +198,16 @@ def test_walk_one_edge_per_enter_q_for_the_rest_and_ctrl_c_stops(tmp_path):
         terminal.line("walk(loss)")
         # (The prompt between edges is erased with `\r` and an escape: in the plain text, the
         # next line follows it.)
-        terminal.expect(r"^3 unique nodes, 4 operand edges")  # the pass's tables first
+        start = terminal.expect(r"^forward graph of loss").start()  # values only first
+        terminal.expect(r"^3 unique nodes, 4 operand edges")
         terminal.expect(r"^edge 1 of 4: loss → square \(slot 0\)")
         terminal.expect(r"Enter: next edge")  # it waits: no second edge yet
         time.sleep(0.3)
         terminal._read()
         assert "edge 2 of 4" not in terminal.text[terminal.seen:]
+        first_screen = terminal.text[start:]  # (issue 45, item 2: no answer given away)
+        assert "pass adjoint  gradient" not in first_screen and "gradient" not in first_screen
+        assert "x 8" not in first_screen
         terminal.child.send("\r")
         terminal.expect(r"edge 2 of 4: loss → square \(slot 1\)[^\n]*\n[^\n]*\n\s*adjoints: x 0, square 2,")
         terminal.expect(r"Enter: next edge")
@@ -212,6 +216,7 @@ def test_walk_one_edge_per_enter_q_for_the_rest_and_ctrl_c_stops(tmp_path):
         terminal.child.send("\r")  # (`q` then Enter: the Enter is the walk's, not the prompt's)
         terminal.expect(r"edge 3 of 4: square → x \(slot 0\)")
         terminal.expect(r"edge 4 of 4: square → x \(slot 1\)[^\n]*\n[^\n]*\n\s*adjoints: x 8")
+        terminal.expect(r"^#\s+node\s+operation\s+value\s+pass adjoint\s+gradient")  # filled in at the end
         terminal.expect(r"^walked 4 edges from loss")
         end = len(terminal.raw)
         time.sleep(0.5)
