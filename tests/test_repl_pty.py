@@ -134,6 +134,25 @@ def test_an_unclosed_bracket_or_brace_still_continues_the_input(tmp_path):
         terminal.child.close(force=True)
 
 
+def test_draw_in_a_terminal_shows_a_text_tree_not_dot(tmp_path):
+    # Issue 45, item 3: `draw(loss)` in a terminal drew about 45 lines of DOT source.
+    terminal = Terminal(tmp_path)
+    try:
+        for line in ("let x = var 2", "let square = x * x", "let loss = square + square"):
+            terminal.line(line)
+        terminal.line("draw(loss)")
+        terminal.expect(r"^graph of loss\nloss  add · value 8 · grad 0\n├─ slot 0, d 1: square  mul · value 4")
+        terminal.expect(r"^└─ slot 1, d 1: square \(above\)")
+        terminal.expect(r'^3 unique nodes, 4 operand edges; draw\(loss, "graph.svg"\) writes the picture')
+        terminal.line(f'draw(loss, "{tmp_path}/loss.dot")')
+        terminal.expect(r"^drew loss to .*loss\.dot \(3 unique nodes, 4 operand edges\)")
+        assert "digraph" not in terminal.text
+        assert (tmp_path / "loss.dot").read_text().startswith("digraph scalarlang {")
+        assert terminal.leave() == 0
+    finally:
+        terminal.child.close(force=True)
+
+
 def test_ctrl_c_in_a_long_loop_undoes_the_line(tmp_path):
     terminal = Terminal(tmp_path)
     try:

@@ -40,7 +40,7 @@ META_COMMANDS = {
     "help": ("", "this list"),
     "vars": ("", "every binding with its value and gradient"),
     "graph": ("NAME", "the graph of a bound name"),
-    "draw": ("NAME [FILE]", "its picture: DOT text, or FILE (.svg, .png, .dot)"),
+    "draw": ("NAME [FILE]", "its picture: a text tree, or FILE (.svg, .png, .dot)"),
     "load": ("FILE", "run a .sad file into this session"),
     "digits": ("[N]", "print numbers with N decimals (12: the chapter's); without N, short again"),
     "reset": ("", "forget every binding"),
