@@ -182,6 +182,18 @@ def test_help_says_what_enter_does_on_a_broken_or_unfinished_input():
     assert "two empty lines run an unfinished input (the error says what is missing)" in out
 
 
+def test_words_of_other_repls_point_at_the_commands_here():
+    # Issue 45, item 5: `clear` suggested `chars`.
+    core, stream = make_core()
+    out = run_lines(core, stream, "clear")
+    assert "error[undefined-name]: `clear` is not defined" in out
+    assert "= help: `:reset` forgets every binding; Ctrl-L clears the screen" in out
+    assert "chars" not in out
+    assert "help: Ctrl-D or `:quit` leaves" in run_lines(core, stream, "exit")
+    out = run_lines(core, stream, "let clear = 2", "clear", "clear + 1")
+    assert "error" not in out  # a name bound by the user is that name
+
+
 def test_vars_shows_every_binding_with_value_and_gradient():
     core, stream = make_core()
     assert run_lines(core, stream, ":vars") == "no names are bound yet\n"

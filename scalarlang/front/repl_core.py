@@ -11,6 +11,7 @@ with ``Interpreter.run(source, atomic=True)`` or is a meta-command (`:help`, `:v
 from __future__ import annotations
 
 import difflib
+from dataclasses import replace
 import os
 import re
 import sys
@@ -144,7 +145,7 @@ class ReplCore:
         try:
             for outcome in outcomes:
                 if isinstance(outcome, Failed):
-                    self.show(outcome)
+                    self.show(_with_repl_hint(outcome, source.text))
                     if shown:
                         self.message("the statements before it in this input were undone")
                     return False
@@ -387,6 +388,28 @@ class ReplCore:
         file = self.errors.console.file
         file.write(text if text.endswith("\n") else text + "\n")
         file.flush()
+
+
+# A word typed alone that is a command of other REPLs and shells, not a `.sad` name: what
+# does it here (in place of a `did you mean` some built-in).
+_REPL_WORDS = {
+    "clear": "help: `:reset` forgets every binding; Ctrl-L clears the screen",
+    "cls": "help: `:reset` forgets every binding; Ctrl-L clears the screen",
+    "reset": "help: `:reset` forgets every binding",
+    "exit": "help: Ctrl-D or `:quit` leaves",
+    "quit": "help: Ctrl-D or `:quit` leaves",
+    "help": "help: `:help` shows the language by task (`:help TOPIC`, one task)",
+    "vars": "help: `:vars` shows every binding",
+}
+
+
+def _with_repl_hint(failed: Failed, text: str) -> Failed:
+    diagnostic = failed.diagnostic
+    word = text.strip()
+    hint = _REPL_WORDS.get(word)
+    if hint is None or diagnostic.kind != "undefined-name" or diagnostic.fields.get("name") != word:
+        return failed
+    return replace(failed, diagnostic=replace(diagnostic, notes=(hint,)))
 
 
 def command_named(word: str) -> str | None:
