@@ -284,8 +284,8 @@ def test_an_unknown_meta_command_lists_the_known_ones():
     out = run_lines(core, stream, ":grpah loss")
     assert out.splitlines() == [
         "error: unknown command `:grpah`",
-        "  = the commands are :help, :vars, :graph NAME, :draw NAME [FILE], :load FILE, :digits [N], :reset,",
-        ":quit",
+        "  = the commands are :help [TOPIC], :vars, :graph NAME, :draw NAME [FILE], :load FILE, :digits [N],",
+        ":reset, :quit",
         "  = did you mean `:graph`?",
     ]
 

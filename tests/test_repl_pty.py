@@ -263,8 +263,9 @@ def test_walk_one_edge_per_enter_q_for_the_rest_and_ctrl_c_stops(tmp_path):
 
 def test_help_is_laid_out_at_the_terminals_width(tmp_path):
     # Issue 35, item 2: the language by task, wrapped with a hanging indent at the width the
-    # terminal has now (72 columns here, after starting at 120).
-    terminal = Terminal(tmp_path)
+    # terminal has now (72 columns here, after starting at 120). (`cat` as the pager: the
+    # page's every line in the terminal's text.)
+    terminal = Terminal(tmp_path, PAGER="cat")
     try:
         terminal.child.setwinsize(40, 72)
         terminal.line(":help")
@@ -277,6 +278,30 @@ def test_help_is_laid_out_at_the_terminals_width(tmp_path):
         assert any(line.startswith("  L[I] · L[I][J]  ") for line in lines)
         column = lines[1].index("binds NAME")  # texts beside their forms, wrapped in that column
         assert {len(line) - len(line.lstrip()) for line in lines if line.startswith(" " * 5)} == {column}
+        assert terminal.leave() == 0
+    finally:
+        terminal.child.close(force=True)
+
+
+def test_the_long_help_page_goes_through_a_pager_and_a_topic_does_not(tmp_path):
+    # Issue 45, item 6: `:help` was one 130-line page; on a terminal it goes through the pager
+    # (`less` here: pydoc's, as $PAGER is not set), and `:help lists` is that task alone.
+    terminal = Terminal(tmp_path)
+    try:
+        terminal.child.setwinsize(30, 100)
+        terminal.line(":help")
+        terminal.expect(r"values and the graph")
+        time.sleep(0.5)
+        terminal._read()
+        assert "sad> " not in terminal.text[terminal.seen:]  # the pager holds the screen
+        assert "error kinds" not in terminal.text  # (a screen at a time: the page's end not yet)
+        terminal.child.send("q")
+        terminal.line(":help lists")
+        shown = terminal.expect(r"^lists\n(?:  .*\n)+")
+        assert "L[I] · L[I][J]" in shown.group(0) and "sum(L)" in shown.group(0)
+        assert "training" not in shown.group(0)
+        terminal.line(":help nonsense")
+        terminal.expect(r"error: no help topic `nonsense`")
         assert terminal.leave() == 0
     finally:
         terminal.child.close(force=True)

@@ -306,7 +306,10 @@ def run_repl(arguments) -> int:
     debug = bool(getattr(arguments, "debug", False))
     out = Renderer(make_console(sys.stdout, width=width, color=color), echo_bindings=True)
     errors = Renderer(make_console(sys.stderr, width=width, color=color), echo_bindings=True)
-    core = ReplCore(out, errors, debug=debug, read_key=terminal_key_reader(sys.stdin, _terminal_stream(sys.stdout)))
+    core = ReplCore(
+        out, errors, debug=debug, read_key=terminal_key_reader(sys.stdin, _terminal_stream(sys.stdout)),
+        pager=_terminal_pager(sys.stdout),
+    )
     if getattr(arguments, "draw", None):  # --draw DIR: every pass of the session is drawn too
         from ..pictures import PassDrawer
 
@@ -333,3 +336,13 @@ def _terminal_stream(stream):
         return stream if stream.isatty() else None
     except (AttributeError, ValueError):
         return None
+
+
+def _terminal_pager(stream) -> Callable[[str], None] | None:
+    """pydoc's pager (``$PAGER``, else `less`) for the long `:help` page, when ``stream`` is a
+    terminal; None otherwise (the page is printed)."""
+    if _terminal_stream(stream) is None:
+        return None
+    import pydoc
+
+    return pydoc.pager

@@ -16,7 +16,7 @@ import os
 import re
 import sys
 import traceback
-from typing import TYPE_CHECKING, Iterable, Protocol, TextIO, cast
+from typing import TYPE_CHECKING, Callable, Iterable, Protocol, TextIO, cast
 
 from rich.text import Text
 
@@ -30,7 +30,7 @@ from ..language.diagnostics import Diagnostic
 from ..language.source import Source, Span
 from ..render.styles import STYLES
 from ..render.text import Renderer, value_line
-from .help_layout import Heading, Paragraph, Row, language_blocks, lay_out
+from .help_layout import Block, Heading, Paragraph, Row, language_blocks, lay_out, plain
 from .runner import read_source
 from .walking import KeyReader, show_walk
 
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from ..engine.scalar import Scalar
 
 META_COMMANDS = {
-    "help": ("", "this list"),
+    "help": ("[TOPIC]", "this list; one task or form: :help lists, :help plot, :help keys"),
     "vars": ("", "every binding with its value and gradient"),
     "graph": ("NAME", "the graph of a bound name"),
     "draw": ("NAME [FILE]", "its picture: a text tree, or FILE (.svg, .png, .dot)"),
@@ -95,10 +95,12 @@ class ReplCore:
         session: Interpreter | None = None,
         debug: bool = False,
         read_key: KeyReader | None = None,
+        pager: Callable[[str], None] | None = None,
     ):
         self.session = session if session is not None else Interpreter()
         self.session.keep_history()  # `explain` of a pass typed lines before it
         self.read_key = read_key
+        self.pager = pager  # shows a long text a screen at a time (a terminal's); None: printed
         self.out = out
         self.errors = errors if errors is not None else out
         self.debug = debug
@@ -202,7 +204,7 @@ class ReplCore:
         if command == "quit":
             return False
         if command == "help":
-            self.help()
+            self.help(argument)
         elif command == "vars":
             self.show_vars()
         elif command == "graph":
@@ -218,11 +220,36 @@ class ReplCore:
             self.message("the session is reset: no names are bound")
         return True
 
-    def help(self) -> None:
+    def help(self, topic: str = "") -> None:
         """The language by task (its forms, then every built-in of the registry under its
-        task), the commands, the error kinds and the keys, at the console's width."""
+        task), the commands, the error kinds and the keys, at the console's width; with a
+        topic, its part of that page (help_topics.py). The whole page goes through ``pager``
+        when there is one (a terminal) and the page is taller than the console."""
+        from .help_topics import closest_topic, topic_blocks, topic_words
+
+        blocks = self.help_blocks()
+        if topic:
+            chosen = topic_blocks(topic, blocks)
+            if not chosen:
+                meant = closest_topic(topic, blocks)
+                self.complain(
+                    f"no help topic `{shorten(topic, 30)}`",
+                    (f"the topics: {', '.join(topic_words(blocks))}, or a form or built-in's name (`:help plot`)",)
+                    + ((f"did you mean `:help {meant}`?",) if meant else ()),
+                )
+                return
+            blocks = chosen
+        lines = lay_out(blocks, self.out.console.width)
+        if not topic and self.pager is not None and len(lines) > self.out.console.height - 2:
+            self.pager(plain(lines))
+            return
+        roles = {"heading": STYLES["label"], "form": STYLES["header"], "text": ""}
+        for line in lines:
+            self.out.line(Text.assemble(*((text, roles[role]) for text, role in line)))
+
+    def help_blocks(self) -> list[Block]:
         commands = [Row(f":{name} {parameter}".rstrip(), about) for name, (parameter, about) in META_COMMANDS.items()]
-        blocks = [
+        return [
             *language_blocks(help_rows()),
             Heading("commands"), *commands,
             Heading("error kinds"),
@@ -230,9 +257,6 @@ class ReplCore:
             Heading("keys"), *KEYS,
             Heading("more"), Paragraph("docs/language.md: the whole language; the README: examples"),
         ]
-        roles = {"heading": STYLES["label"], "form": STYLES["header"], "text": ""}
-        for line in lay_out(blocks, self.out.console.width):
-            self.out.line(Text.assemble(*((text, roles[role]) for text, role in line)))
 
     def set_digits(self, argument: str) -> None:
         """``:digits N``: N decimals from now on; ``:digits``: whole numbers short, others with
