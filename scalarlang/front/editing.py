@@ -33,8 +33,9 @@ PARSE_LIMIT = 4_000
 
 
 class InputCheck:
-    """What the parser makes of the text being edited; the last answer is remembered, so
-    the Enter key and the validator parse a text once."""
+    """What the parser makes of the text being edited (complete, continued while a bracket
+    is open, or a syntax error, which Enter runs too); the last answer is remembered, so a
+    text is parsed once however often Enter asks."""
 
     COMPLETE, INCOMPLETE, ERROR = "complete", "incomplete", "error"
 
