@@ -297,9 +297,11 @@ def test_the_long_help_page_goes_through_a_pager_and_a_topic_does_not(tmp_path):
         assert "error kinds" not in terminal.text  # (a screen at a time: the page's end not yet)
         terminal.child.send("q")
         terminal.line(":help lists")
-        shown = terminal.expect(r"^lists\n(?:  .*\n)+")
-        assert "L[I] · L[I][J]" in shown.group(0) and "sum(L)" in shown.group(0)
-        assert "training" not in shown.group(0)
+        start = terminal.expect(r"^lists$").start()
+        end = terminal.expect(r"^sad> ").start()  # (all of the topic printed: the next prompt)
+        shown = terminal.text[start:end]
+        assert "L[I] · L[I][J]" in shown and "sum(L)" in shown
+        assert "training" not in shown and "values and the graph" not in shown
         terminal.line(":help nonsense")
         terminal.expect(r"error: no help topic `nonsense`")
         assert terminal.leave() == 0
