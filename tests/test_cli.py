@@ -800,3 +800,55 @@ def test_an_interrupted_script_exits_130_without_a_traceback():
     _, error = process.communicate(timeout=60)
     assert process.returncode == 130
     assert error == b"scalarlang: interrupted\n"
+
+
+# ---- --quiet: what still shows, as --help and the README say (issue 45, item 8) ---------------
+
+QUIET_STATEMENTS = {
+    "value lines": "y",
+    "backward": "backward(y)",
+    "descend": "descend w by 0.1",
+    "print": 'print "printed"',
+    "graph": "graph(y)",
+    "gradcheck": "gradcheck(y, x)",
+    "draw": "draw(y)",
+    "explain": "explain(x)",
+    "paths": "paths(y, x)",
+    "walk": "walk(y)",
+    "plot": "plot([1, 2, 3])",
+    "boundary": "boundary(fn_score, [(0, 0, 1), (1, 1, -1)])",
+}
+
+
+def _shown_under_quiet() -> set[str]:
+    """Which statements print something with --quiet, through a pipe; warnings and errors too."""
+    from commands import run_program
+
+    lines = ["let x = var 2", "let y = x * x", "let w = var 1", "backward(y)", "fn fn_score(a, b) = a - b"]
+    for name, statement in QUIET_STATEMENTS.items():
+        lines += [f'print "@@{name}"', statement]
+    lines += ['print "@@end"', "let v = var 1", "descend v by 0.1", "undefined_name"]
+    done = run_program("\n".join(lines) + "\n", "--quiet", width=100)
+    parts = re.split(r"^@@(.*)\n", done.stdout, flags=re.MULTILINE)
+    shown = {name for name, text in zip(parts[1::2], parts[2::2]) if text.strip() and name != "end"}
+    if "warning[no-backward]" in done.stderr:
+        shown.add("warnings")
+    if "error[undefined-name]" in done.stderr:
+        shown.add("errors")
+    return shown
+
+
+def test_quiet_shows_what_help_and_the_readme_say():
+    shown = _shown_under_quiet()
+    assert shown == {"print", "graph", "gradcheck", "draw", "explain", "paths", "walk", "plot", "boundary",
+                     "warnings", "errors"}
+    help_text = " ".join(subprocess.run([str(COMMAND), "--help"], capture_output=True, text=True).stdout.split())
+    said = re.search(r"--quiet run the whole program as a loop body: (.*?) --width", help_text).group(1)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    row = re.search(r"^\| `--quiet` \| (.*) \|$", readme, re.MULTILINE).group(1)
+    for text in (said, row):
+        hidden, still = text.split(";")
+        assert still.strip().endswith("still show"), text
+        assert set(re.findall(r"[a-z]+", still.replace("still show", ""))) - {"and"} == shown, text
+        for name in ("value lines", "backward", "descend"):
+            assert name in hidden and name not in shown

@@ -94,8 +94,8 @@ class ChartPart:
 
 @dataclass(frozen=True, slots=True)
 class WalkPart:
-    """A `walk`: its text as the command prints it (the pass's tables and every step), and in
-    HTML the tables and the player (player.py: the picture, buttons and a slider over the
+    """A `walk`: its text as the command prints it (the forward graph, every step, then the
+    pass's tables), and in HTML the forward graph and the player (player.py: the picture, buttons and a slider over the
     edges)."""
 
     text: str
@@ -251,17 +251,17 @@ class _TextBuffer:
 
 
 def walk_part(walk: WalkShown, width: int = DEFAULT_WIDTH) -> WalkPart:
-    """A walk's text as the command prints it (its pass's tables, the header, every step and
-    the closing line); in HTML its tables, then the player."""
+    """A walk's text as the command prints it (the forward graph, the header, every step, the
+    pass's tables and the closing line); in HTML the forward graph, then the player."""
+    from ..render.tables import forward_tables
     from .player import player_html, walk_text
 
     text = walk_text(walk, width)
-    header, steps, end = text
     buffer = _TextBuffer(width)
-    buffer.plain.backward(walk.backward)
-    buffer.coloured.backward(walk.backward)
-    for lines in (header, *steps, end):
-        buffer.plain.lines(lines)
+    buffer.plain.outcome(walk)  # as a script prints it
+    # Above the player, the forward graph only: the player fills in the adjoints edge by edge.
+    for part in forward_tables(walk.backward, width, buffer.coloured.row_limit):
+        buffer.coloured.lines(part)
     return WalkPart(buffer.plain_file.getvalue(), buffer.html() + player_html(walk, text))
 
 

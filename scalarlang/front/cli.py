@@ -108,8 +108,9 @@ def build_parser():
     parser.add_argument("--json", action="store_true", help="write one JSON object per event instead of text")
     parser.add_argument(
         "--quiet", action="store_true",
-        help="run the whole program as a loop body: show only print, graph, gradcheck, draw, "
-        "explain, paths, walk and errors",
+        help="run the whole program as a loop body: no value lines, backward tables or descend "
+        "echoes; print, graph, gradcheck, draw, explain, paths, walk, plot, boundary, warnings "
+        "and errors still show",
     )
     parser.add_argument(
         "--width", type=_positive_int, default=None, metavar="N",

@@ -219,15 +219,18 @@ class Renderer:
             self.lines(part)
 
     def drawn(self, drawn: Drawn) -> None:
-        """A picture written to a file is named; one without a file is printed as DOT text:
-        code to copy into Graphviz (`dot -Tsvg`), so never wrapped; its lines are short, and
-        fit the usual widths."""
+        """A picture written to a file is named; one without a file is drawn as text, a tree
+        from the output down (graph_tree.py), the same on a terminal and through a pipe; DOT
+        only goes to a `.dot` file."""
+        from .graph_tree import graph_tree_lines
+
         picture = drawn.picture
         counted = node_and_edge_counts(len(picture.nodes), len(picture.edges))
         if drawn.path is not None:
             self.line(Text.assemble("drew ", (drawn.label, STYLES["label"]), f" to {drawn.path} ({counted})"))
             return
-        self.console.print(Text(drawn.dot.rstrip("\n")), soft_wrap=True)
+        self.lines(graph_tree_lines(picture, self.console.width))
+        self.line(Text(f"{counted}; draw({drawn.label}, \"graph.svg\") writes the picture", STYLES["dim"]))
 
     def charted(self, charted: Charted) -> None:
         """A chart written to a file is named; one without a file is drawn, exactly as wide as
