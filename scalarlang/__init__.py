@@ -132,5 +132,25 @@ if _typing.TYPE_CHECKING:  # what type checkers and IDEs see
     )
     from .engine.numbers import format_exponent, format_number
     from .engine.records import BackwardEdge, BackwardNode, BackwardPass
+    from .engine.tensor import Tensor
+    from .engine.tensor_errors import (
+        TENSOR_ERRORS,
+        AxisOutOfRange,
+        BadShape,
+        IndexOutOfRange,
+        InvalidShape,
+        NonFiniteAccumulatedTensorGradient,
+        NonFiniteTensorAdjoint,
+        NonFiniteTensorDerivative,
+        NonFiniteTensorLeaf,
+        NonFiniteTensorResult,
+        NonWholeIndex,
+        ReshapeMismatch,
+        ShapeMismatch,
+        TensorError,
+    )
+    from .engine.tensor_gradcheck import TensorGradientCheck, graph_gradient_check, tensor_gradient_check
+    from .engine.tensor_operations import TensorOperation
+    from .engine.tensor_passes import TensorBackwardPass
     from .front.api import Result, Session, run
     from .front.notebook import kernel_session, load_ipython_extension, unload_ipython_extension

@@ -33,8 +33,8 @@ def local_derivatives(node: Scalar) -> list[float]:
     return [edge.local_derivative for edge in node.parents]
 
 
-# Every node is allocated by a module's `_new` (object.__new__): leaves and `_unary`,
-# `_binary`, `_nary` in node.py, the inline operators in scalar.py, tanh in functions.py.
+# Every node is allocated by a module's `_new` (object.__new__): leaves and `unary_node`,
+# `binary_node`, `nary_node` in node.py, the inline operators in scalar.py, tanh in functions.py.
 NODE_MAKERS = (node_module, scalar_module, functions_module)
 
 

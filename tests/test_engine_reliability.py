@@ -220,7 +220,7 @@ def counted(dying):
     outermost += depth == 1
     frees += 1
     try:
-        node._free_operands_first(dying)
+        node.free_operands_first(dying)
     finally:
         depth -= 1
 setattr(node.Node, "__del__", counted)

@@ -75,6 +75,22 @@ def test_counts_are_whole_in_both_styles():
         assert format_count(100.0) == "100"
 
 
+@pytest.mark.parametrize("style", [[], ["--digits", "3"], ["--digits", "17"]])
+def test_a_count_prints_whole_however_large_through_the_command(style):
+    # a loop index past 1e15 printed `1e+15` (issue 40); `{i}`, a list and a value line too
+    program = (
+        "for i in 999999999999999..1000000000000002 { print i, \"{i}\", [i] }\n"
+        "let n = 2 ** 70\nfor k in n..n + 2 ** 18 {\n  print k\n  break\n}\n"
+    )
+    result = subprocess.run([sys.executable, "-m", "scalarlang", *style, "-c", program], capture_output=True, text=True)
+    assert result.stdout.splitlines() == [
+        "999999999999999 999999999999999 [999999999999999]",
+        "1000000000000000 1000000000000000 [1000000000000000]",
+        "1000000000000001 1000000000000001 [1000000000000001]",
+        str(2**70),
+    ], result.stderr
+
+
 def test_digits_out_of_range_is_refused():
     with pytest.raises(ValueError):
         with digits(18):

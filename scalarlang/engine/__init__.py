@@ -1,6 +1,8 @@
-"""The scalar reverse-mode engine: nodes and their operations (node, scalar, arithmetic),
-passes and their records (passes, records), typed errors, the numerical gradient check
-(gradcheck, replay), gradients saved for undo, the number formatter.
+"""The reverse-mode engine: scalar nodes and their operations (node, scalar, arithmetic,
+functions), passes and their records (passes, records), typed errors, the numerical gradient
+check (gradcheck, replay), gradients saved for undo, the number formatter; tensor nodes in the
+same graphs (tensor_node, tensor and the operations by job: tensor_elementwise, tensor_linear,
+tensor_reductions; shapes, kernels, tensor_passes, tensor_errors, tensor_gradcheck).
 
 It imports nothing else of scalarlang; what Jupyter shows of its objects is registered from
 above (reprs). The public names below load on first use (PEP 562), as in the package
@@ -41,6 +43,26 @@ EXPORTS = {
     "scalar_gradient_check": "gradcheck",
     "format_exponent": "numbers",
     "format_number": "numbers",
+    "Tensor": "tensor",
+    "TensorOperation": "tensor_operations",
+    "TensorBackwardPass": "tensor_passes",
+    "TensorGradientCheck": "tensor_gradcheck",
+    "tensor_gradient_check": "tensor_gradcheck",
+    "graph_gradient_check": "tensor_gradcheck",
+    "TENSOR_ERRORS": "tensor_errors",
+    "TensorError": "tensor_errors",
+    "ShapeMismatch": "tensor_errors",
+    "BadShape": "tensor_errors",
+    "InvalidShape": "tensor_errors",
+    "ReshapeMismatch": "tensor_errors",
+    "AxisOutOfRange": "tensor_errors",
+    "IndexOutOfRange": "tensor_errors",
+    "NonWholeIndex": "tensor_errors",
+    "NonFiniteTensorLeaf": "tensor_errors",
+    "NonFiniteTensorResult": "tensor_errors",
+    "NonFiniteTensorDerivative": "tensor_errors",
+    "NonFiniteTensorAdjoint": "tensor_errors",
+    "NonFiniteAccumulatedTensorGradient": "tensor_errors",
 }
 
 __all__ = sorted(EXPORTS)
@@ -87,3 +109,23 @@ if _typing.TYPE_CHECKING:  # what type checkers and IDEs see
     from .numbers import format_exponent, format_number
     from .records import BackwardEdge, BackwardNode, BackwardPass
     from .scalar import Scalar
+    from .tensor import Tensor
+    from .tensor_errors import (
+        TENSOR_ERRORS,
+        AxisOutOfRange,
+        BadShape,
+        IndexOutOfRange,
+        InvalidShape,
+        NonFiniteAccumulatedTensorGradient,
+        NonFiniteTensorAdjoint,
+        NonFiniteTensorDerivative,
+        NonFiniteTensorLeaf,
+        NonFiniteTensorResult,
+        NonWholeIndex,
+        ReshapeMismatch,
+        ShapeMismatch,
+        TensorError,
+    )
+    from .tensor_gradcheck import TensorGradientCheck, graph_gradient_check, tensor_gradient_check
+    from .tensor_operations import TensorOperation
+    from .tensor_passes import TensorBackwardPass

@@ -13,13 +13,20 @@ from __future__ import annotations
 import builtins
 import math
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 from .errors import NonFiniteDerivative, NonFiniteResult
-from .node import Forward, ScalarOperation, _binary, _is_number, _leaf_value, _nary, _new_leaf, _unary
+from .node import Forward, Node, ScalarOperation
+from .node import binary_node as _binary
+from .node import is_number as _is_number
+from .node import leaf_value as _leaf_value
+from .node import nary_node as _nary
+from .node import new_leaf as _new_leaf
+from .node import unary_node as _unary
 
-if TYPE_CHECKING:
-    from .scalar import Scalar
+# What these functions take and give: a node of `Scalar`'s class (scalar.py, which takes
+# them as its methods, so `x.exp()` is a Scalar to a type checker).
+Scalar = TypeVar("Scalar", bound=Node)
 
 _EXP = ScalarOperation.EXP
 _LOG = ScalarOperation.LOG
@@ -43,7 +50,6 @@ _tanh = math.tanh
 _sqrt = math.sqrt
 _fabs = math.fabs
 _largest = builtins.max  # (this module defines max and min of nodes)
-_sum = builtins.sum
 _new = object.__new__
 
 
@@ -198,7 +204,10 @@ def _logsumexp(values: Sequence[float]) -> tuple[float, list[float], float]:
                 return _NAN, [], 0.0
         return top, [], 0.0  # (max skips a nan only after a number, so nan was caught above)
     weights = [_exp(value - top) for value in values]
-    total = _sum(weights)  # left to right, as `total += weight` in a loop
+    # a left fold, never `sum()`: since Python 3.12 that is compensated, other bits than 3.11's
+    total = 0.0
+    for weight in weights:
+        total += weight
     return top + _log(total), weights, total
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .node import _WALK_LOCK, _write_gradients
+from .node import WALK_LOCK, write_gradients
 from .scalar import Scalar
 
 SavedGradients = list[tuple[Scalar, float]]
@@ -20,9 +20,9 @@ def save_gradients(nodes: Iterable[Scalar]) -> SavedGradients:
 
 def restore_gradients(saved: SavedGradients) -> None:
     """Put back what `save_gradients` saw, latest save first, in one step that neither an
-    interrupt nor another thread's pass can split (see ``node._write_gradients``)."""
+    interrupt nor another thread's pass can split (see ``node.write_gradients``)."""
     latest_first = saved[::-1]
     nodes = [node for node, _ in latest_first]
     gradients = [gradient for _, gradient in latest_first]
-    with _WALK_LOCK:
-        _write_gradients(nodes, gradients)
+    with WALK_LOCK:
+        write_gradients(nodes, gradients)

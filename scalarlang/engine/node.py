@@ -3,7 +3,7 @@
 `Scalar` (scalar.py) is this class with the operations that make new nodes; keeping the
 state here leaves that module to the operations and their derivatives. A node changes only
 in its stored gradient and in the marks a topology walk leaves on it; both change under one
-lock, and a write of stored gradients is one step nothing can split (`_write_gradients`).
+lock, and a write of stored gradients is one step nothing can split (`write_gradients`).
 """
 
 from __future__ import annotations
@@ -16,13 +16,11 @@ from collections.abc import Sequence
 from enum import StrEnum
 from itertools import repeat
 from numbers import Real
-from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Self, SupportsFloat, cast
+from typing import Any, Callable, Generic, Iterable, NamedTuple, Self, SupportsFloat, TypeVar, cast
 
 from .errors import NonFiniteLeaf
 from .reprs import SCALAR_SVG, display
-
-if TYPE_CHECKING:
-    from .scalar import Scalar
+from .tensor_operations import TENSOR_OPERATIONS, TensorOperation
 
 
 class ScalarOperation(StrEnum):
@@ -51,9 +49,13 @@ class ScalarOperation(StrEnum):
     MIN_OF = "min_of"
 
 
-# The operations whose nodes take any number of operands (`_nary`): their operands after the
+# The operations whose nodes take any number of operands (`nary_node`): their operands after the
 # first live in the _dright slot (see `Node`), which the walks read only for these.
 NARY_OPERATIONS = frozenset({ScalarOperation.LOGSUMEXP, ScalarOperation.MAX_OF, ScalarOperation.MIN_OF})
+# Nodes of tensor operations (tensor_node.py; scalar nodes of a tensor operand too) keep their
+# operands as n-ary nodes do, with a VJP on each edge in place of a local derivative: the walks
+# read _dright as a tuple for both.
+OPERAND_TUPLE_OPERATIONS: frozenset[ScalarOperation | TensorOperation] = NARY_OPERATIONS | TENSOR_OPERATIONS
 
 
 class Forward(NamedTuple):
@@ -68,10 +70,13 @@ class Forward(NamedTuple):
     takes_exponent: bool = False
 
 
-class ParentEdge(NamedTuple):
+_Parent = TypeVar("_Parent", bound="Node")
+
+
+class ParentEdge(NamedTuple, Generic[_Parent]):
     """One operand slot of a node: the operand and d(node)/d(operand) at forward values."""
 
-    parent: Scalar
+    parent: _Parent
     local_derivative: float
 
 
@@ -118,7 +123,7 @@ def _overflowed(value: SupportsFloat, what: str) -> float:
     return _INF if positive else -_INF
 
 
-def _is_number(value: object) -> bool:
+def is_number(value: object) -> bool:
     """Whether ``value`` is a real number an operation takes as a constant (not bool)."""
     kind = type(value)
     if kind is float or kind is int:
@@ -126,7 +131,7 @@ def _is_number(value: object) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool)
 
 
-def _leaf_value(value: object, operation: ScalarOperation) -> float:
+def leaf_value(value: object, operation: ScalarOperation) -> float:
     """A finite float from a real number, or the typed error; non-numbers are TypeErrors."""
     if type(value) is float:
         number = value
@@ -162,10 +167,10 @@ class Node:
     # and only read when _walk is the current walk's token, so stale values are harmless).
 
     _value: float
-    _operation: ScalarOperation
-    _left: Scalar | None
+    _operation: ScalarOperation | TensorOperation
+    _left: Self | None
     _dleft: float
-    _right: Scalar | None
+    _right: Self | None
     _dright: float
     _gradient: float | None
     _walk: object
@@ -183,12 +188,12 @@ class Node:
     @classmethod
     def variable(cls, value: int | float, label: str | None = None) -> Self:
         """A tracked leaf; its gradient starts at 0.0. ``label`` names it in tables and pictures."""
-        return _new_leaf(cls, _leaf_value(value, _VARIABLE), _VARIABLE, 0.0, _label_text(label))
+        return new_leaf(cls, leaf_value(value, _VARIABLE), _VARIABLE, 0.0, _label_text(label))
 
     @classmethod
     def constant(cls, value: int | float, label: str | None = None) -> Self:
         """An untracked leaf; backpropagation treats it as a constant."""
-        return _new_leaf(cls, _leaf_value(value, _CONSTANT), _CONSTANT, None, _label_text(label))
+        return new_leaf(cls, leaf_value(value, _CONSTANT), _CONSTANT, None, _label_text(label))
 
     # ---- read-only state -------------------------------------------------------------------
 
@@ -197,7 +202,7 @@ class Node:
         return self._value
 
     @property
-    def operation(self) -> ScalarOperation:
+    def operation(self) -> ScalarOperation | TensorOperation:
         return self._operation
 
     @property
@@ -223,18 +228,18 @@ class Node:
         return self._dright if self._operation is _POW else None
 
     @property
-    def parents(self) -> tuple[ParentEdge, ...]:
+    def parents(self) -> tuple[ParentEdge[Self], ...]:
         """The ordered operand edges: one per operand slot, repeats included."""
         if self._left is None:
             return ()
         if self._right is not None:
             return (ParentEdge(self._left, self._dleft), ParentEdge(self._right, self._dright))
-        if self._operation in NARY_OPERATIONS:
+        if self._operation in OPERAND_TUPLE_OPERATIONS:
             rest = cast(tuple, self._dright)
             return (ParentEdge(self._left, self._dleft), *(ParentEdge(*edge) for edge in rest))
         return (ParentEdge(self._left, self._dleft),)
 
-    def is_same_node(self, other: Scalar) -> bool:
+    def is_same_node(self, other: Node) -> bool:
         """Whether both handles are the same graph node (equal values are not enough)."""
         return self is other
 
@@ -256,7 +261,7 @@ class Node:
         return display(SCALAR_SVG, self)
 
 
-def _new_leaf(cls: type[Any], value: float, operation: ScalarOperation, gradient: float | None,
+def new_leaf(cls: type[Any], value: float, operation: ScalarOperation, gradient: float | None,
               tag: object = None) -> Any:
     """A leaf of class ``cls`` (a Scalar): no operand, gradient 0.0 when tracked, else None."""
     node = _new(cls)
@@ -270,7 +275,7 @@ def _new_leaf(cls: type[Any], value: float, operation: ScalarOperation, gradient
     return node
 
 
-def _unary(value: float, operation: ScalarOperation, operand: Any, derivative: float) -> Any:
+def unary_node(value: float, operation: ScalarOperation, operand: Any, derivative: float) -> Any:
     """A one-operand node of ``operand``'s class; the caller has checked value and derivative."""
     node = _new(operand.__class__)
     node._value = value
@@ -284,7 +289,7 @@ def _unary(value: float, operation: ScalarOperation, operand: Any, derivative: f
     return node
 
 
-def _binary(value: float, operation: ScalarOperation, left: Any, dleft: float, right: Any, dright: float) -> Any:
+def binary_node(value: float, operation: ScalarOperation, left: Any, dleft: float, right: Any, dright: float) -> Any:
     """A two-operand node; the caller has checked its value and derivatives."""
     node = _new(left.__class__)
     node._value = value
@@ -299,7 +304,7 @@ def _binary(value: float, operation: ScalarOperation, left: Any, dleft: float, r
     return node
 
 
-def _nary(value: float, operation: ScalarOperation, operands: Sequence[Any], derivatives: Sequence[float]) -> Any:
+def nary_node(value: float, operation: ScalarOperation, operands: Sequence[Any], derivatives: Sequence[float]) -> Any:
     """A node of an operation of `NARY_OPERATIONS` over one or more operands (one edge each,
     in order); the caller has checked its value and derivatives."""
     first = operands[0]
@@ -332,13 +337,13 @@ def _label_text(label: object) -> str | None:
 # one walk at a time, from the walk until the pass has read the indices. A pass also holds it
 # while it reads the stored gradients and commits, so that concurrent passes on one graph add
 # up (no update is lost, as in PyTorch). Under the GIL this costs nothing in throughput.
-_WALK_LOCK = threading.Lock()
+WALK_LOCK = threading.Lock()
 
 _GRADIENT = "_gradient"
 _consume: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend  # runs an iterator to its end in C, keeping nothing
 
 
-def _write_gradients(nodes: Iterable[Node], values: Iterable[float | None]) -> None:
+def write_gradients(nodes: Iterable[Node], values: Iterable[float | None]) -> None:
     """Store ``values`` as the gradients of ``nodes`` in one step nothing can split.
 
     The writes run inside one C call (deque.extend over map(setattr, ...): setting a slot and
@@ -363,7 +368,7 @@ _dying: list[object] = []
 _draining = False
 
 
-def _free_operands_first(node: Node) -> None:
+def free_operands_first(node: Any) -> None:
     global _draining
     left = node._left
     if left is None:  # a leaf holds no node
@@ -374,9 +379,11 @@ def _free_operands_first(node: Node) -> None:
     if right is not None:
         _dying.append(right)
         node._right = None
-    elif node._operation in NARY_OPERATIONS:
+    elif node._operation in OPERAND_TUPLE_OPERATIONS:
         _dying.append(node._dright)  # its other (operand, derivative) pairs
         node._dright = 0.0
+        _dying.append(node._dleft)  # a tensor edge's VJP may hold its operands too
+        node._dleft = 0.0
     del left, right  # (a name would keep an operand alive past its turn below)
     if _draining:
         return  # a free inside the loop below: the loop lets these go
@@ -390,4 +397,4 @@ def _free_operands_first(node: Node) -> None:
 
 FREES_OPERANDS_FIRST = sys.platform in ("emscripten", "wasi")
 if FREES_OPERANDS_FIRST:
-    setattr(Node, "__del__", _free_operands_first)
+    setattr(Node, "__del__", free_operands_first)

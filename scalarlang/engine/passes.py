@@ -2,7 +2,10 @@
 
 A node has at most two operands in its slots (_left, _right), or, for an n-ary operation
 (`NARY_OPERATIONS`), its first one in _left and the rest in a tuple: the walks read that tuple
-only where a node has no _right, so two-operand nodes pay nothing for it.
+only where a node has no _right, so two-operand nodes pay nothing for it. A node of a tensor
+operation (`TENSOR_OPERATIONS`: a tensor node, or a scalar node of tensor operands) keeps its
+operands the same way, with a VJP on each edge; the walk notes one, and the pass of a graph
+holding one is tensor_passes.py's.
 
 `Scalar` takes the public functions here as its methods (`out.backward()`). Walks use
 explicit stacks, so a chain a million nodes deep works. They mark nodes with a per-walk
@@ -12,14 +15,16 @@ per-edge loop, walking again with every check in place only when something was n
 
 Threads and interrupts: a pass holds the walk lock (node.py) from its walk through its
 commit, so passes from several threads on one graph add up; every write of stored gradients
-is one C-level step (`_write_gradients`), so a KeyboardInterrupt or a thread switch never
+is one C-level step (`node.write_gradients`), so a KeyboardInterrupt or a thread switch never
 splits it.
 """
 
 from __future__ import annotations
 
+from functools import reduce as _reduce
 from itertools import repeat
-from typing import TYPE_CHECKING
+from operator import add as _add
+from typing import Any, TypeVar
 
 from .errors import (
     NonFiniteAccumulatedGradient,
@@ -28,11 +33,15 @@ from .errors import (
     NonFiniteSeed,
     UntrackedOutput,
 )
-from .node import _WALK_LOCK, NARY_OPERATIONS, _write_gradients, real_number
+from .node import NARY_OPERATIONS, OPERAND_TUPLE_OPERATIONS, Node, real_number
+from .node import WALK_LOCK as _WALK_LOCK
+from .node import write_gradients as _write_gradients
 from .records import BackwardPass
+from .tensor_operations import TENSOR_OPERATIONS
 
-if TYPE_CHECKING:
-    from .scalar import Scalar
+# What these functions take and give: nodes of `Scalar`'s class (scalar.py, which takes them
+# as its methods, so `out.topology()` is a list of Scalars to a type checker).
+Scalar = TypeVar("Scalar", bound=Node)
 
 
 def topology(output: Scalar) -> list[Scalar]:
@@ -58,7 +67,7 @@ def backward_with_seed(output: Scalar, seed: float) -> BackwardPass:
 
 def zero_grad(output: Scalar) -> None:
     """Set every tracked node reachable from ``output`` to stored gradient 0.0, all at once (see
-    ``_write_gradients``): no pass in another thread commits into the middle of it."""
+    ``node.write_gradients``): no pass in another thread commits into the middle of it."""
     with _WALK_LOCK:
         _zero(_topology(output))
 
@@ -73,11 +82,22 @@ def zero_gradients(nodes: list[Scalar]) -> None:
 
 def _zero(nodes: list[Scalar]) -> None:
     tracked = [node for node in nodes if node._gradient is not None]
-    _write_gradients(tracked, repeat(0.0, len(tracked)))
+    if any(hasattr(kind, "_shape") for kind in set(map(type, tracked))):
+        # tensor nodes among them (their class has a shape): each gets zeros of its size
+        gradients: list[Any] = [node._gradient for node in tracked]
+        zeros: Any = [0.0 if gradient.__class__ is float else [0.0] * len(gradient) for gradient in gradients]
+    else:
+        zeros = repeat(0.0, len(tracked))
+    _write_gradients(tracked, zeros)  # (made first: the writes are one C-level step)
 
 
 def _topology(output: Scalar) -> list[Scalar]:
-    """Iterative post-order DFS from ``output`` visiting operands in slot order.
+    return _walk(output)[0]
+
+
+def _walk(output: Scalar) -> tuple[list[Scalar], bool]:
+    """Iterative post-order DFS from ``output`` visiting operands in slot order, and whether
+    the graph holds a node of a tensor operation (its pass is tensor_passes.py's).
 
     It gives the order of the recursive walk: ``node`` descends into its first unfinished
     operand, saving itself on ``path``; with none left it finishes and the walk climbs back.
@@ -87,13 +107,14 @@ def _topology(output: Scalar) -> list[Scalar]:
     earlier walks (or by a walk that was interrupted) can never be mistaken for this one's.
     """
     walk = object()
-    order: list[Scalar] = []
+    order: list[Any] = []  # (nodes of any class: their operands are typed as `Node`s)
     append = order.append
-    path: list[Scalar] = []
+    path: list[Any] = []
     push = path.append
     pop = path.pop
     finished = 0  # len(order)
-    node = output
+    holds_tensors = False
+    node: Any = output
     while True:
         left = node._left
         if left is not None:
@@ -119,7 +140,9 @@ def _topology(output: Scalar) -> list[Scalar]:
                         push(node)
                         node = right
                         continue
-            elif node._operation in NARY_OPERATIONS:
+            elif node._operation in OPERAND_TUPLE_OPERATIONS:
+                if node._operation in TENSOR_OPERATIONS:
+                    holds_tensors = True
                 unfinished = None
                 for operand, _ in node._dright:  # type: ignore[attr-defined]  # the rest: see Node
                     if operand._walk is not walk:
@@ -140,7 +163,7 @@ def _topology(output: Scalar) -> list[Scalar]:
         append(node)
         finished += 1
         if not path:
-            return order
+            return order, holds_tensors
         node = pop()
 
 
@@ -164,7 +187,12 @@ def _compute_pass(output: Scalar, seed: object, commit: bool) -> BackwardPass:
     # ends) through the commit: the stored gradients read below are still the stored ones
     # when the sums are written.
     with _WALK_LOCK:
-        order = _topology(output)
+        order, holds_tensors = _walk(output)
+        if holds_tensors:
+            # (imported here: a program of scalar nodes only never loads the tensor modules)
+            from .tensor_passes import compute_pass
+
+            return compute_pass(order, seed, commit)
         adjoints, edge_before = _propagate(order, seed)
         count = len(order)
 
@@ -247,7 +275,7 @@ def _propagate(order: list[Scalar], seed: float) -> tuple[list[float], list[floa
             previous = adjoints[parent]
             adjoints[parent] = previous + upstream * node._dright
             add_before(previous)
-    marks = sum(adjoints, discarded)
+    marks = _reduce(_add, adjoints, discarded)  # a left fold: the same on every Python (not `sum()`)
     if marks - marks != 0.0:
         return _propagate_checked(order, seed)
     return adjoints, edge_before

@@ -12,14 +12,13 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator, overload
+from typing import TYPE_CHECKING, Any, Iterator, overload
 
-from .node import _WALK_LOCK, NARY_OPERATIONS, _write_gradients
+from .node import WALK_LOCK, NARY_OPERATIONS, write_gradients
 from .reprs import BACKWARD_PASS_HTML, display
 
 if TYPE_CHECKING:
-    from .node import ScalarOperation
-    from .scalar import Scalar
+    from .node import Node, ScalarOperation
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +61,7 @@ class BackwardPass:
     )
 
     seed: float
-    topology: Sequence[Scalar]
+    topology: Sequence[Any]  # the pass's nodes, Scalars (scalar.py, above this module)
     _adjoints: array[float]
     _accumulated: list[float | None]
     _edge_before: array[float]
@@ -101,9 +100,9 @@ class BackwardPass:
         """Write every tracked node's prospective gradient (all checked finite already).
 
         For callers that commit later than the pass; ``Scalar.backward`` commits itself.
-        All the writes are one step nothing can split (see ``node._write_gradients``)."""
-        with _WALK_LOCK:
-            _write_gradients(self.topology, self._accumulated)  # None for untracked nodes
+        All the writes are one step nothing can split (see ``node.write_gradients``)."""
+        with WALK_LOCK:
+            write_gradients(self.topology, self._accumulated)  # None for untracked nodes
 
     def _node(self, index: int) -> BackwardNode:
         node = self.topology[index]
@@ -131,7 +130,7 @@ class BackwardPass:
             return edges
         topology, position = self.topology, self._position
         child = edges[-3] - 1 if edges else len(topology) - 1
-        with _WALK_LOCK:  # no walk in another thread re-marks a node between its two reads
+        with WALK_LOCK:  # no walk in another thread re-marks a node between its two reads
             while len(edges) <= 3 * index and child >= 0:
                 node = topology[child]
                 if node._left is not None:
@@ -149,7 +148,7 @@ class BackwardPass:
                 child -= 1
         return edges
 
-    def _position(self, node: Scalar) -> int:
+    def _position(self, node: Node) -> int:
         """The node's topology index: the one its walk left on it while no later walk has
         marked it, else from a table of the whole topology, made once."""
         if node._walk is self._walk and self._walk is not None:

@@ -9,9 +9,9 @@ Forward functions never raise: a failure is an IEEE value (inf, nan) for the che
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Sequence, cast
 
-from .scalar import FORWARD, Scalar
+from .scalar import FORWARD, Scalar, ScalarOperation
 
 
 class Replay:
@@ -28,7 +28,7 @@ class Replay:
             if not operands:
                 self._steps.append(node.value)  # leaves, detached nodes included, keep their values
                 continue
-            forward = FORWARD[node.operation]
+            forward = FORWARD[cast(ScalarOperation, node.operation)]  # (a graph of scalar operations)
             self._steps.append((forward.function, forward.operands is None, operands, node.exponent))
 
     def __call__(self, value: float) -> float:

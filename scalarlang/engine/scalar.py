@@ -17,6 +17,7 @@ again.
 from __future__ import annotations
 
 import operator
+from collections.abc import Iterable
 
 from . import functions, passes
 from .arithmetic import divide, power, power_and_derivative
@@ -26,10 +27,10 @@ from .node import (
     Node,
     ParentEdge,
     ScalarOperation,
-    _is_number,
-    _leaf_value,
-    _new_leaf,
-    _unary,
+    is_number,
+    leaf_value,
+    new_leaf,
+    unary_node,
 )
 
 __all__ = ["FORWARD", "LEAVES", "ParentEdge", "Scalar", "ScalarOperation"]
@@ -64,14 +65,14 @@ class Scalar(Node):
     # ---- operations ------------------------------------------------------------------------
     # The operators hold the bodies (they are the hot path); a Python number becomes a
     # constant in the slot where it was written. + - * / and the square (and tanh, in
-    # functions.py) write their node's slots inline: a call of `_binary` costs about 25 ns, a
-    # sixth of an addition (measured with timeit); every other operation uses `_unary`,
-    # `_binary` or `_nary` (node.py). The named methods reject non-numbers with a
+    # functions.py) write their node's slots inline: a call of `binary_node` costs about 25 ns,
+    # a sixth of an addition (measured with timeit); every other operation uses `unary_node`,
+    # `binary_node` or `nary_node` (node.py). The named methods reject non-numbers with a
     # TypeError where an operator returns NotImplemented.
 
     def __add__(self, other: object) -> Scalar:
         if type(other) is not Scalar:
-            if not _is_number(other):
+            if not is_number(other):
                 return NotImplemented
             other = _constant_of(other)
         value = self._value + other._value
@@ -91,7 +92,7 @@ class Scalar(Node):
 
     def __sub__(self, other: object) -> Scalar:
         if type(other) is not Scalar:
-            if not _is_number(other):
+            if not is_number(other):
                 return NotImplemented
             other = _constant_of(other)
         value = self._value - other._value
@@ -111,7 +112,7 @@ class Scalar(Node):
 
     def __mul__(self, other: object) -> Scalar:
         if type(other) is not Scalar:
-            if not _is_number(other):
+            if not is_number(other):
                 return NotImplemented
             other = _constant_of(other)
         left = self._value
@@ -133,7 +134,7 @@ class Scalar(Node):
 
     def __truediv__(self, other: object) -> Scalar:
         if type(other) is not Scalar:
-            if not _is_number(other):
+            if not is_number(other):
                 return NotImplemented
             other = _constant_of(other)
         right = other._value
@@ -160,16 +161,16 @@ class Scalar(Node):
         return node
 
     def __radd__(self, other: object) -> Scalar:
-        return _constant_of(other).__add__(self) if _is_number(other) else NotImplemented
+        return _constant_of(other).__add__(self) if is_number(other) else NotImplemented
 
     def __rsub__(self, other: object) -> Scalar:
-        return _constant_of(other).__sub__(self) if _is_number(other) else NotImplemented
+        return _constant_of(other).__sub__(self) if is_number(other) else NotImplemented
 
     def __rmul__(self, other: object) -> Scalar:
-        return _constant_of(other).__mul__(self) if _is_number(other) else NotImplemented
+        return _constant_of(other).__mul__(self) if is_number(other) else NotImplemented
 
     def __rtruediv__(self, other: object) -> Scalar:
-        return _constant_of(other).__truediv__(self) if _is_number(other) else NotImplemented
+        return _constant_of(other).__truediv__(self) if is_number(other) else NotImplemented
 
     def add(self, other: Scalar | int | float) -> Scalar:
         return self.__add__(_operand(other))
@@ -184,7 +185,7 @@ class Scalar(Node):
         return self.__truediv__(_operand(other))
 
     def neg(self) -> Scalar:
-        return _unary(-self._value, _NEG, self, -1.0)  # negating a finite float is finite
+        return unary_node(-self._value, _NEG, self, -1.0)  # negating a finite float is finite
 
     __neg__ = neg
 
@@ -210,11 +211,11 @@ class Scalar(Node):
             return node
         if kind is Scalar:
             raise TypeError(_TRACKED_EXPONENT)
-        if modulo is not None or (kind is not int and kind is not float and not _is_number(exponent)):
+        if modulo is not None or (kind is not int and kind is not float and not is_number(exponent)):
             return NotImplemented
-        number = _leaf_value(exponent, _CONSTANT)  # NonFiniteLeaf for an inf or nan exponent
+        number = leaf_value(exponent, _CONSTANT)  # NonFiniteLeaf for an inf or nan exponent
         value, derivative = power_and_derivative(self._value, number)
-        node = _unary(value, _POW, self, derivative)
+        node = unary_node(value, _POW, self, derivative)
         node._dright = number  # the exponent: see Node's slots
         return node
 
@@ -228,7 +229,7 @@ class Scalar(Node):
         """``self ** exponent`` for a number exponent (a parameter of the node, not an operand)."""
         if type(exponent) is Scalar:
             raise TypeError(_TRACKED_EXPONENT)
-        if not _is_number(exponent):
+        if not is_number(exponent):
             raise TypeError(f"an exponent must be a real number, not {type(exponent).__name__}")
         return self.__pow__(exponent)
 
@@ -243,13 +244,22 @@ class Scalar(Node):
     __abs__ = functions.abs
     max = functions.max
     min = functions.min
-    logsumexp = classmethod(functions.logsumexp)
-    max_of = classmethod(functions.max_of)
-    min_of = classmethod(functions.min_of)
+
+    @classmethod
+    def logsumexp(cls, operands: Iterable[Scalar | int | float]) -> Scalar:
+        return functions.logsumexp(cls, operands)
+
+    @classmethod
+    def max_of(cls, operands: Iterable[Scalar | int | float]) -> Scalar:
+        return functions.max_of(cls, operands)
+
+    @classmethod
+    def min_of(cls, operands: Iterable[Scalar | int | float]) -> Scalar:
+        return functions.min_of(cls, operands)
 
     def detach(self) -> Scalar:
         """A new untracked leaf with this node's value and no edge back to it."""
-        return _new_leaf(Scalar, self._value, _DETACHED, None)
+        return new_leaf(Scalar, self._value, _DETACHED, None)
 
     # ---- graph walks and passes (passes.py) ------------------------------------------------
 
@@ -261,13 +271,13 @@ class Scalar(Node):
 
 
 def _constant_of(value: object) -> Scalar:
-    return _new_leaf(Scalar, _leaf_value(value, _CONSTANT), _CONSTANT, None)
+    return new_leaf(Scalar, leaf_value(value, _CONSTANT), _CONSTANT, None)
 
 
 def _operand(value: object) -> Scalar:
     if type(value) is Scalar:
         return value
-    if _is_number(value):
+    if is_number(value):
         return _constant_of(value)
     raise TypeError(f"a scalar operand must be a Scalar or a real number, not {type(value).__name__}")
 

@@ -175,6 +175,7 @@ class ScriptOutput:
         self.json_lines = json_lines
         self.debug = debug
         self.file: str | None = None  # the name of the source running, for JSON events
+        self.line_open = False  # a JSON line started and not ended
         # --draw DIR: one drawer for the whole command, so passes are numbered across files.
         self.pass_drawer: Callable[..., object] | None = None
         if draw_dir is not None:
@@ -210,9 +211,22 @@ class ScriptOutput:
         session.lives_to_exit = self.own_process
         session.text_width = self.text_width
         # Scripts show no bindings, as text or JSON: the session need not build them.
-        for outcome in session.run(item, quiet=self.quiet, echo=False):
-            self.show(outcome)
-            status = max(status, exit_status(outcome))
+        try:
+            for outcome in session.run(item, quiet=self.quiet, echo=False):
+                self.show(outcome)
+                status = max(status, exit_status(outcome))
+        except MemoryError:  # while an outcome was written (the session reports its own)
+            memory_ran_out = True
+        else:
+            memory_ran_out = False
+        if memory_ran_out:
+            # Its graph freed, and the reserve given back: room to say so.
+            from ..interpreter.memory import out_of_memory, release_reserve
+
+            release_reserve()
+            del session
+            self.show(Failed(out_of_memory(item, None, "the output was written")))
+            return max(status, EXIT_RUNTIME)
         if self.own_process:
             _left_for_exit.append(session)
         return status
@@ -227,8 +241,12 @@ class ScriptOutput:
         if self.json_lines:
             from ..render.events import event_pieces
 
+            if self.line_open:  # (an event cut short when the memory ran out: it ends here)
+                self.out.write("\n")
             for piece in event_pieces(outcome, self.file):
+                self.line_open = True
                 self.out.write(piece)
+                self.line_open = not piece.endswith("\n")
         elif isinstance(outcome, (Failed, Warned)):
             self.out.flush()  # keep diagnostics after the output that came before them
             self.errors.outcome(outcome)

@@ -30,18 +30,27 @@ if TYPE_CHECKING:
 Evaluate = Callable[["tuple | None"], Any]
 
 # At most this many iterations of comprehensions in all while one statement runs (nested
-# ones multiply): the driver refills the budget before each statement.
+# ones multiply), and as many calls of functions defined with `fn` (a function calling another
+# twice, thirty levels deep, would make 2^30 calls from thirty lines): the driver refills the
+# budget before each statement.
 MAX_ITEMS = 1_000_000
+MAX_CALLS = 1_000_000
 
 
 class Budget:
-    """The iterations of comprehensions a statement has left (the driver refills it before
-    each statement): a bound on their time and on the nodes they make, whatever their nesting."""
+    """The iterations of comprehensions and the calls of `fn` functions a statement has left
+    (the driver refills both before each statement): a bound on their time and on the nodes
+    they make, whatever their nesting."""
 
-    __slots__ = ("left",)
+    __slots__ = ("left", "calls")
 
     def __init__(self) -> None:
         self.left = MAX_ITEMS
+        self.calls = MAX_CALLS
+
+    def refill(self) -> None:
+        self.left = MAX_ITEMS
+        self.calls = MAX_CALLS
 
 
 class Function:

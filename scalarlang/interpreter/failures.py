@@ -13,7 +13,7 @@ from ..engine.gradcheck import (
     NonFiniteGradcheckInput,
     NonFiniteGradcheckValue,
 )
-from ..engine.numbers import format_count, format_number
+from ..engine.numbers import format_number, format_whole
 from ..engine.scalar import ScalarOperation
 from ..language.diagnostics import Diagnostic, LanguageError
 from ..language.source import Source, Span
@@ -117,7 +117,7 @@ def index_out_of_range(
     return failure(
         source,
         "index-out-of-range",
-        f"index {format_count(value)} is out of range for `{target_text}`, {what}",
+        f"index {format_whole(value)} is out of range for `{target_text}`, {what}",
         span,
         {"index": value, "length": length},
         (f"help: the indices of {what} are 0 to {length - 1} (or -{length} to -1)",) if length else (),

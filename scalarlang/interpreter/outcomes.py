@@ -254,7 +254,7 @@ class Failed:
 
 @dataclass(frozen=True, slots=True)
 class Drawn:
-    """``draw(EXPR)``: a picture to show (a notebook draws it, a terminal prints its DOT text);
+    """``draw(EXPR)``: a picture to show (a notebook draws it, a terminal prints it as a tree);
     ``draw(EXPR, "FILE")``: the picture was written to ``path``."""
 
     span: Span

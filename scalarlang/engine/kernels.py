@@ -1,0 +1,146 @@
+"""The loops of tensor operations, on flat row-major lists of floats, in pure Python.
+
+Every sum is a left fold in index order (`fold`: functools.reduce of operator.add, the first
+element first), never `sum()` of floats (its algorithm changed in Python 3.12), `math.fsum` or
+`math.sumprod`: the same bits on every platform and in Pyodide, and the bits of the same
+computation written with scalar nodes and the same folds. The hot loops run in C-level
+built-ins that keep that order: `map` of `operator.mul`, slices with a step (a column, a fiber
+along an axis), `reduce`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import reduce
+from operator import add, mul
+from typing import TypeVar
+
+Item = TypeVar("Item")
+
+
+def fold(values: Sequence[float]) -> float:
+    """``values[0] + values[1] + ...``, left to right (at least one value)."""
+    return reduce(add, values)
+
+
+def dot(left: Sequence[float], right: Sequence[float]) -> float:
+    """``left[0]*right[0] + left[1]*right[1] + ...``, a left fold of the products."""
+    return reduce(add, map(mul, left, right))
+
+
+def expand(values: list[float], positions: Sequence[int] | None) -> list[float]:
+    """The elements at ``positions`` (a broadcast, a permutation); None: ``values`` itself."""
+    if positions is None:
+        return values
+    return list(map(values.__getitem__, positions))
+
+
+def sum_into(contributions: Sequence[float], positions: Sequence[int] | None, count: int) -> list[float]:
+    """The reverse of `expand`: each of ``count`` elements the sum of the contributions at the
+    positions naming it, added in the order of the positions (a left fold from 0.0)."""
+    if positions is None:
+        return list(contributions)
+    totals = [0.0] * count
+    for position, contribution in zip(positions, contributions):
+        totals[position] += contribution
+    return totals
+
+
+# ---- matrix products -------------------------------------------------------------------------
+# A is [n, k], B is [k, m]; each entry of a product is `dot` of a row and a column, in order.
+
+
+def matmul(a: list[float], n: int, k: int, b: list[float], m: int) -> list[float]:
+    """A @ B, [n, m]: B's columns taken once (slices with a step), then each row of A."""
+    columns = [b[j::m] for j in range(m)]
+    out: list[float] = []
+    extend = out.extend
+    for start in range(0, n * k, k):
+        row = a[start:start + k]
+        extend([reduce(add, map(mul, row, column)) for column in columns])
+    return out
+
+
+def matmul_transposed_right(g: list[float], n: int, m: int, b: list[float], k: int) -> list[float]:
+    """G @ Bᵀ for G [n, m] and B [k, m]: [n, k] (B's rows are Bᵀ's columns)."""
+    rows_of_b = [b[start:start + m] for start in range(0, k * m, m)]
+    out: list[float] = []
+    extend = out.extend
+    for start in range(0, n * m, m):
+        row = g[start:start + m]
+        extend([reduce(add, map(mul, row, other)) for other in rows_of_b])
+    return out
+
+
+def matmul_transposed_left(a: list[float], n: int, k: int, g: list[float], m: int) -> list[float]:
+    """Aᵀ @ G for A [n, k] and G [n, m]: [k, m] (A's columns are Aᵀ's rows)."""
+    columns_of_g = [g[j::m] for j in range(m)]
+    out: list[float] = []
+    extend = out.extend
+    for p in range(k):
+        column = a[p::k]
+        extend([reduce(add, map(mul, column, other)) for other in columns_of_g])
+    return out
+
+
+def outer(left: Sequence[float], right: Sequence[float]) -> list[float]:
+    """[len(left), len(right)]: each left element times each right element."""
+    out: list[float] = []
+    extend = out.extend
+    for value in left:
+        extend([value * other for other in right])
+    return out
+
+
+# ---- along an axis ---------------------------------------------------------------------------
+# A tensor seen as [outer, length, inner]: fiber (o, i) holds the `length` elements along the
+# axis, in order; fibers are listed o first, then i (the row-major order of the result).
+
+
+def fibers(values: list[float], outer: int, length: int, inner: int) -> list[list[float]]:
+    span = length * inner
+    return [values[base + i: base + span: inner] for base in range(0, outer * span, span) for i in range(inner)]
+
+
+def from_fibers(pieces: Sequence[Sequence[float]], outer: int, length: int, inner: int) -> list[float]:
+    """The flat list whose `fibers` are ``pieces``."""
+    if inner == 1:
+        return [value for piece in pieces for value in piece]
+    span = length * inner
+    out = [0.0] * (outer * span)
+    at = 0
+    for base in range(0, outer * span, span):
+        for i in range(inner):
+            out[base + i: base + span: inner] = pieces[at]
+            at += 1
+    return out
+
+
+def along(values: list[float], outer: int, length: int, inner: int,
+          function: Callable[[list[float]], Item]) -> list[Item]:
+    """``function`` of each fiber along the axis, in the result's row-major order."""
+    return list(map(function, fibers(values, outer, length, inner)))
+
+
+# ---- rows ------------------------------------------------------------------------------------
+
+
+def gather_rows(values: list[float], width: int, rows: Sequence[int]) -> list[float]:
+    """The rows (of ``width`` elements) named by ``rows``, one after another."""
+    out: list[float] = []
+    extend = out.extend
+    for row in rows:
+        extend(values[row * width:(row + 1) * width])
+    return out
+
+
+def scatter_rows(contributions: list[float], width: int, rows: Sequence[int], count: int) -> list[float]:
+    """The reverse of `gather_rows`: ``count`` rows of zeros, each named row added its
+    contribution in the order of ``rows`` (a repeated row adds each of its contributions)."""
+    totals = [0.0] * (count * width)
+    at = 0
+    for row in rows:
+        start = row * width
+        totals[start:start + width] = map(add, totals[start:start + width], contributions[at:at + width])
+        at += width
+    return totals

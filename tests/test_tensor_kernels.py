@@ -1,0 +1,49 @@
+"""The kernels' one summation order: every reduction a left fold in index order, in plain
+Python floats, with no numpy and no sum() of floats in the engine's tensor modules."""
+
+from __future__ import annotations
+
+import ast
+import random
+from pathlib import Path
+
+from scalarlang import Tensor
+
+ENGINE = Path(__file__).resolve().parent.parent / "scalarlang" / "engine"
+TENSOR_MODULES = ["kernels.py", "shapes.py", *sorted(path.name for path in ENGINE.glob("tensor*.py"))]
+
+
+def left_fold(values):
+    total = values[0]
+    for value in values[1:]:
+        total = total + value
+    return total
+
+
+def test_sums_are_left_folds_where_other_orders_give_other_numbers():
+    values = [1e16, 1.0, -1e16, 1.0]  # fsum and a compensated sum() give 2.0
+    assert Tensor.constant(values).sum().value == 1.0 == left_fold(values)
+    rows = Tensor.constant([values, values[::-1]])
+    assert rows.sum(1).values == (1.0, left_fold(values[::-1]))
+    assert rows.transpose().sum(0).values == rows.sum(1).values
+    assert (Tensor.constant([values]) @ Tensor.constant([[1.0]] * 4)).values == (1.0,)
+
+
+def test_a_matrix_product_is_each_entry_folded_in_order():
+    generator = random.Random(5)
+    a = [[generator.uniform(-1e3, 1e3) for _ in range(7)] for _ in range(3)]
+    b = [[generator.uniform(-1e-3, 1e3) for _ in range(4)] for _ in range(7)]
+    product = (Tensor.constant(a) @ Tensor.constant(b)).tolist()
+    assert product == [[left_fold([a[i][p] * b[p][j] for p in range(7)]) for j in range(4)] for i in range(3)]
+
+
+def test_the_tensor_modules_use_no_numpy_and_no_float_sum():
+    for name in TENSOR_MODULES:
+        tree = ast.parse((ENGINE / name).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                modules = [alias.name for alias in node.names] + [getattr(node, "module", None) or ""]
+                assert not any(module.startswith("numpy") for module in modules), name
+            if isinstance(node, ast.Call):
+                called = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+                assert called not in ("sum", "fsum", "sumprod"), (name, node.lineno)
