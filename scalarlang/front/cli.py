@@ -274,7 +274,7 @@ def _interrupted(out: GuardedStream, err: GuardedStream) -> int:
 
 def _out_of_memory(out: GuardedStream, err: GuardedStream) -> int:
     """One line on standard error, in the memory the reserve gave back."""
-    from ..interpreter.memory import release_reserve
+    from ..interpreter.failures import release_reserve
 
     release_reserve()
     _set_sigint(signal.SIG_IGN)

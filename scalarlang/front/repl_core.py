@@ -379,7 +379,7 @@ class ReplCore:
     def out_of_memory(self, while_: str) -> None:
         """The memory ran out outside a statement (the session reports a statement's): the
         typed error, in the memory the reserve gives back; the session goes on."""
-        from ..interpreter.memory import out_of_memory, release_reserve
+        from ..interpreter.failures import out_of_memory, release_reserve
 
         release_reserve()
         self.errors.outcome(Failed(out_of_memory(None, None, while_)))

@@ -24,7 +24,7 @@ from ..language.parser import parse_program
 from ..language.source import Source, Span
 from .control import MAX_ITERATIONS, MAX_STATEMENTS, Run
 from .context import Budget, Builtins, Function
-from .memory import keep_reserve, out_of_memory, release_reserve
+from .failures import keep_reserve, out_of_memory, release_reserve
 from .outcomes import Failed, GraphNode, GraphShown, NodeState, Outcome
 from .library.registry import LIBRARY, STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
 from .state import History, Journal, SessionState

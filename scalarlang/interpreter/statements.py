@@ -22,8 +22,7 @@ from .expressions import MAX_CALL_DEPTH, Compiler
 from .failures import raising
 from .outcomes import Bound, Defined, ListShown, NodeState, Printed, TextShown, ValueShown, Warned
 from .library.registry import call_problem
-from .list_walks import Places, name_items, rebuilt
-from .written import check_written
+from .list_walks import Places, check_written, name_items, rebuilt
 from .values import (
     ListValue,
     Named,
