@@ -143,6 +143,25 @@ def test_a_text_script_loads_no_prompt_toolkit():
     assert not {"prompt_toolkit", "shtab"} & modules
 
 
+def test_a_script_that_shows_nothing_loads_neither_rich_nor_help_nor_pictures():
+    """Issue 41: start-up within 60 ms of Python's own. What a run does not show is not loaded:
+    the consoles (rich) wait for the first outcome, --help's texts for --help."""
+    modules = _imported("from scalarlang.front import cli\nassert cli.main(['-c', 'let x = var 2']) == 0")
+    assert "scalarlang.interpreter.core" in modules
+    unused = {"rich", "scalarlang.render.text", "scalarlang.front.help_layout", "scalarlang.pictures",
+              "scalarlang.pictures.charts", "IPython", "prompt_toolkit"}
+    assert not unused & modules
+
+
+def test_a_script_loads_rich_when_it_first_shows_something(capsys):
+    program = "let x = var 2\nprint x"
+    code = f"from scalarlang.front import cli\nassert cli.main(['-c', {program!r}]) == 0"
+    assert "rich" in _imported(code)
+    assert cli.main(["-c", "let x = var 2\nlet y = nope\nprint x"]) == 1
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err.splitlines()[0]) == ("", "error[undefined-name]: `nope` is not defined")
+
+
 @needs_command
 def test_python_dash_m_is_the_command():
     result = subprocess.run([sys.executable, "-m", "scalarlang", "-c", "print 1"], capture_output=True, timeout=60)
