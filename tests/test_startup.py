@@ -82,8 +82,9 @@ class FakeTerminal(io.StringIO):
 
 @pytest.mark.parametrize(
     "environ, coloured",
-    [({}, True), ({"NO_COLOR": "1"}, False), ({"NO_COLOR": ""}, True), ({"TERM": "dumb"}, False),
-     ({"NO_COLOR": "1", "FORCE_COLOR": "1"}, True), ({"TERM": "dumb", "FORCE_COLOR": "3"}, True)],
+    [({}, True), ({"NO_COLOR": "1"}, False), ({"NO_COLOR": "true"}, False), ({"NO_COLOR": "yes"}, False),
+     ({"NO_COLOR": ""}, True), ({"TERM": "dumb"}, False), ({"NO_COLOR": "1", "FORCE_COLOR": "1"}, True),
+     ({"TERM": "dumb", "FORCE_COLOR": "3"}, True), ({"NO_COLOR": "1", "TERM": "dumb", "FORCE_COLOR": "1"}, True)],
 )
 def test_on_a_terminal_the_colour_follows_the_environment(environ, coloured):
     console = make_console(FakeTerminal(), width=80, color="auto", environ=environ)
