@@ -90,6 +90,16 @@ def new_parser(**settings):
     import argparse
 
     class Parser(argparse.ArgumentParser):
+        # A function giving the description and the epilog: laid out when help is shown,
+        # not each time the command starts.
+        texts = None
+
+        def format_help(self) -> str:
+            if self.texts is not None:
+                self.description, self.epilog = self.texts()
+                self.texts = None
+            return super().format_help()
+
         def _print_message(self, message, file=None):
             if message:
                 GuardedStream(file or sys.stderr).write(message)
@@ -98,10 +108,10 @@ def new_parser(**settings):
 
 
 def build_parser():
-    description, epilog = help_texts(help_width())
     # The options are listed under the usage: spelled out in it, they could not wrap within a
     # narrow terminal (argparse keeps `[--color {auto,always,never}]` whole).
-    parser = new_parser(prog="scalarlang", usage="%(prog)s [options] [FILE ...]", description=description, epilog=epilog)
+    parser = new_parser(prog="scalarlang", usage="%(prog)s [options] [FILE ...]")
+    parser.texts = lambda: help_texts(help_width())
     parser.add_argument("files", nargs="*", metavar="FILE", help="a .sad program to run ('-' reads standard input)")
     parser.add_argument("-c", dest="program", metavar="PROGRAM", help="run PROGRAM text")
     parser.add_argument("--demo", action="store_true", help="print the seed chapter's demo output")
