@@ -85,10 +85,10 @@ def help_width() -> int:
 
 
 def build_parser():
-    description, epilog = help_texts(help_width())
     # The options are listed under the usage: spelled out in it, they could not wrap within a
     # narrow terminal (argparse keeps `[--color {auto,always,never}]` whole).
-    parser = new_parser(prog="scalarlang", usage="%(prog)s [options] [FILE ...]", description=description, epilog=epilog)
+    parser = new_parser(prog="scalarlang", usage="%(prog)s [options] [FILE ...]")
+    parser.texts = lambda: help_texts(help_width())
     parser.add_argument("files", nargs="*", metavar="FILE", help="a .sad program to run ('-' reads standard input)")
     parser.add_argument("-c", dest="program", metavar="PROGRAM", help="run PROGRAM text")
     parser.add_argument("--demo", action="store_true", help="print the seed chapter's demo output")

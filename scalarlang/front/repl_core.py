@@ -445,7 +445,7 @@ def _with_repl_hint(failed: Failed, text: str) -> Failed:
     hint = _REPL_WORDS.get(word)
     if hint is None or diagnostic.kind != "undefined-name" or diagnostic.fields.get("name") != word:
         return failed
-    return replace(failed, diagnostic=replace(diagnostic, notes=(hint,)))
+    return Failed(replace(diagnostic, notes=(hint,)), failed.traceback, failed.static)
 
 
 def command_named(word: str) -> str | None:
