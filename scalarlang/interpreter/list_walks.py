@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 
 from ..engine.scalar import Scalar
 from ..language.diagnostics import LanguageError
+from ..language.plain_data import PlainData
 from ..language.source import Span
 from .values import LABEL_LIMIT, MAX_LIST, MAX_TEXT, ListValue, Named, TextValue, lists_innermost_first, named
 
@@ -140,16 +140,18 @@ def rebuilt(
 # ---- what writing a value costs ------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Size:
+class Size(PlainData):
     """What a value holds, counted as often as it is held: ``items`` (lists included, 0 for a
     value that is not a list), ``lists`` (the lists among them), ``numbers`` (its nodes; 1
     for a node) and ``characters`` (of its texts)."""
 
-    items: int
-    lists: int
-    numbers: int
-    characters: int
+    __slots__ = __match_args__ = ("items", "lists", "numbers", "characters")
+
+    def __init__(self, items: int, lists: int, numbers: int, characters: int):
+        self.items = items
+        self.lists = lists
+        self.numbers = numbers
+        self.characters = characters
 
 
 def size_of(value: object) -> Size:
@@ -224,13 +226,15 @@ _SPEC = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class SpecLength:
+class SpecLength(PlainData):
     """The least a format spec writes of a number (a node's value is finite): ``width``
     characters, and ``digits`` (`.1000f` writes 1000 decimals, `.1000g` may write one)."""
 
-    width: int
-    digits: int
+    __slots__ = __match_args__ = ("width", "digits")
+
+    def __init__(self, width: int, digits: int):
+        self.width = width
+        self.digits = digits
 
     def least(self) -> int:
         return max(1, self.width, self.digits)
