@@ -237,7 +237,7 @@ class ScriptOutput:
             memory_ran_out = False
         if memory_ran_out:
             # Its graph freed, and the reserve given back: room to say so.
-            from ..interpreter.memory import out_of_memory, release_reserve
+            from ..interpreter.failures import out_of_memory, release_reserve
 
             release_reserve()
             del session
