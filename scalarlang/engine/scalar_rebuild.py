@@ -24,7 +24,7 @@ from operator import add
 from typing import Any
 
 from .scalar import Scalar
-from .shapes import Shape, axis_of, expansion, fibers, index_in, nested_shape, size, strides
+from .tensor_shapes import Shape, axis_of, expansion, fibers, index_in, nested_shape, size, strides
 from .tensor_node import RemakeableVJP, TensorNode
 from .tensor_operations import TensorOperation as Op
 

@@ -37,7 +37,7 @@ from .gradcheck import GRADCHECK_TOLERANCE, InvalidGradcheckTolerance
 from .node import NARY_OPERATIONS, real_number
 from .scalar import Scalar
 from .scalar_rebuild import NotRebuildable, Rebuilt, rebuild
-from .shapes import Shape, unravel
+from .tensor_shapes import Shape, unravel
 from .tensor_node import TensorNode
 from .tensor_operations import TENSOR_OPERATIONS, TensorOperation
 
