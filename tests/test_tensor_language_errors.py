@@ -60,7 +60,7 @@ ERRORS = [
     ("A[tensor([0.5])]", "non-whole-index", "tensor([0.5])", "index 0.5 is not a whole number", {}),
     ("cross_entropy(A, [0, 3])", "index-out-of-range", "cross_entropy(A, [0, 3])", "index 3", {}),
     ("exp(A * 1000)", "non-finite-tensor-result", "exp(A * 1000)", "exp produced non-finite value", {}),
-    ("tanh(A) + L", "not-a-node", "L", "`L` is a list of 2, not a node", {}),
+    ("tanh(A) + L", "not-a-list", "tanh(A)", "`tanh(A)` is a tensor [2, 3], not a list: `+` of a list", {}),
     ("exp(L[0]) + tanh(x) * v - L", "not-a-node", "L", "`L` is a list of 2", {}),
     ("backward(A @ W)", "not-a-node", "A @ W", "`A @ W` is a tensor [2, 2], not a node", {"found": "tensor", "shape": [2, 2]}),
     ("if v > 1 { print 1 }", "not-a-node", "v", "`v` is a tensor [3], not a node", {}),

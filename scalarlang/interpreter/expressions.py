@@ -23,7 +23,7 @@ once: `fn` reports them where the function is defined.
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..engine.errors import ScalarAutodiffError
 from ..engine.numbers import format_number
@@ -34,13 +34,16 @@ from ..language.diagnostics import LanguageError
 from ..language.hints import name_hint
 from ..language.source import Source, Span
 from . import calls, operations, tensor_operators, texts
-from .context import Budget, Builtins, Function
+from .context import Budget, Function
 from .failures import drawing_failure, engine_failure, failure, not_a_list, not_a_node, not_a_text
 from .operations import arithmetic, fused, literal_value
 from .library.registry import LIBRARY
 from .values import (
     LABEL_LIMIT, MAX_LIST, ListValue, Made, TextValue, formatted_value, occurrences, shorten, suggestion, whole_number,
 )
+
+if TYPE_CHECKING:
+    from .context import Builtins
 
 Evaluate = Callable[[tuple | None], Any]  # a Scalar, a ListValue or a TextValue
 # Deeper expressions run on an explicit stack (Python's recursion limit is 1,000 frames).
@@ -299,12 +302,12 @@ class Compiler:
         key = node.name
         if self.params is not None and key in self.params:
             return itemgetter(self.params[key])
-        get = self.names.get
+        get, kinds = self.names.get, tensor_operators.VALUES
         span = node.span
 
         def name(args):
             value = get(key)
-            if value.__class__ in _VALUES:
+            if value.__class__ in kinds:
                 return value
             raise self.name_failure(key, value, span)
 
@@ -429,11 +432,9 @@ class Compiler:
         """The error for ``left OP right`` when one of them is a list (the left one first)."""
         left_error, right_error = self.node_check(left, needed_by), self.node_check(right, needed_by)
         # (a tensor beside a list: the list is what is wrong; two tensors `%`: the left one)
-        return lambda a, b: left_error(a) if a.__class__ is not Scalar and (a.__class__ is not Tensor or b.__class__ in _NUMBERS) else right_error(b)
+        return lambda a, b: left_error(a) if a.__class__ is not Scalar and (a.__class__ is not Tensor or b.__class__ in tensor_operators.NUMBERS) else right_error(b)
 
 
-_VALUES = frozenset([Scalar, ListValue, TextValue, Tensor])  # (what a name may give as a value)
-_NUMBERS = frozenset([Scalar, Tensor])
 
 
 def _raiser_of(not_nodes: Callable[[Any, Any], LanguageError]) -> Callable[[Any, Any], Any]:

@@ -23,11 +23,14 @@ from ..engine import tensor_linear as linear
 from ..language import tree
 from ..language.diagnostics import LanguageError
 from .failures import engine_failure, failure, not_a_tensor, position_in
-from .values import ListValue, describe
+from .values import ListValue, TextValue, describe
 
 if TYPE_CHECKING:
     from .context import Compiling
 
+# What a name may give as a value; what arithmetic takes.
+VALUES = frozenset([Scalar, ListValue, TextValue, Tensor])
+NUMBERS = frozenset([Scalar, Tensor])
 ELEMENTWISE = {"+": elementwise.add_, "-": elementwise.sub_, "*": elementwise.mul_, "/": elementwise.div_}
 
 
