@@ -168,6 +168,13 @@ def test_the_real_command_trains_a_tensor_model_and_expect_catches_tensor_errors
     ]
 
 
+def test_explain_of_a_node_in_a_kept_pass_through_tensors_is_a_tensor_graph_error():
+    session = scalarlang.Session()  # (it keeps the passes, for `explain` in a later call)
+    assert session.run(SETUP + "explain(b)").error.kind == "tensor-graph"
+    result = session.run("let y = var 3\nbackward(y * y)\nexplain(y)")
+    assert result.ok and "y: stored gradient" in result.text  # a pass of scalar nodes is explained
+
+
 def test_the_python_api_reports_a_tensor_error_and_keeps_the_session():
     session = scalarlang.Session()
     assert session.run("let W = var tensor([1, 2])").ok

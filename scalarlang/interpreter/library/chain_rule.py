@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ...engine.errors import ScalarAutodiffError
 from ...engine.scalar import Scalar
 from ...language import tree
-from .graphs import pass_failure, scalar_graph
+from .graphs import holds_tensors, pass_failure, scalar_graph
 from ..outcomes import EdgeShare, Explained, PathShown, PathsShown
 from ..state import History, KeptPass, Zeroed
 from ..values import label_of
@@ -31,10 +31,15 @@ MAX_PATHS = 1_000
 
 def compile_explain(run: Running, statement: tree.ExprStatement, call: tree.Call):
     target = run.compiler.node_expression(run.compiler.values(call)[0], "`explain`")
-    span = statement.span
+    span, target_span = statement.span, call.args[0].span
 
     def explain(show):
-        run.emit(explained(target(None), run.state.history, span))
+        node = target(None)
+        for event in run.state.history.newest_first() if run.state.history is not None else ():
+            # (a pass through tensor nodes keeps no scalar edges to sum, for now)
+            if isinstance(event, KeptPass) and event.index_of(node) is not None and holds_tensors(event.backward_pass.topology):
+                scalar_graph(run.compiler, event.backward_pass.topology[-1], "`explain`", target_span)
+        run.emit(explained(node, run.state.history, span))
 
     return explain
 
