@@ -177,12 +177,12 @@ class Session:
             return render_outcomes(self._session.run(Source(name, text)), self.width)
 
     @property
-    def names(self) -> dict[str, Scalar | ListValue | TextValue]:
+    def names(self) -> dict[str, Scalar | ListValue | TextValue | Tensor]:
         """Every name bound to a value (a node; a list: a tuple of nodes, texts and lists; a
         text: a `str`; a tensor: a `Tensor`), in binding order."""
         return self._session.values  # type: ignore[return-value]
 
-    def __getitem__(self, name: str) -> Scalar | ListValue | TextValue:
+    def __getitem__(self, name: str) -> Scalar | ListValue | TextValue | Tensor:
         value = self._session.values.get(name) if isinstance(name, str) else None
         if value is None:
             raise KeyError(f"no name {name!r} is bound in this session")
@@ -198,7 +198,8 @@ class Session:
         """The picture of a bound name's (or a node's) graph, labelled with this session's names."""
         node = self[target] if isinstance(target, str) else target
         if not isinstance(node, Scalar):
-            raise TypeError(f"{target!r} is a list: draw one of its nodes")
+            what = "a tensor: draw a node of its graph" if isinstance(node, Tensor) else "a list: draw one of its nodes"
+            raise TypeError(f"{target!r} is {what}")
         with number_digits(self.digits):
             return graph_picture(node, self._session.label_of)
 
