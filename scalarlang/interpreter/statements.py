@@ -30,7 +30,6 @@ from .values import (
     Named,
     TextValue,
     describe,
-    formatted_value,
     distinct_nodes,
     formatted_value,
     is_count,
