@@ -19,6 +19,8 @@ class TensorInForwardMode(ForwardModeError):
 
     kind = "tensor-in-forward-mode"
     field_names = ("node", "operation")
+    node: int
+    operation: str
     template = (
         "forward mode is for scalar graphs: topology node {node} ({operation}) is a tensor "
         "or takes one"
@@ -32,18 +34,24 @@ class ForwardInputNotVariable(ForwardModeError):
 
     kind = "forward-input-not-variable"
     field_names = ("input", "operation")
+    input: int
+    operation: str
     template = "input {input} is {operation}, not a scalar variable: forward mode seeds variables"
 
 
 class DirectionLengthMismatch(ForwardModeError):
     kind = "direction-length-mismatch"
     field_names = ("inputs", "direction")
+    inputs: int
+    direction: int
     template = "a direction of {direction} numbers for {inputs} inputs: give one number per input"
 
 
 class NonFiniteDirection(ForwardModeError):
     kind = "non-finite-direction"
     field_names = ("input", "value")
+    input: int
+    value: float
     template = "direction {value} for input {input} must be finite"
 
 
@@ -53,6 +61,9 @@ class NonFiniteTangent(ForwardModeError):
 
     kind = "non-finite-tangent"
     field_names = ("node", "operation", "tangent")
+    node: int
+    operation: str
+    tangent: float
     template = "topology node {node} ({operation}) got non-finite tangent {tangent}"
 
 
