@@ -29,6 +29,8 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scalarlang.interpreter.library.registry import VALUE_FUNCTIONS, Kind
+
 VALUE_NAMES = ("x", "y", "z", "w", "b", "h", "loss", "acc", "out")
 TABLE_NAMES = ("data", "points", "rows")
 LIST_NAMES = ("ws", "hs", "xs", "grid", "pairs", "params")
@@ -37,12 +39,14 @@ INDEX_NAMES = ("i", "j", "k", "step")
 ROW_NAMES = ("a", "c", "u", "v")
 NUMBERS = ("0", "1", "2", "3", "0.5", "0.25", "0.1", "1.5", "-1", "-0.5", "2.5", "1e-3", ".5")
 RARE_NUMBERS = ("1e308", "1e-320", "1e300", "inf", "nan", "-inf", "700", "0.0", "1e16")
-UNARY = ("exp", "tanh", "log", "sqrt", "relu", "sigmoid", "abs", "detach", "grad", "value", "floor")
+# Every built-in of one node, from the registry: a new one is fuzzed without being named here.
+UNARY = tuple(
+    name for name, entry in VALUE_FUNCTIONS.items() if entry.kinds == (Kind.NODE,) and entry.arity.most == 1
+)
 DRAWS = ("uniform(-1, 1)", "uniform(0, 0.5)", "gauss(0, 1)", "gauss(1, 0.1)")
 SAFE_UNARY = ("tanh", "sigmoid", "relu", "abs", "detach", "value")
 BINARY = ("max", "min")
 VARIADIC = ("sum", "mean")
-COUNTS = ("node_count", "edge_count")
 OPERATORS = ("+", "-", "*", "/", "%", "//")
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 KINDS = (
@@ -930,7 +934,7 @@ class ProgramGenerator:
         if choice < 0.9:
             return rng.choice(DRAWS)
         if choice < 0.95:
-            return f"{rng.choice(UNARY + COUNTS)}({self.simple_atom(scope)})"
+            return f"{rng.choice(UNARY)}({self.simple_atom(scope)})"
         return f"(var {rng.choice(NUMBERS)})"
 
     def list_atom(self, scope: Scope) -> str:

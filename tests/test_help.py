@@ -16,9 +16,9 @@ from commands import COMMAND
 from scalarlang.front import cli
 from scalarlang.front.help_layout import Heading, Paragraph, Row, lay_out, plain, wrap_words
 from scalarlang.front.repl_core import KEYS, META_COMMANDS, ReplCore
-from scalarlang.interpreter import registry
+from scalarlang.interpreter.library import registry
 from scalarlang.interpreter.failures import RUNTIME_KINDS
-from scalarlang.interpreter.registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, arity
+from scalarlang.interpreter.library.registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, arity
 from scalarlang.language.lexicon import KEYWORDS
 from scalarlang.language.overview import EXAMPLES, FORMS, PICTURES, TASKS
 from scalarlang.render.text import Renderer, make_console

@@ -68,19 +68,17 @@ def run_json(program: str, name: str = "every.sad") -> list[dict]:
 
 
 def test_the_doc_lists_every_event_type():
-    assert set(EVENTS) == {
-        "start", "value", "list", "print", "backward", "graph", "draw", "gradcheck", "explain", "paths", "step",
-        "expected", "warning", "plot", "error", "text",
-    }
+    """docs/json.md's table of events is the events the renderer writes: those of the program
+    that makes every event, and the walk's `step` (the names are read, not listed here)."""
+    written = {event["event"] for event in run_json(EVERY_EVENT)}
+    assert set(EVENTS) == written and "step" in written
     assert EVENTS["start"] == {"version"}
 
 
 def test_every_event_has_its_documented_keys():
     events = run_json(EVERY_EVENT)
-    assert [event["event"] for event in events] == [
-        "start", "value", "list", "print", "backward", "graph", "draw", "gradcheck", "explain", "paths",
-        "backward", "step", "step", "step", "step", "warning", "plot", "plot", "expected", "text", "error",
-    ]
+    assert [event["event"] for event in events][:6] == ["start", "value", "list", "print", "backward", "graph"]
+    assert events[-1]["event"] == "error"
     for event in events:
         documented = COMMON | EVENTS[event["event"]]
         if event["event"] == "plot":  # `series` or `grid` and `points`

@@ -37,7 +37,7 @@ from list_program_text import LEARNING_RATES, NUMBERS, number
 from shared import bits
 import scalarlang
 from scalarlang import Scalar
-from scalarlang.interpreter import csv_reader as tables
+from scalarlang.interpreter.library import csv_reader as tables
 from scalarlang.interpreter.values import ListValue
 
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from scalarlang.interpreter.csv_reader import read_table
+from scalarlang.interpreter.library.csv_reader import read_table
 
 ROOT = Path(__file__).resolve().parent.parent
 MOONS = ROOT / "examples" / "moons.csv"

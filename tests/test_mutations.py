@@ -205,6 +205,8 @@ class Direct:
     BINARY = {
         "+": Scalar.add, "-": Scalar.sub, "*": Scalar.mul, "/": Scalar.div,
         "**": lambda base, exponent: base ** exponent.value,  # a constant exponent (else it failed)
+        "//": lambda left, right: Scalar.constant(left.value // right.value),  # constants, no edges
+        "%": lambda left, right: Scalar.constant(left.value % right.value),
     }
     COMPARISONS = {
         "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,

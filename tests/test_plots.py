@@ -268,7 +268,7 @@ def snapshot(session: Interpreter) -> dict:
         "names": dict(state.names),
         "nodes": {key: (tag, text, gradient) for key, (_, tag, text, gradient) in reached.items()},
         "count": len(reached),
-        "reached": state.reached.variables,
+        "reached": set(state.reached.variables),
         "random": state.random.getstate(),
         "history": (state.history.count, list(state.history.events)) if state.history is not None else None,
     }

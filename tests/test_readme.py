@@ -164,3 +164,15 @@ def test_readme_golden_example_is_what_scalarlang_test_writes_and_shows(tmp_path
     (tmp_path / "exercises" / "reuse.sad").write_text(program.replace(old, new), encoding="utf-8")
     assert cli.main(["test", "exercises"]) == 1
     assert capsys.readouterr().out == failure
+
+
+def test_the_readme_summary_names_every_built_in():
+    """The paragraph after "The statements:" names every built-in of the registry and every
+    keyword of the grammar (read from them: a new one missing here fails this test)."""
+    from scalarlang.interpreter.library.registry import builtin_names
+    from scalarlang.language.lexicon import KEYWORDS
+
+    summary = README.split("\nThe statements:\n", 1)[1].split("\n\n", 1)[0]
+    words = set(re.findall(r"[a-z_]+", summary))
+    assert [name for name in builtin_names() if name not in words] == []
+    assert sorted(keyword for keyword in KEYWORDS if keyword not in words) == []

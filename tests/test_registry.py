@@ -1,4 +1,4 @@
-"""The registries of built-in callables (interpreter/registry.py): one entry per value function
+"""The registries of built-in callables (interpreter/library/registry.py): one entry per value function
 and per statement-like call is all a new built-in needs. The highlighter, the REPL's completion
 and `:help`, and the reserved names read them; an entry added here (and nowhere else) is
 called, checked, reserved, completed and listed."""
@@ -6,6 +6,7 @@ called, checked, reserved, completed and listed."""
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 from prompt_toolkit.completion import CompleteEvent
@@ -18,9 +19,9 @@ from scalarlang.front import highlight
 from scalarlang.front.editing import SadCompleter
 from scalarlang.front.highlight import SadLexer
 from scalarlang.front.repl_core import ReplCore
-from scalarlang.interpreter import node_functions, registry
+from scalarlang.interpreter.library import node_functions, registry
 from scalarlang.interpreter.outcomes import Failed, Printed
-from scalarlang.interpreter.registry import STATEMENT_FUNCTIONS, TEXT, VALUE, VALUE_FUNCTIONS, arity
+from scalarlang.interpreter.library.registry import STATEMENT_FUNCTIONS, TEXT, VALUE, VALUE_FUNCTIONS, arity
 from scalarlang.render.text import Renderer, make_console
 
 
@@ -77,7 +78,7 @@ def new_builtins(monkeypatch):
 
     twice = registry.ValueFunction(
         "twice", arity(1), node_functions.engine_unary(lambda node: node + node), "twice(X)", "X + X, one node",
-        "functions",
+        "functions", (registry.NODE,),  # (its argument a node: the registry checks it)
     )
     note = registry.StatementCall(
         "note", arity(1), compile_note, 'note(X[, title: "T"][, times: N])', "prints X times N under a title",
@@ -131,3 +132,50 @@ def test_a_text_argument_and_a_wrong_count_say_what_the_entry_takes():
     assert failure("let x = var 1\ndraw(x, -2)").kind == "wrong-arguments"  # (a number written there)
     assert failure("gradcheck(1)").message == "`gradcheck` takes 2 or more arguments, got 1"
     assert failure("backward()").message == "`backward` takes 1 or 2 arguments, got 0"
+
+
+def test_the_hints_call_only_built_ins():
+    """The `.sad` forms the hints suggest (language/hints.py, which cannot read the registry:
+    it is below it) call built-ins that exist; a renamed built-in fails here, not silently."""
+    from pathlib import Path
+
+    from scalarlang.language.lexicon import KEYWORDS
+
+    source = (Path(registry.__file__).resolve().parents[2] / "language" / "hints.py").read_text(encoding="utf-8")
+    called = set(re.findall(r"`([a-z_]+)\(", source))
+    python_names = {"f", "ord", "range", "str"}  # (what a hint is about, or a function it defines)
+    assert called - python_names - set(KEYWORDS) <= set(registry.builtin_names())
+    assert called & set(registry.builtin_names())
+
+
+def test_a_session_is_handed_its_library():
+    """The interpreter's core reads built-ins only from the library it was handed: a session
+    given one more entry has it, another session does not, and the shared tables are untouched."""
+    from scalarlang.interpreter import Interpreter
+    from scalarlang.language.source import Source
+
+    twice = registry.ValueFunction(
+        "twice", arity(1), node_functions.engine_unary(lambda node: node + node), "twice(X)", "X + X, one node",
+        "functions", (registry.NODE,),
+    )
+    library = registry.Library({**VALUE_FUNCTIONS, "twice": twice}, STATEMENT_FUNCTIONS)
+    handed = list(Interpreter(library).run(Source("<test>", "print twice(3)\nlet twice = 1")))
+    assert [type(outcome).__name__ for outcome in handed] == ["Printed", "Failed"]
+    assert handed[0].text == format_number(6.0) and handed[1].diagnostic.kind == "reserved-name"
+    plain = list(Interpreter().run(Source("<test>", "print twice(3)")))
+    assert plain[-1].diagnostic.kind == "unknown-function" and "twice" not in VALUE_FUNCTIONS
+
+
+@pytest.mark.parametrize("call", ["sum(L)", "mean(L)", "dot(L, L)", "softmax(L)", "argmax(L)", "decode(L, \"ab\")"])
+def test_a_list_of_nodes_is_checked_with_one_wording_whatever_the_family(call):
+    """The registry's check of a list of nodes (library/arguments.py) says the same of the same
+    mistake in every family: an item that is a list, then (where one is needed) an empty list."""
+    name = call.split("(")[0]
+    error = failure(f"let L = [1, [2, 3]]\nlet q = {call}")
+    assert (error.kind, error.message) == ("not-a-node", "`L[1]` is a list of 2, not a node")
+    assert error.notes == (
+        f"help: `{name}` takes a list of values: of one row, `{name}(L[0])`; of every row, `[{name}(row) for row in L]`",
+    )
+    if name in ("sum", "mean", "softmax"):
+        empty = failure(f"let L = []\nlet q = {call}")
+        assert (empty.kind, empty.message) == ("wrong-arguments", f"`{name}` of an empty list: it has no terms")

@@ -104,10 +104,10 @@ def test_a_function_calling_itself_twice_thirty_levels_deep_stops_at_once(tmp_pa
 
 def test_the_budget_of_calls_is_each_statements(monkeypatch):
     from sessions import failure, run_ok
-    from scalarlang.interpreter import calls, operations
+    from scalarlang.interpreter import calls, context
 
     # Patched: a budget of 1,000 calls, so that going past it, or not, takes milliseconds.
-    monkeypatch.setattr(operations, "MAX_CALLS", 1000)
+    monkeypatch.setattr(context, "MAX_CALLS", 1000)
     monkeypatch.setattr(calls, "MAX_CALLS", 1000)
     # 130 statements of 62 calls each: 8,060 in all, never more than 1,000 in one statement
     _, outcomes = run_ok(doubling_functions(5) + "let x = var 1\nrepeat 130 { let y = f5(x) }\nprint value(y)")
@@ -187,7 +187,7 @@ def test_the_least_a_hole_writes_is_never_more_than_it_writes():
 
     from scalarlang.engine.scalar import Scalar
     from scalarlang.interpreter.values import ListValue, TextValue, formatted_value
-    from scalarlang.interpreter.written import least_hole_length, spec_length
+    from scalarlang.interpreter.list_walks import least_hole_length, spec_length
 
     generator = random.Random(40)
 

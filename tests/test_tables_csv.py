@@ -1,4 +1,4 @@
-"""`read_table`: CSV files of numbers as tables (scalarlang/interpreter/csv_reader.py, issue 24).
+"""`read_table`: CSV files of numbers as tables (scalarlang/interpreter/library/csv_reader.py, issue 24).
 
 Each rule with its exact error (kind, line, column, message); properties: any bytes give a
 table or a `TableError` of the two kinds, the reader agrees with a plain model of the rules
@@ -21,8 +21,8 @@ import pytest
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
-from scalarlang.interpreter import csv_reader as tables
-from scalarlang.interpreter.csv_reader import MAX_ROWS, TableError, read_table
+from scalarlang.interpreter.library import csv_reader as tables
+from scalarlang.interpreter.library.csv_reader import MAX_ROWS, TableError, read_table
 
 NAME = "t.csv"
 _WORK = tempfile.TemporaryDirectory(prefix="tables-csv-")

@@ -27,7 +27,7 @@ from ..engine.scalar import Scalar
 from ..language.diagnostics import Diagnostic
 from ..pictures import DrawingError, Picture, graph_picture, svg_text, write_picture
 from ..interpreter.core import Interpreter
-from ..interpreter.memory import out_of_memory, release_reserve
+from ..interpreter.failures import out_of_memory, release_reserve
 from ..interpreter.outcomes import BackwardShown, Charted, Drawn, Failed, Outcome, WalkShown
 from ..interpreter.values import ListValue, TextValue
 from ..render.text import DEFAULT_WIDTH, Renderer, make_console

@@ -16,9 +16,10 @@ import signal
 import sys
 from typing import NoReturn
 
-from .. import __version__
+from .._version import __version__
 from ..engine.numbers import MAX_DIGITS, digits
 from . import interrupts
+from .arguments import GuardedStream, OutputError, new_parser, positive_width
 from .interrupts import EXIT_INTERRUPTED, exit_interrupted, install_startup_handler, is_startup_handler, raise_once
 
 EXIT_OK, EXIT_RUNTIME, EXIT_STATIC = 0, 1, 2  # the same as runner's (checked by a test)
@@ -83,25 +84,11 @@ def help_width() -> int:
     return shutil.get_terminal_size().columns - 2
 
 
-def new_parser(**settings):
-    """An argument parser whose messages (help, usage errors) are written through the guard:
-    argparse ignores a failed write (help to a full disk would exit 0, printing nothing), so
-    a failed write is the command's output error."""
-    import argparse
-
-    class Parser(argparse.ArgumentParser):
-        def _print_message(self, message, file=None):
-            if message:
-                GuardedStream(file or sys.stderr).write(message)
-
-    return Parser(formatter_class=argparse.RawDescriptionHelpFormatter, **settings)
-
-
 def build_parser():
-    description, epilog = help_texts(help_width())
     # The options are listed under the usage: spelled out in it, they could not wrap within a
     # narrow terminal (argparse keeps `[--color {auto,always,never}]` whole).
-    parser = new_parser(prog="scalarlang", usage="%(prog)s [options] [FILE ...]", description=description, epilog=epilog)
+    parser = new_parser(prog="scalarlang", usage="%(prog)s [options] [FILE ...]")
+    parser.texts = lambda: help_texts(help_width())
     parser.add_argument("files", nargs="*", metavar="FILE", help="a .sad program to run ('-' reads standard input)")
     parser.add_argument("-c", dest="program", metavar="PROGRAM", help="run PROGRAM text")
     parser.add_argument("--demo", action="store_true", help="print the seed chapter's demo output")
@@ -113,7 +100,7 @@ def build_parser():
         "and errors still show",
     )
     parser.add_argument(
-        "--width", type=_positive_int, default=None, metavar="N",
+        "--width", type=positive_width, default=None, metavar="N",
         help="text width (default: the terminal's, or 100 without one)",
     )
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="colour in text output")
@@ -149,52 +136,6 @@ def _digits(text: str) -> int:
     if not 0 <= value <= MAX_DIGITS:
         raise argparse.ArgumentTypeError(f"the digits must be between 0 and {MAX_DIGITS}")
     return value
-
-
-def _positive_int(text: str) -> int:
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 20 <= value <= 10_000:
-        raise argparse.ArgumentTypeError("the width must be between 20 and 10000")
-    return value
-
-
-class OutputError(Exception):
-    """Writing to standard output or error failed (``error`` says why, ``stream`` which)."""
-
-    def __init__(self, error: OSError, stream=None):
-        super().__init__(error)
-        self.error = error
-        self.stream = stream
-
-
-class GuardedStream:
-    """A text stream whose write and flush failures become ``OutputError``.
-
-    So the command tells a failed write apart from any other ``OSError``, and rich, which
-    turns a ``BrokenPipeError`` into ``SystemExit(1)``, never sees one."""
-
-    def __init__(self, stream):
-        self._stream = stream
-
-    def write(self, text: str) -> int:
-        try:
-            return self._stream.write(text)
-        except OSError as error:
-            raise OutputError(error, self._stream) from error
-
-    def flush(self) -> None:
-        try:
-            self._stream.flush()
-        except OSError as error:
-            raise OutputError(error, self._stream) from error
-
-    def __getattr__(self, name: str):
-        return getattr(self._stream, name)
 
 
 def command() -> NoReturn:
@@ -333,7 +274,7 @@ def _interrupted(out: GuardedStream, err: GuardedStream) -> int:
 
 def _out_of_memory(out: GuardedStream, err: GuardedStream) -> int:
     """One line on standard error, in the memory the reserve gave back."""
-    from ..interpreter.memory import release_reserve
+    from ..interpreter.failures import release_reserve
 
     release_reserve()
     _set_sigint(signal.SIG_IGN)

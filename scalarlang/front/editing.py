@@ -15,7 +15,7 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion, Path
 from prompt_toolkit.document import Document
 from prompt_toolkit.lexers import Lexer, PygmentsLexer, RegexSync
 
-from ..interpreter.registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
+from ..interpreter.library.registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
 from ..interpreter.failures import RUNTIME_KINDS
 from ..language.diagnostics import Diagnostic, LanguageError
 from ..language.lexicon import KEYWORDS

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from .arguments import new_parser, positive_width
 from .goldens import DIFFERS, TIMED_OUT, Program, UsageError, Verdict, check, failure_lines, find_programs, matching
 from .golden_runs import DEFAULT_TIMEOUT, DEFAULT_WIDTH, ProgramRun, run_program
 from ..render.styles import STYLES
@@ -49,8 +50,6 @@ more: docs/testing.md
 
 
 def build_parser():
-    from .cli import new_parser
-
     parser = new_parser(prog="scalarlang test", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("paths", nargs="*", metavar="PATH", help="a folder to search or a .sad program (default: .)")
     parser.add_argument(
@@ -89,9 +88,7 @@ def _seconds(text: str) -> float:
 
 
 def _width(text: str) -> int:
-    from .cli import _positive_int
-
-    return _positive_int(text)
+    return positive_width(text)
 
 
 def run_tests(argv: list[str], out, err) -> int:

@@ -57,7 +57,7 @@ _OPERATOR = "|".join(
 
 
 def _builtin_names() -> tuple[str, ...]:
-    from ..interpreter.registry import builtin_names
+    from ..interpreter.library.registry import builtin_names
 
     return builtin_names()
 

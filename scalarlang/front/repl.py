@@ -30,7 +30,7 @@ from prompt_toolkit.lexers import Lexer
 from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.styles import Style
 
-from .. import __version__
+from .._version import __version__
 from ..render.text import Renderer, make_console
 from .editing import GuardedCompleter, InputCheck, ReplLexer, SadCompleter, open_blocks
 from .highlight import prompt_toolkit_style_rules

@@ -22,7 +22,7 @@ from rich.text import Text
 
 from ..engine.numbers import MAX_DIGITS, current_digits, digits, format_number
 from ..interpreter.core import Interpreter
-from ..interpreter.registry import help_rows
+from ..interpreter.library.registry import help_rows
 from ..interpreter.failures import RUNTIME_KINDS
 from ..interpreter.outcomes import Drawn, Failed, Outcome, WalkShown, Warned
 from ..interpreter.values import ListValue, TextValue, characters, shape_text, shorten, text_summary
@@ -379,7 +379,7 @@ class ReplCore:
     def out_of_memory(self, while_: str) -> None:
         """The memory ran out outside a statement (the session reports a statement's): the
         typed error, in the memory the reserve gives back; the session goes on."""
-        from ..interpreter.memory import out_of_memory, release_reserve
+        from ..interpreter.failures import out_of_memory, release_reserve
 
         release_reserve()
         self.errors.outcome(Failed(out_of_memory(None, None, while_)))
@@ -445,7 +445,7 @@ def _with_repl_hint(failed: Failed, text: str) -> Failed:
     hint = _REPL_WORDS.get(word)
     if hint is None or diagnostic.kind != "undefined-name" or diagnostic.fields.get("name") != word:
         return failed
-    return replace(failed, diagnostic=replace(diagnostic, notes=(hint,)))
+    return Failed(replace(diagnostic, notes=(hint,)), failed.traceback, failed.static)
 
 
 def command_named(word: str) -> str | None:

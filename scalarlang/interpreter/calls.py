@@ -12,42 +12,18 @@ from ..language import tree
 from ..language.diagnostics import LanguageError
 from ..language.hints import call_hint
 from ..language.source import Span
+from .context import MAX_CALLS, Function
 from .failures import with_note
-from .operations import MAX_CALLS
-from .registry import (
-    STATEMENT_FUNCTIONS,
-    VALUE_FUNCTIONS,
-    arity,
-    call_problem as builtin_problem,
-    options_problem,
-)
+from .library.registry import arity, call_problem as builtin_problem, options_problem
 from .values import LABEL_LIMIT, ListValue, TextValue, shorten, suggestion
 
 BUILTINS_NOTE = "note: the REPL's `:help` lists every built-in function by task (docs/language.md too)"
 
 if TYPE_CHECKING:
-    from .expressions import Compiler
+    from .context import Compiling
 
 
-class Function:
-    """A function defined by ``fn``: its body compiled with its parameters as argument slots."""
-
-    __slots__ = ("name", "params", "arity", "body", "origin", "depth", "span")
-
-    def __init__(self, name: str, params: tuple[str, ...], body, origin, depth: int, span: Span):
-        self.name = name
-        self.params = params
-        self.arity = len(params)
-        self.body = body
-        self.origin = origin  # the tag of the body's own result node
-        self.depth = depth
-        self.span = span
-
-    def signature(self) -> str:
-        return f"{self.name}({', '.join(self.params)})"
-
-
-def invocation(compiler: Compiler, call: tree.Call, fixed: Function | None):
+def invocation(compiler: Compiling, call: tree.Call, fixed: Function | None):
     """``(combine, operands, fuse)`` of a call of a function defined with ``fn``: ``fixed``
     when the compiler resolved it (in a function body), else looked up when the call runs."""
     call_origin, get = compiler.origin(call.span), compiler.names.get
@@ -93,7 +69,7 @@ def invocation(compiler: Compiler, call: tree.Call, fixed: Function | None):
     return combine, call.args, fuse
 
 
-def _too_many_calls(compiler: Compiler, call: tree.Call) -> LanguageError:
+def _too_many_calls(compiler: Compiling, call: tree.Call) -> LanguageError:
     """`too-long` at the call past the statement's budget of calls (as a loop's iterations)."""
     return compiler.fail(
         "too-long",
@@ -105,16 +81,16 @@ def _too_many_calls(compiler: Compiler, call: tree.Call) -> LanguageError:
     )
 
 
-def compile_call(compiler: Compiler, call: tree.Call):
+def compile_call(compiler: Compiling, call: tree.Call):
     name = call.function
     problem = call_problem(compiler, call)
     if problem is not None:
         if compiler.early:
             raise problem
         return _raiser(problem), (), None
-    builtin = VALUE_FUNCTIONS.get(name)
+    builtin = compiler.library.values.get(name)
     if builtin is not None:
-        built = builtin.compile(compiler, call)
+        built = builtin.compiled(compiler, call)
         return built[0], built[1], built[2] if len(built) == 3 else None
     if compiler.early:
         function = compiler.names[name]
@@ -122,17 +98,17 @@ def compile_call(compiler: Compiler, call: tree.Call):
         return invocation(compiler, call, function)
     return invocation(compiler, call, None)
 
-def call_problem(compiler: Compiler, call: tree.Call) -> LanguageError | None:
+def call_problem(compiler: Compiling, call: tree.Call) -> LanguageError | None:
     """What is wrong with a call the compiler can see, if anything."""
     name = call.function
-    if name in STATEMENT_FUNCTIONS:
+    if name in compiler.library.statements:
         return compiler.fail(
             "unknown-function",
             f"`{name}` is a statement and gives no value; use it on a line of its own",
             call.function_span,
             {"function": name},
         )
-    builtin = VALUE_FUNCTIONS.get(name)
+    builtin = compiler.library.values.get(name)
     if builtin is not None:
         return builtin_problem(builtin, call, compiler.fail)
     if call.keywords:
@@ -144,12 +120,12 @@ def call_problem(compiler: Compiler, call: tree.Call) -> LanguageError | None:
         return arity_problem(compiler, call, len(value.params))
     return unknown_function(compiler, name, value, call.function_span, _python_hint(compiler, call) if value is None else ())
 
-def unknown_function(compiler: Compiler, name: str, value: object, span: Span, first: tuple[str, ...] = ()) -> LanguageError:
+def unknown_function(compiler: Compiling, name: str, value: object, span: Span, first: tuple[str, ...] = ()) -> LanguageError:
     if value.__class__ is Scalar or value.__class__ is ListValue or value.__class__ is TextValue:
         what = {Scalar: "a value", ListValue: "a list", TextValue: "a text"}[value.__class__]
         return compiler.fail("unknown-function", f"`{name}` is {what}, not a function", span, {"function": name})
     functions = [key for key, item in compiler.names.items() if isinstance(item, Function)]
-    notes = list(first) or list(suggestion(name, list(VALUE_FUNCTIONS) + functions))
+    notes = list(first) or list(suggestion(name, list(compiler.library.values) + functions))
     # (The built-ins are too many to list in every error: the help lists them by task.)
     notes.append(BUILTINS_NOTE)
     if functions:
@@ -160,7 +136,7 @@ def unknown_function(compiler: Compiler, name: str, value: object, span: Span, f
         "unknown-function", f"there is no function `{shorten(name, LABEL_LIMIT)}`", span, {"function": name}, notes
     )
 
-def resolve_failure(compiler: Compiler, call: tree.Call, function: object) -> LanguageError:
+def resolve_failure(compiler: Compiling, call: tree.Call, function: object) -> LanguageError:
     """Why the function a call names when it runs cannot be called."""
     if not isinstance(function, Function):
         # Python's `range(n)`, `ord(c)`, `str(x)`: the `.sad` form, before the list of built-ins.
@@ -169,7 +145,7 @@ def resolve_failure(compiler: Compiler, call: tree.Call, function: object) -> La
     return cast(LanguageError, arity_problem(compiler, call, len(function.params)))  # (a count that differs)
 
 
-def _python_hint(compiler: Compiler, call: tree.Call) -> tuple[str, ...]:
+def _python_hint(compiler: Compiling, call: tree.Call) -> tuple[str, ...]:
     """The `.sad` form of a Python function's call (`ord(c)`, `str(x)`, `range(n)`)."""
     argument = compiler.text_of(call.args[0]) if call.args else None
     return call_hint(call, argument if argument is not None and len(argument) <= 30 else None)
@@ -184,7 +160,7 @@ def _raiser(error: LanguageError):
     return fail
 
 
-def arity_problem(compiler: Compiler, call: tree.Call, count: int) -> LanguageError | None:
+def arity_problem(compiler: Compiling, call: tree.Call, count: int) -> LanguageError | None:
     """A call of a function defined with `fn` with another number of arguments than it has
     parameters."""
     if len(call.args) == count:

@@ -14,7 +14,7 @@ accumulated.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Callable, Generator
+from typing import Callable, Generator, assert_never
 
 from ..engine.numbers import format_whole
 from ..engine.scalar import Scalar
@@ -41,19 +41,6 @@ from .values import ListValue, Named, TextValue, cut, describe, shown_value
 # Limits, each a typed error (`too-long`), checked before a loop starts where its count is known.
 MAX_ITERATIONS = 1_000_000
 MAX_STATEMENTS = 10_000_000
-
-# Each compiles one kind of simple statement for a `Run` into its action.
-_SIMPLE: dict[type[tree.Statement], Callable[[Run, Any], Callable]] = {
-    tree.Let: compile_let,
-    tree.ExprStatement: compile_expression_statement,
-    tree.Print: compile_print,
-    tree.ZeroGrad: compile_zero_grad,
-    tree.Assert: compile_assert,
-    tree.Expect: compile_expect,
-    tree.FunctionDef: compile_function,
-    tree.Descend: compile_descend,
-}
-
 
 class Loop:
     """A running loop: ``begin(i)`` binds the loop's names for iteration i (0-based). A `while`
@@ -103,7 +90,7 @@ class Run:
         self.session = session
         self.state = state = session.state
         self.names = state.names
-        self.compiler = Compiler(self.names, source, random=state.random, budget=session.budget)
+        self.compiler = Compiler(self.names, source, random=state.random, budget=session.budget, library=session.library)
         self.budget = session.budget
         self.echo = echo  # False: bindings (`let`, `fn`, `descend`) make no outcome at all
         self.pending: list[Outcome] = []
@@ -197,26 +184,42 @@ class Run:
             raise _in_iterations(error, stack) from None
 
     def _compile(self, statement: tree.Statement) -> Callable:
-        simple = _SIMPLE.get(type(statement))
-        if simple is not None:
-            return simple(self, statement)
-        if isinstance(statement, tree.Repeat):
-            return self._compile_repeat(statement)
-        if isinstance(statement, tree.ForRange):
-            return self._compile_range(statement)
-        if isinstance(statement, tree.ForEach):
-            return self._compile_each(statement)
-        if isinstance(statement, tree.If):
-            return self._compile_if(statement)
-        if isinstance(statement, tree.While):
-            return self._compile_while(statement)
-        if isinstance(statement, tree.Break):
-            return _break
-        if isinstance(statement, tree.Quiet):
-            inner = (statement.statement,)
-            inner_actions = actions_for(inner)
-            return lambda show: Frame(inner, inner_actions, False)
-        raise TypeError(f"unknown statement {type(statement).__name__}")
+        """The statement's action; a statement without a case here is a mypy error."""
+        match statement:
+            case tree.Let():
+                return compile_let(self, statement)
+            case tree.ExprStatement():
+                return compile_expression_statement(self, statement)
+            case tree.Print():
+                return compile_print(self, statement)
+            case tree.ZeroGrad():
+                return compile_zero_grad(self, statement)
+            case tree.Assert():
+                return compile_assert(self, statement)
+            case tree.Expect():
+                return compile_expect(self, statement)
+            case tree.FunctionDef():
+                return compile_function(self, statement)
+            case tree.Descend():
+                return compile_descend(self, statement)
+            case tree.Repeat():
+                return self._compile_repeat(statement)
+            case tree.ForRange():
+                return self._compile_range(statement)
+            case tree.ForEach():
+                return self._compile_each(statement)
+            case tree.If():
+                return self._compile_if(statement)
+            case tree.While():
+                return self._compile_while(statement)
+            case tree.Break():
+                return _break
+            case tree.Quiet():
+                inner = (statement.statement,)
+                inner_actions = actions_for(inner)
+                return lambda show: Frame(inner, inner_actions, False)
+            case _:
+                assert_never(statement)
 
     # ---- compound statements ---------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import gc
 from random import Random
 import traceback
-from typing import Callable, Generator
+from typing import TYPE_CHECKING, Callable, Generator
 
 from ..engine.scalar import Scalar
 from ..language import tree
@@ -23,14 +23,16 @@ from ..language.lexicon import KEYWORDS  # the lexical rules live in the grammar
 from ..language.parser import parse_program
 from ..language.source import Source, Span
 from .control import MAX_ITERATIONS, MAX_STATEMENTS, Run
-from .expressions import Function
-from .memory import keep_reserve, out_of_memory, release_reserve
-from .operations import Budget
+from .context import Budget, Function
+from .failures import keep_reserve, out_of_memory, release_reserve
 from .outcomes import Failed, GraphNode, GraphShown, NodeState, Outcome
-from .registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
+from .library.registry import LIBRARY, STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
 from .state import History, Journal, SessionState
 from .statements import node_state
 from .values import LABEL_LIMIT, ListValue, TextValue, is_count, label_of, operation_text
+
+if TYPE_CHECKING:
+    from .context import Builtins
 
 __all__ = [
     "KEYWORDS",
@@ -51,7 +53,9 @@ class Interpreter:
     """Names (values, functions, tables: one namespace) and labels of one program or REPL
     session, over the engine's nodes."""
 
-    def __init__(self) -> None:
+    def __init__(self, library: Builtins = LIBRARY) -> None:
+        # The built-ins this session has: the library's entries (library/registry.py).
+        self.library = library
         # The names, the generator, the reached variables, the history of passes, the undo
         # journal: changed only through the state's bind, commit and zero.
         self.state = SessionState()

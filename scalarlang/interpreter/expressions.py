@@ -23,7 +23,7 @@ once: `fn` reports them where the function is defined.
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..engine.errors import ScalarAutodiffError
 from ..engine.numbers import format_number
@@ -33,13 +33,16 @@ from ..language.diagnostics import LanguageError
 from ..language.hints import name_hint
 from ..language.source import Source, Span
 from . import calls, operations, texts
-from .calls import Function
+from .context import Budget, Function
 from .failures import drawing_failure, engine_failure, failure, not_a_list, not_a_node, not_a_text
 from .operations import arithmetic, fused, literal_value
-from .registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
+from .library.registry import LIBRARY
 from .values import (
     LABEL_LIMIT, MAX_LIST, ListValue, Made, TextValue, formatted_value, occurrences, shorten, suggestion, whole_number,
 )
+
+if TYPE_CHECKING:
+    from .context import Builtins
 
 Evaluate = Callable[[tuple | None], Any]  # a Scalar, a ListValue or a TextValue
 # Deeper expressions run on an explicit stack (Python's recursion limit is 1,000 frames).
@@ -65,7 +68,8 @@ class Compiler:
         params: tuple[str, ...] | None = None,
         function: str | None = None,
         random: Any = None,
-        budget: operations.Budget | None = None,
+        budget: Budget | None = None,
+        library: Builtins = LIBRARY,
     ):
         self.names = names
         self.source = source
@@ -75,8 +79,9 @@ class Compiler:
         self.early = params is not None  # a function body: calls are resolved now
         self.function = function  # the function whose body this is: its nodes' labels say so
         self.random = random  # the session's generator (`random.Random`), for `uniform`, `gauss`
-        self.budget = budget if budget is not None else operations.Budget()  # the session's, for comprehensions
+        self.budget = budget if budget is not None else Budget()  # the session's, for comprehensions
         self.call_depth = 0  # the deepest function a function body calls
+        self.library = library  # the built-ins the session was handed
         # In a function body, (start, end, count, form) -> the tag of the nodes made there, so that
         # the body's own result is known by its tag (`Function.origin`); keyed by offsets,
         # which stand for the span in one source (hashing a span computes its line and column).
@@ -315,7 +320,7 @@ class Compiler:
                 span,
                 {"name": key},
             )
-        builtin = VALUE_FUNCTIONS.get(key)
+        builtin = self.library.values.get(key)
         if builtin is not None:  # `let f = floor`, `print sum + 1`
             return self.fail(
                 "not-a-value",
@@ -323,12 +328,12 @@ class Compiler:
                 span,
                 {"name": key},
             )
-        statement = STATEMENT_FUNCTIONS.get(key)
+        statement = self.library.statements.get(key)
         if statement is not None:  # `let b = backward`
             return self.fail(
                 "not-a-value", f"`{key}` is a statement, not a value: `{statement.usage[0]}`", span, {"name": key}
             )
-        candidates = list(self.names)[-SUGGESTION_CANDIDATES:] + list(VALUE_FUNCTIONS)
+        candidates = list(self.names)[-SUGGESTION_CANDIDATES:] + list(self.library.values)
         return self.fail(
             "undefined-name",
             f"`{shorten(key, LABEL_LIMIT)}` is not defined",
@@ -405,7 +410,7 @@ class Compiler:
         built-in ``needed_by``), else the error a call of it would give."""
         value = self.names.get(name)
         if not isinstance(value, Function):
-            if name in VALUE_FUNCTIONS:  # `boundary(tanh, data)`: a built-in, wrapped by `fn`
+            if name in self.library.values:  # `boundary(tanh, data)`: a built-in, wrapped by `fn`
                 raise self.fail(
                     "wrong-arguments",
                     f"`{name}` is a built-in; `{needed_by}` takes a function defined with `fn`"

@@ -20,11 +20,12 @@ from ..engine.numbers import format_number, format_whole
 from ..engine.scalar import Scalar
 from ..language import tree
 from . import texts
+from .context import MAX_ITEMS
 from .failures import engine_failure, failure, position_in
 from .values import ListValue, Named, TextValue, describe, label_of, whole_number
 
 if TYPE_CHECKING:
-    from .expressions import Compiler
+    from .context import Compiling
 
 def literal_value(expr: tree.Expr) -> float | None:
     """A number literal, possibly negated, read directly (``backward(loss, inf)`` reports the
@@ -36,7 +37,7 @@ def literal_value(expr: tree.Expr) -> float | None:
     return None
 
 
-def compared(compiler: Compiler, expr: tree.Expr) -> Callable[[tuple | None], Any]:
+def compared(compiler: Compiling, expr: tree.Expr) -> Callable[[tuple | None], Any]:
     """One side of a statement's comparison (`if`, `assert`): a number literal read as written
     (a float: `if x < inf` makes no constant `inf`, which could not be one), else the value."""
     literal = literal_value(expr)
@@ -96,7 +97,7 @@ COMPARISONS = {
 }
 
 
-def compare(compiler: Compiler, node: tree.Compare):
+def compare(compiler: Compiling, node: tree.Compare):
     """``a < b`` inside an expression: the constant 1 or 0 (a count), no gradient; two texts
     compare with `==` and `!=`."""
     holds, origin = COMPARISONS[node.op], compiler.origin(node.span, True)
@@ -113,7 +114,7 @@ def compare(compiler: Compiler, node: tree.Compare):
 
     return comparison
 
-def power(compiler: Compiler, node: tree.Binary):
+def power(compiler: Compiling, node: tree.Binary):
     span, origin, source = node.span, compiler.origin(node.span), compiler.source
     hint = f"help: for a tracked exponent write `exp({compiler.text_of(node.right)} * log({compiler.text_of(node.left)}))`"
     exponent_span = node.right.span
@@ -140,7 +141,7 @@ def power(compiler: Compiler, node: tree.Binary):
 
     return power
 
-def literal_power(compiler: Compiler, node: tree.Binary, exponent: float):
+def literal_power(compiler: Compiling, node: tree.Binary, exponent: float):
     span, origin, source = node.span, compiler.origin(node.span), compiler.source
     not_a_node_error = compiler.node_check(node.left, "`**`")
 
@@ -156,7 +157,7 @@ def literal_power(compiler: Compiler, node: tree.Binary, exponent: float):
 
     return power
 
-def remainder(compiler: Compiler, node: tree.Binary):
+def remainder(compiler: Compiling, node: tree.Binary):
     span, origin, source = node.span, compiler.origin(node.span), compiler.source
     not_nodes = compiler.not_nodes(node.left, node.right, "`%`")
 
@@ -179,7 +180,7 @@ def remainder(compiler: Compiler, node: tree.Binary):
     return remainder
 
 
-def floor_division(compiler: Compiler, node: tree.Binary):
+def floor_division(compiler: Compiling, node: tree.Binary):
     """``a // b``: the constant ``floor(a / b)`` as Python's ``//`` gives it (a whole number,
     printed whole), no gradient, as `%`."""
     span, origin, source = node.span, compiler.origin(node.span, True), compiler.source
@@ -208,29 +209,9 @@ def floor_division(compiler: Compiler, node: tree.Binary):
 
 # ---- lists -----------------------------------------------------------------------------------
 
-# As for `for` loops: at most this many iterations of one range; and at most this many
-# iterations of comprehensions in all while one statement runs (nested ones multiply), and as
-# many calls of functions defined with `fn` (a function calling another twice, thirty levels
-# deep, would make 2^30 calls from thirty lines).
+# As for `for` loops: at most this many iterations of one range (and of comprehensions in all
+# while one statement runs, `context.MAX_ITEMS`; calls of `fn` functions, `context.MAX_CALLS`).
 MAX_RANGE = 1_000_000
-MAX_ITEMS = 1_000_000
-MAX_CALLS = 1_000_000
-
-
-class Budget:
-    """The iterations of comprehensions and the calls of `fn` functions a statement has left
-    (the driver refills both before each statement): a bound on their time and on the nodes
-    they make, whatever their nesting."""
-
-    __slots__ = ("left", "calls")
-
-    def __init__(self) -> None:
-        self.left = MAX_ITEMS
-        self.calls = MAX_CALLS
-
-    def refill(self) -> None:
-        self.left = MAX_ITEMS
-        self.calls = MAX_CALLS
 _DONE = object()
 
 
@@ -248,7 +229,7 @@ def literal_items(node: tree.ListLiteral) -> tuple[tree.Expr, ...]:
     )
 
 
-def index(compiler: Compiler, node: tree.Index) -> Callable:
+def index(compiler: Compiling, node: tree.Index) -> Callable:
     """``target[index]``: counting from 0, a negative index from the end; no node is made. Of
     a text, the one-character text at the index."""
     target_text = compiler.text_of(node.target)
@@ -269,7 +250,7 @@ def index(compiler: Compiler, node: tree.Index) -> Callable:
     return item
 
 
-def comprehension(compiler: Compiler, node: tree.Comprehension) -> Callable:
+def comprehension(compiler: Compiling, node: tree.Comprehension) -> Callable:
     """``[ITEM for ... in ... for ... in ...]`` as one operation with no operands: it
     evaluates its sources and its item itself, once per combination of its names."""
     saved = compiler.params, compiler.slots
@@ -322,7 +303,7 @@ def comprehension(compiler: Compiler, node: tree.Comprehension) -> Callable:
     return run
 
 
-def _clause(compiler: Compiler, clause: tree.ForClause) -> tuple[Callable[[tuple], Iterator[tuple]], int]:
+def _clause(compiler: Compiling, clause: tree.ForClause) -> tuple[Callable[[tuple], Iterator[tuple]], int]:
     """``for NAMES in SOURCE``: given the slots so far, an iterator of the values of its names;
     and the Python frames its source takes to evaluate."""
     names = clause.names
@@ -352,7 +333,7 @@ def characters_of(text: TextValue) -> ListValue:
     return ListValue([TextValue(char) for char in text])
 
 
-def _rows(compiler: Compiler, clause: tree.ForClause, items: ListValue, width: int) -> Iterator[tuple]:
+def _rows(compiler: Compiling, clause: tree.ForClause, items: ListValue, width: int) -> Iterator[tuple]:
     for row in items:
         if row.__class__ is not ListValue or len(row) != width:
             found = f"a row of {len(row)}" if row.__class__ is ListValue else describe(row)
@@ -365,7 +346,7 @@ def _rows(compiler: Compiler, clause: tree.ForClause, items: ListValue, width: i
         yield tuple(row)
 
 
-def _range_clause(compiler: Compiler, clause: tree.ForClause) -> tuple[Callable[[tuple], Iterator[tuple]], int]:
+def _range_clause(compiler: Compiling, clause: tree.ForClause) -> tuple[Callable[[tuple], Iterator[tuple]], int]:
     stop = cast(tree.Expr, clause.stop)  # a range clause has its end
     (start_of, start_frames), (stop_of, stop_frames) = compiler.number_and_frames(clause.source), compiler.number_and_frames(stop)
     frames = max(start_frames, stop_frames) + 1

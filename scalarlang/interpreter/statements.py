@@ -17,12 +17,12 @@ from ..engine.scalar import Scalar, ScalarOperation
 from ..language import tree
 from ..language.diagnostics import LanguageError
 from ..language.source import Span
-from .expressions import Compiler, Function, MAX_CALL_DEPTH
+from .context import Function
+from .expressions import MAX_CALL_DEPTH, Compiler
 from .failures import raising
 from .outcomes import Bound, Defined, ListShown, NodeState, Printed, TextShown, ValueShown, Warned
-from .registry import STATEMENT_FUNCTIONS, call_problem, is_reserved
-from .list_walks import Places, name_items, rebuilt
-from .written import check_written
+from .library.registry import call_problem
+from .list_walks import Places, check_written, name_items, rebuilt
 from .values import (
     ListValue,
     Named,
@@ -39,7 +39,7 @@ from .values import (
 )
 
 if TYPE_CHECKING:
-    from .control import Run
+    from .context import Compiling, Running
 
 
 def node_state(node: Scalar, label: str | None = None) -> NodeState:
@@ -53,8 +53,8 @@ def node_state(node: Scalar, label: str | None = None) -> NodeState:
     )
 
 
-def reserved(compiler: Compiler, name: str, span, what: str) -> LanguageError | None:
-    if not is_reserved(name):
+def reserved(compiler: Compiling, name: str, span, what: str) -> LanguageError | None:
+    if not compiler.library.is_reserved(name):
         return None
     return compiler.fail(
         "reserved-name",
@@ -68,7 +68,7 @@ def reserved(compiler: Compiler, name: str, span, what: str) -> LanguageError | 
 # ---- bindings -----------------------------------------------------------------------------
 
 
-def compile_let(run: Run, statement: tree.Let):
+def compile_let(run: Running, statement: tree.Let):
     problem = reserved(run.compiler, statement.name, statement.name_span, "bound with `let`")
     if problem is not None:
         return raising(problem)
@@ -106,7 +106,7 @@ def compile_let(run: Run, statement: tree.Let):
     return let
 
 
-def compile_function(run: Run, statement: tree.FunctionDef):
+def compile_function(run: Running, statement: tree.FunctionDef):
     compiler = run.compiler
     problem = reserved(compiler, statement.name, statement.name_span, "defined with `fn`")
     for param, param_span in zip(statement.params, statement.param_spans):  # (each once: the parser says so)
@@ -117,7 +117,8 @@ def compile_function(run: Run, statement: tree.FunctionDef):
 
     def define(show):
         body_compiler = Compiler(
-            run.names, compiler.source, params, function=name, random=compiler.random, budget=compiler.budget
+            run.names, compiler.source, params, function=name, random=compiler.random, budget=compiler.budget,
+            library=compiler.library,
         )
         self_call = _calls_itself(statement)
         if self_call is not None:
@@ -155,7 +156,7 @@ def _calls_itself(statement: tree.FunctionDef):
     return None
 
 
-def compile_descend(run: Run, statement: tree.Descend):
+def compile_descend(run: Running, statement: tree.Descend):
     compiler = run.compiler
     rate = compiler.number(statement.rate)
     names, spans, span = statement.names, statement.name_spans, statement.span  # (each once: the parser says so)
@@ -236,7 +237,7 @@ def _fresh(value: float, label: str) -> Scalar:
     return fresh
 
 
-def _not_a_variable(compiler: Compiler, name: str, node: object, span: Span) -> LanguageError:
+def _not_a_variable(compiler: Compiling, name: str, node: object, span: Span) -> LanguageError:
     if isinstance(node, (ListValue, TextValue)):
         return compiler.fail(
             "not-a-variable",
@@ -259,9 +260,9 @@ def _not_a_variable(compiler: Compiler, name: str, node: object, span: Span) -> 
 # ---- expressions and commands ---------------------------------------------------------------
 
 
-def compile_expression_statement(run: Run, statement: tree.ExprStatement):
+def compile_expression_statement(run: Running, statement: tree.ExprStatement):
     expr = statement.expr
-    call = STATEMENT_FUNCTIONS.get(expr.function) if isinstance(expr, tree.Call) else None
+    call = run.compiler.library.statements.get(expr.function) if isinstance(expr, tree.Call) else None
     if call is not None:  # a statement-like call: checked against its entry, then compiled by it
         problem = call_problem(call, cast(tree.Call, expr), run.compiler.fail)
         if problem is not None:
@@ -283,7 +284,7 @@ def compile_expression_statement(run: Run, statement: tree.ExprStatement):
     return value_line
 
 
-def compile_print(run: Run, statement: tree.Print):
+def compile_print(run: Running, statement: tree.Print):
     """``print A, B``: the values one after another, a space between them (a text as it is,
     counts as whole numbers). Their size is known before their text is built: more than a
     list may hold is `too-long`, and so are more characters of texts than a text may have."""
@@ -300,7 +301,7 @@ def compile_print(run: Run, statement: tree.Print):
     return print_line
 
 
-def compile_zero_grad(run: Run, statement: tree.ZeroGrad):
+def compile_zero_grad(run: Running, statement: tree.ZeroGrad):
     target = None if statement.target is None else run.compiler.expression(statement.target)
     not_a_node = None if statement.target is None else run.compiler.node_check(statement.target, "`zero_grad`")
 

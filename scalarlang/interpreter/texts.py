@@ -6,7 +6,7 @@ A text is a `values.TextValue`: a constant with no node and no gradient, so noth
 a node but the 1 or 0 of a comparison. A text or a list made by `+` is at most `MAX_TEXT`
 characters or `MAX_LIST` items (`too-long`): a loop that doubles one would otherwise fill the
 memory before any other limit is reached. A string's holes make at most `MAX_TEXT` characters,
-refused from the least their parts can make (`written`) before any is written.
+refused from the least their parts can make (`list_walks`) before any is written.
 """
 
 from __future__ import annotations
@@ -18,14 +18,14 @@ from ..language import tree
 from ..language.source import join
 from .failures import not_a_list, not_a_node, not_a_text, with_note
 from .values import MAX_LIST, MAX_TEXT, ListValue, TextValue, formatted_value
-from .written import least_hole_length, spec_length
+from .list_walks import least_hole_length, spec_length
 
 if TYPE_CHECKING:
-    from .expressions import Compiler
+    from .context import Compiling
 
 
 
-def string_literal(compiler: Compiler, node: tree.StringLiteral):
+def string_literal(compiler: Compiling, node: tree.StringLiteral):
     """``"text {EXPR} {EXPR:SPEC}"``: ``(combine, holes, None)``, the holes' expressions its
     operands (so a string inside a hole is one more level of the compiler's walk); a hole
     shows its value as `print` does (a text as it is), a format spec is for numbers."""
@@ -84,7 +84,7 @@ class _Hole:
         self.length = spec_length(spec)  # the least its spec writes of a number
 
 
-def concatenation(compiler: Compiler, node: tree.Binary) -> Callable[[Any, Any], Any]:
+def concatenation(compiler: Compiling, node: tree.Binary) -> Callable[[Any, Any], Any]:
     """What `left + right` is when one of them is not a node: two texts or two lists joined,
     else the error for the operand that does not fit: a text or a list on either side says
     what `+` is (the left one when both do), and the other operand is the culprit."""
@@ -125,7 +125,7 @@ def concatenation(compiler: Compiler, node: tree.Binary) -> Callable[[Any, Any],
     return joined
 
 
-def comparison(compiler: Compiler, op: str, left_expr: tree.Expr, right_expr: tree.Expr, needed_by: str):
+def comparison(compiler: Compiling, op: str, left_expr: tree.Expr, right_expr: tree.Expr, needed_by: str):
     """``holds(left, right)`` for values that are not both nodes: two texts compare with `==`
     and `!=`; anything else is the error for the operand that does not fit."""
     source = compiler.source
@@ -153,7 +153,7 @@ def comparison(compiler: Compiler, op: str, left_expr: tree.Expr, right_expr: tr
     return holds
 
 
-def _too_long(compiler: Compiler, node: tree.Expr, size: int, what: str = "characters", least: bool = False):
+def _too_long(compiler: Compiling, node: tree.Expr, size: int, what: str = "characters", least: bool = False):
     limit = MAX_TEXT if what == "characters" else MAX_LIST
     return compiler.fail(
         "too-long",

@@ -13,6 +13,7 @@ from typing import Any
 
 from .diagnostics import Diagnostic, Related
 from .hints import character_hint, token_hint
+from .lexicon import KEYWORDS, TERMINALS
 from .source import Source, Span, tok_span
 
 # Levels of parentheses and brackets (every `(` and `[`: calls, lists, indexing), unary minus,
@@ -213,10 +214,12 @@ def open_brackets(stack: list) -> list:
 
 # Groups of terminals said as one phrase, then single terminals, in the order they are listed.
 _EXPRESSION_START = {"NAME", "NUMBER", "INF", "NAN", "LPAR", "LSQB", "MINUS", "VAR", "CONST", "QUOTE"}
-_STATEMENT_START = {
-    "LET", "PRINT", "ASSERT", "EXPECT", "ZERO_GRAD", "QUIET", "FN", "REPEAT", "FOR", "IF",
-    "DESCEND", "WHILE", "BREAK",
-} | _EXPRESSION_START
+# The grammar's keywords (read from it: a new statement's keyword is here without a word) but
+# those that only continue one.
+_KEYWORD_TERMINALS = {
+    name: value for name, (kind, value) in TERMINALS.items() if kind == "string" and value in KEYWORDS
+}
+_STATEMENT_START = (set(_KEYWORD_TERMINALS) - {"WITHIN", "IN", "ELSE", "BY"}) | _EXPRESSION_START
 _TABLE_ENTRY = {"NUMBER", "INF", "NAN", "MINUS"}
 _OPERATORS = {"PLUS", "MINUS", "STAR", "SLASH", "DSLASH", "PERCENT", "POW"}
 _COMPARISONS = {"EQ", "NE", "LT", "LE", "GT", "GE"}
@@ -301,7 +304,7 @@ def describe_expected(expected: set[str]) -> str:
     ends = _ENDS & left
     left -= _ENDS
     phrases += [_FRIENDLY[name] for name in _FRIENDLY_ORDER if name in left]
-    phrases += sorted(f"`{name}`" for name in left if name not in _FRIENDLY)
+    phrases += sorted(f"`{_KEYWORD_TERMINALS.get(name, name)}`" for name in left if name not in _FRIENDLY)
     if ends - {"$END"}:
         phrases.append("the end of the statement")
     elif ends:

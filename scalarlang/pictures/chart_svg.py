@@ -19,7 +19,7 @@ What a reader (or a test) can find in it:
 from __future__ import annotations
 
 from html import escape
-from typing import Iterable
+from typing import Iterable, assert_never
 
 from ..engine.numbers import format_parameter
 from .charts import BoundaryChart, Chart, LineChart, SignGrid
@@ -82,20 +82,26 @@ def chart_svg(chart: Chart, *, width: float = WIDTH, height: float = HEIGHT) -> 
             "class": "title", "x": width / 2, "y": 22, "text-anchor": "middle", "font-size": TITLE_SIZE,
             "font-weight": "bold",
         }, chart.title)
-    if isinstance(chart, BoundaryChart):
-        _regions(out, chart, box)
-    else:
-        _grid_lines(out, chart, box)
+    match chart:
+        case BoundaryChart():
+            _regions(out, chart, box)
+        case LineChart():
+            _grid_lines(out, chart, box)
+        case _:
+            assert_never(chart)
     out.element("rect", {
         "class": "plot-area", "x": box[0], "y": box[1], "width": box[2], "height": box[3], "fill": "none",
         "stroke": AXIS_COLOUR,
     })
     _axes(out, chart, box)
-    if isinstance(chart, LineChart):
-        _series(out, chart, box)
-    else:
-        _zero_line(out, chart, box)
-        _points(out, chart, box)
+    match chart:
+        case LineChart():
+            _series(out, chart, box)
+        case BoundaryChart():
+            _zero_line(out, chart, box)
+            _points(out, chart, box)
+        case _:
+            assert_never(chart)
     _axis_titles(out, chart, box)
     _draw_legend(out, legend_rows, box[1] + box[3] + 34.0 + x_title_room)
     out.close("svg")
@@ -236,22 +242,26 @@ def _points(out: SvgWriter, chart: BoundaryChart, box) -> None:
 
 def _legend(chart: Chart) -> list[tuple[str, str, str]]:
     """(shape, colour, text) of each entry: none for a single series."""
-    if isinstance(chart, LineChart):
-        if len(chart.series) < 2:
-            return []
-        return [
-            ("line", SERIES_COLOURS[index % len(SERIES_COLOURS)], series.label or "")
-            for index, series in enumerate(chart.series)
-        ]
-    signs = {sign for row in chart.grid.signs for sign in row}
-    entries = [
-        ("square", REGION_COLOURS[sign], text)
-        for sign, text in ((1, "score > 0"), (-1, "score < 0"), (0, "score = 0"))
-        if sign in signs
-    ]
-    for number, label in enumerate(chart.classes):
-        entries.append(("circle", POINT_COLOURS[number % len(POINT_COLOURS)], f"label {format_parameter(label)}"))
-    return entries
+    match chart:
+        case LineChart():
+            if len(chart.series) < 2:
+                return []
+            return [
+                ("line", SERIES_COLOURS[index % len(SERIES_COLOURS)], series.label or "")
+                for index, series in enumerate(chart.series)
+            ]
+        case BoundaryChart():
+            signs = {sign for row in chart.grid.signs for sign in row}
+            entries = [
+                ("square", REGION_COLOURS[sign], text)
+                for sign, text in ((1, "score > 0"), (-1, "score < 0"), (0, "score = 0"))
+                if sign in signs
+            ]
+            for number, label in enumerate(chart.classes):
+                entries.append(("circle", POINT_COLOURS[number % len(POINT_COLOURS)], f"label {format_parameter(label)}"))
+            return entries
+        case _:
+            assert_never(chart)
 
 
 def _legend_rows(entries: list[tuple[str, str, str]], width: float) -> list[list[tuple[str, str, str, float]]]:

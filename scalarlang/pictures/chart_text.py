@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
+from typing import assert_never
 
 from ..engine.numbers import format_parameter
 from .charts import BoundaryChart, Chart, LineChart
@@ -67,10 +68,13 @@ def chart_rows(chart: Chart, width: int, height: int | None = None, *, colour: b
             f"{label_width + 2 + MIN_PLOT_WIDTH} columns and {around + MIN_PLOT_ROWS} rows",
             width=width, height=height, min_width=label_width + 2 + MIN_PLOT_WIDTH, min_height=around + MIN_PLOT_ROWS,
         )
-    if isinstance(chart, LineChart):
-        cells = _line_cells(chart, plot_width, plot_rows, colour)
-    else:
-        cells = _boundary_cells(chart, plot_width, plot_rows, colour)
+    match chart:
+        case LineChart():
+            cells = _line_cells(chart, plot_width, plot_rows, colour)
+        case BoundaryChart():
+            cells = _boundary_cells(chart, plot_width, plot_rows, colour)
+        case _:
+            assert_never(chart)
     rows: list[list[Segment]] = []
     if title:
         title = _fit(title, width)
@@ -209,22 +213,25 @@ def _boundary_cells(chart: BoundaryChart, plot_width: int, plot_rows: int, colou
 
 def _legend(chart: Chart, colour: bool) -> list[tuple[str, str, str]]:
     """(key, key's style, text) of each entry: none for a single series."""
-    if isinstance(chart, LineChart):
-        if len(chart.series) < 2:
-            return []
-        entries = []
-        for index, series in enumerate(chart.series):
-            key = LINE_KEY if colour or index == 0 else SERIES_MARKERS[(index - 1) % len(SERIES_MARKERS)]
-            entries.append((key, f"series-{index}", series.label or ""))
-        return entries
-    signs = {sign for row in chart.grid.signs for sign in row}
-    entries = []
-    for sign, text in ((1, "score > 0"), (-1, "score < 0"), (0, "score = 0")):
-        if sign in signs:
-            entries.append(("█" if colour else REGION_MARKS[sign], REGION_NAMES[sign], text))
-    for number, label in enumerate(chart.classes):
-        entries.append((POINT_MARKERS[number % len(POINT_MARKERS)], f"point-{number}", f"label {format_parameter(label)}"))
-    return entries
+    entries: list[tuple[str, str, str]] = []
+    match chart:
+        case LineChart():
+            if len(chart.series) < 2:
+                return []
+            for index, series in enumerate(chart.series):
+                key = LINE_KEY if colour or index == 0 else SERIES_MARKERS[(index - 1) % len(SERIES_MARKERS)]
+                entries.append((key, f"series-{index}", series.label or ""))
+            return entries
+        case BoundaryChart():
+            signs = {sign for row in chart.grid.signs for sign in row}
+            for sign, text in ((1, "score > 0"), (-1, "score < 0"), (0, "score = 0")):
+                if sign in signs:
+                    entries.append(("█" if colour else REGION_MARKS[sign], REGION_NAMES[sign], text))
+            for number, label in enumerate(chart.classes):
+                entries.append((POINT_MARKERS[number % len(POINT_MARKERS)], f"point-{number}", f"label {format_parameter(label)}"))
+            return entries
+        case _:
+            assert_never(chart)
 
 
 def _legend_rows(entries: list[tuple[str, str, str]], width: int) -> list[list[Segment]]:

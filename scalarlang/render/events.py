@@ -8,7 +8,6 @@ null. Every object has ``event``, ``file`` (the source's name), ``line`` and ``c
 from __future__ import annotations
 
 import json
-import math
 from typing import Any, Iterable, Iterator, assert_never
 
 from ..interpreter.outcomes import (
@@ -36,15 +35,8 @@ from ..interpreter.outcomes import (
 from ..interpreter.values import plain_values, shape
 from ..language.diagnostics import help_and_notes
 from ..language.source import Span
+from .chart_events import chart_fields, number
 from .messages import warning_message
-
-
-def number(value: float | None) -> float | str | None:
-    if value is None or not isinstance(value, float) or math.isfinite(value):
-        return value
-    if value != value:
-        return "nan"
-    return "inf" if value > 0 else "-inf"
 
 
 def _clean(value: Any) -> Any:
@@ -188,8 +180,6 @@ def event_of(outcome: Outcome, file: str | None = None) -> dict[str, Any] | None
                 "dot": outcome.dot if outcome.path is None else None,
             }
         case Charted():
-            from .chart_events import chart_fields  # (it imports this module's `number`)
-
             fields = {"event": "plot", **chart_fields(outcome.chart, outcome.path)}
         case Explained():
             fields = _explain_fields(outcome)

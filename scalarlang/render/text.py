@@ -304,16 +304,20 @@ def value_line(node: NodeState) -> Text:
 
 def chart_summary(charted: Charted) -> str:
     """``1 series of 100 points``, ``a 40 × 40 grid and 100 points``."""
-    from ..pictures.charts import LineChart
+    from ..pictures.charts import BoundaryChart, LineChart
 
     chart = charted.chart
-    if isinstance(chart, LineChart):
-        points = sum(len(series.y) for series in chart.series)
-        count = len(chart.series)
-        return f"{count} series of {points:,} point{'s' if points != 1 else ''}"
-    grid = chart.grid
-    points = len(chart.points)
-    return f"a {len(grid.x)} × {len(grid.y)} grid and {points:,} point{'s' if points != 1 else ''}"
+    match chart:
+        case LineChart():
+            points = sum(len(series.y) for series in chart.series)
+            count = len(chart.series)
+            return f"{count} series of {points:,} point{'s' if points != 1 else ''}"
+        case BoundaryChart():
+            grid = chart.grid
+            points = len(chart.points)
+            return f"a {len(grid.x)} × {len(grid.y)} grid and {points:,} point{'s' if points != 1 else ''}"
+        case _:
+            assert_never(chart)
 
 
 def gradcheck_line(shown: GradcheckShown) -> Text:

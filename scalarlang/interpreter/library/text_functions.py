@@ -12,22 +12,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..engine.numbers import format_number
-from ..engine.scalar import Scalar
-from ..language import tree
+from ...engine.numbers import format_number
+from ...engine.scalar import Scalar
+from ...language import tree
+from ..failures import index_out_of_range, not_a_text
+from ..values import MAX_TEXT, ListValue, TextValue, characters, describe, quoted, whole_number
 from .csv_reader import NotRegular, open_regular
-from .failures import index_out_of_range, not_a_node, not_a_text
-from .values import MAX_TEXT, ListValue, TextValue, characters, describe, quoted, whole_number
 
 if TYPE_CHECKING:
-    from .expressions import Compiler
+    from ..context import Compiling
 
 # A file of more bytes than this has more than `MAX_TEXT` characters (UTF-8 takes at most 4 a
 # character), so no more is read.
 MAX_TEXT_BYTES = 4 * MAX_TEXT
 
 
-def compile_read_text(compiler: Compiler, call: tree.Call):
+def compile_read_text(compiler: Compiling, call: tree.Call):
     """``read_text("FILE")``: the file's text; the path is relative to the program's folder
     (the working folder for text that came from no file), as `read_table`'s."""
     (argument,) = call.args  # a text (its entry says so)
@@ -60,7 +60,7 @@ def compile_read_text(compiler: Compiler, call: tree.Call):
     return read, ()
 
 
-def _bytes(compiler: Compiler, path: Path, name: str, span) -> bytes:
+def _bytes(compiler: Compiling, path: Path, name: str, span) -> bytes:
     """The file's bytes (at most one more than `MAX_TEXT_BYTES`), or the error."""
     try:
         with open_regular(path) as file:
@@ -78,7 +78,7 @@ def _bytes(compiler: Compiler, path: Path, name: str, span) -> bytes:
     return data
 
 
-def _too_long_file(compiler: Compiler, name: str, span, length: int | None):
+def _too_long_file(compiler: Compiling, name: str, span, length: int | None):
     size = f"{length:,} characters" if length is not None else f"more than {MAX_TEXT_BYTES:,} bytes"
     return compiler.fail(
         "too-long", f"`{name}` has {size}; a text may have at most {MAX_TEXT:,}", span,
@@ -86,26 +86,11 @@ def _too_long_file(compiler: Compiler, name: str, span, length: int | None):
     )
 
 
-def _text_argument(compiler: Compiler, call: tree.Call, position: int = 0):
-    """``check(value)``: the value itself when it is a text, else the `not-a-text` error."""
-    expr = compiler.values(call)[position]
-    source, text, span, needed_by = compiler.source, compiler.text_of(expr), expr.span, f"`{call.function}`"
-
-    def check(value: Any) -> TextValue:
-        if value.__class__ is not TextValue:
-            raise not_a_text(source, value, text, span, needed_by)
-        return value
-
-    return check
-
-
-def compile_lines(compiler: Compiler, call: tree.Call):
+def compile_lines(compiler: Compiling, call: tree.Call):
     """``lines(T)``: the lines of T, without their `\\n`; a final `\\n` ends the last line
     (it starts no empty one)."""
-    text_of = _text_argument(compiler, call)
-
-    def lines(args, value):
-        pieces = text_of(value).split("\n")
+    def lines(args, value):  # (a text: `STRING`)
+        pieces = value.split("\n")
         if pieces[-1] == "":
             pieces.pop()
         return ListValue([TextValue(piece) for piece in pieces])
@@ -113,30 +98,20 @@ def compile_lines(compiler: Compiler, call: tree.Call):
     return lines, compiler.values(call)
 
 
-def compile_chars(compiler: Compiler, call: tree.Call):
+def compile_chars(compiler: Compiling, call: tree.Call):
     """``chars(T)``: T's distinct characters sorted by code point: a vocabulary."""
-    text_of = _text_argument(compiler, call)
-
-    def chars(args, value):
-        return ListValue([TextValue(char) for char in sorted(set(text_of(value)))])
+    def chars(args, value):  # (a text: `STRING`)
+        return ListValue([TextValue(char) for char in sorted(set(value))])
 
     return chars, compiler.values(call)
 
 
-def compile_join(compiler: Compiler, call: tree.Call):
+def compile_join(compiler: Compiling, call: tree.Call):
     """``join(L)``, ``join(L, SEP)``: the texts of L one after another (SEP between them)."""
     exprs = compiler.values(call)
-    not_a_list_error = compiler.list_check(exprs[0], "`join`")
-    separator_of = _text_argument(compiler, call, 1) if len(exprs) == 2 else None
-    list_text, span = compiler.text_of(exprs[0]), exprs[0].span
 
-    def join(args, items, separator=None):
-        if items.__class__ is not ListValue:
-            raise not_a_list_error(items)
-        sep = separator_of(separator) if separator_of is not None else ""
-        for index, item in enumerate(items):
-            if item.__class__ is not TextValue:
-                raise not_a_text(compiler.source, item, f"{list_text}[{index}]", span, "`join` of each item")
+    def join(args, items, separator=None):  # (a list of texts and a text: `TEXTS`, `STRING`)
+        sep = separator if separator is not None else ""
         length = sum(len(item) for item in items) + len(sep) * max(len(items) - 1, 0)
         if length > MAX_TEXT:
             raise compiler.fail(
@@ -160,7 +135,7 @@ class _Vocabulary:
             self.index.setdefault(char, position)
 
 
-def _vocabulary_check(compiler: Compiler, call: tree.Call, position: int):
+def _vocabulary_check(compiler: Compiling, call: tree.Call, position: int):
     """``check(value)``: the vocabulary at argument ``position``: a list of one-character
     texts, or a text."""
     expr = compiler.values(call)[position]
@@ -191,15 +166,15 @@ def _vocabulary_check(compiler: Compiler, call: tree.Call, position: int):
     return check
 
 
-def compile_encode(compiler: Compiler, call: tree.Call):
+def compile_encode(compiler: Compiling, call: tree.Call):
     """``encode(T, VOCAB)``: the index in VOCAB of each of T's characters, as constants."""
-    text_of, vocabulary_of = _text_argument(compiler, call), _vocabulary_check(compiler, call, 1)
+    vocabulary_of = _vocabulary_check(compiler, call, 1)
     origin = compiler.origin(call.span, True)
     text_expr, vocabulary_text = compiler.values(call)
     vocabulary_name = compiler.text_of(vocabulary_text)
 
-    def encode(args, text, vocabulary):
-        text, vocabulary = text_of(text), vocabulary_of(vocabulary)
+    def encode(args, text, vocabulary):  # (T: `STRING`)
+        vocabulary = vocabulary_of(vocabulary)
         index = vocabulary.index
         try:
             numbers = [index[char] for char in text]
@@ -216,7 +191,7 @@ def compile_encode(compiler: Compiler, call: tree.Call):
     return encode, compiler.values(call)
 
 
-def _not_in_vocabulary(compiler: Compiler, text: str, position: int, vocabulary: str, span):
+def _not_in_vocabulary(compiler: Compiling, text: str, position: int, vocabulary: str, span):
     char = text[position]
     line = text.count("\n", 0, position) + 1
     column = position - (text.rfind("\n", 0, position) + 1) + 1
@@ -230,18 +205,15 @@ def _not_in_vocabulary(compiler: Compiler, text: str, position: int, vocabulary:
     )
 
 
-def compile_decode(compiler: Compiler, call: tree.Call):
+def compile_decode(compiler: Compiling, call: tree.Call):
     """``decode(L, VOCAB)``: the text of the characters at the indices L holds (indices as
     indexing takes them: whole numbers, negative ones from the end)."""
     list_expr, vocabulary_expr = compiler.values(call)
-    not_a_list_error = compiler.list_check(list_expr, "`decode`")
     vocabulary_of = _vocabulary_check(compiler, call, 1)
     list_text, vocabulary_text = compiler.text_of(list_expr), compiler.text_of(vocabulary_expr)
     span = list_expr.span
 
-    def decode(args, items, vocabulary):
-        if items.__class__ is not ListValue:
-            raise not_a_list_error(items)
+    def decode(args, items, vocabulary):  # (L: `NODES`)
         letters, of_text = vocabulary_of(vocabulary).characters, vocabulary.__class__ is TextValue
         if len(items) > MAX_TEXT:  # a character an index
             raise compiler.fail(
@@ -251,8 +223,6 @@ def compile_decode(compiler: Compiler, call: tree.Call):
         length = len(letters)
         made = []
         for position, item in enumerate(items):
-            if item.__class__ is not Scalar:
-                raise not_a_node(compiler.source, item, f"{list_text}[{position}]", span, "`decode` of each index")
             value = item._value
             at = whole_number(value)
             if at is None:

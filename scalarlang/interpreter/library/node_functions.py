@@ -12,26 +12,24 @@ from __future__ import annotations
 import math
 from typing import Callable, TYPE_CHECKING
 
-from ..engine.errors import ScalarAutodiffError
-from ..engine.scalar import Scalar
-from ..language import tree
-from .values import label_of
+from ...engine.errors import ScalarAutodiffError
+from ...engine.scalar import Scalar
+from ...language import tree
+from ..values import label_of
 
 if TYPE_CHECKING:
-    from .expressions import Compiler
+    from ..context import Compiling
 
 
 def engine_unary(method: Callable[[Scalar], Scalar]):
-    """A built-in that is the engine's operation of one node."""
+    """A built-in that is the engine's operation of one node (its entry's kind `NODE`: the
+    registry has checked the operand is one)."""
 
-    def build(compiler: Compiler, call: tree.Call):
+    def build(compiler: Compiling, call: tree.Call):
         span, origin = call.span, compiler.origin(call.span)
         engine_error = compiler.engine_error
-        not_a_node = compiler.node_check(compiler.values(call)[0], f"`{call.function}`")
 
         def combine(args, operand):
-            if operand.__class__ is not Scalar:
-                raise not_a_node(operand)
             try:
                 node = method(operand)
             except ScalarAutodiffError as error:
@@ -39,21 +37,7 @@ def engine_unary(method: Callable[[Scalar], Scalar]):
             node.tag = origin
             return node
 
-        def fuse(operand_of):  # the closure with its operand's called inline: one call less
-            def run(args):
-                operand = operand_of(args)
-                if operand.__class__ is not Scalar:
-                    raise not_a_node(operand)
-                try:
-                    node = method(operand)
-                except ScalarAutodiffError as error:
-                    raise engine_error(error, span) from None
-                node.tag = origin
-                return node
-
-            return run
-
-        return combine, compiler.values(call), fuse
+        return combine, compiler.values(call)
 
     return build
 
@@ -61,7 +45,7 @@ def engine_unary(method: Callable[[Scalar], Scalar]):
 def engine_binary(method: Callable[[Scalar, Scalar], Scalar]):
     """A built-in that is the engine's operation of two nodes."""
 
-    def build(compiler: Compiler, call: tree.Call):
+    def build(compiler: Compiling, call: tree.Call):
         span, origin = call.span, compiler.origin(call.span)
         engine_error = compiler.engine_error
         left_error = compiler.node_check(compiler.values(call)[0], f"`{call.function}`")
@@ -85,15 +69,12 @@ def engine_binary(method: Callable[[Scalar, Scalar], Scalar]):
 
 
 def _constant_of(read, count: bool = False):
-    """A built-in whose result is a new constant holding ``read(operand)``."""
+    """A built-in whose result is a new constant holding ``read(operand)`` (a node: `NODE`)."""
 
-    def build(compiler: Compiler, call: tree.Call):
+    def build(compiler: Compiling, call: tree.Call):
         origin = compiler.origin(call.span, count)
-        not_a_node = compiler.node_check(compiler.values(call)[0], f"`{call.function}`")
 
         def combine(args, operand):
-            if operand.__class__ is not Scalar:
-                raise not_a_node(operand)
             node = Scalar.constant(read(operand))
             node.tag = origin
             return node
@@ -103,14 +84,11 @@ def _constant_of(read, count: bool = False):
     return build
 
 
-def compile_grad(compiler: Compiler, call: tree.Call):
+def compile_grad(compiler: Compiling, call: tree.Call):
     origin = compiler.origin(call.span)
     argument_span = compiler.values(call)[0].span
-    not_a_node = compiler.node_check(compiler.values(call)[0], "`grad`")
 
     def combine(args, operand):
-        if operand.__class__ is not Scalar:
-            raise not_a_node(operand)
         gradient = operand._gradient
         if gradient is None:
             raise compiler.fail(

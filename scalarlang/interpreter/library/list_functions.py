@@ -10,53 +10,47 @@ entries are in ``registry``; each is compiled as ``node_functions`` says.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
-from ..engine.errors import ScalarAutodiffError
-from ..engine.numbers import format_number
-from ..engine.scalar import Scalar
-from ..language import tree
+from ...engine.errors import ScalarAutodiffError
+from ...engine.numbers import format_number
+from ...engine.scalar import Scalar
+from ...language import tree
 from .csv_reader import TableError, read_table
-from .failures import not_a_node
-from .values import ListValue, TextValue, items_of, whole_number
+from ..values import ListValue, TextValue, items_of, whole_number
+from .arguments import nodes_check
 
 if TYPE_CHECKING:
-    from .control import Run
-    from .expressions import Compiler
+    from ..context import Compiling, Running
 
 
-def _nodes(compiler: Compiler, call: tree.Call, values: tuple, from_list: bool, list_expr: tree.Expr | None = None) -> tuple:
-    """The terms of a fold: the items of one list argument (``list_expr``, the first argument
-    unless given), or the arguments themselves."""
-    if from_list:
-        (items,) = values
-        expr = compiler.values(call)[0] if list_expr is None else list_expr
-        if not items:
-            raise compiler.fail(
-                "wrong-arguments", f"`{call.function}` of an empty list has no terms", call.span,
-                {"function": call.function},
-            )
-        for index, item in enumerate(items):
-            if item.__class__ is not Scalar:
-                text = f"{compiler.text_of(expr)}[{index}]"
-                raise not_a_node(compiler.source, item, text, expr.span, f"`{call.function}` of each item")
-        return items
-    for value, expr in zip(values, compiler.values(call)):
-        if value.__class__ is not Scalar:
-            raise compiler.node_check(expr, f"`{call.function}`")(value)
-    return values
+def _terms(compiler: Compiling, call: tree.Call) -> Callable[[tuple], tuple]:
+    """``terms(values)``: the terms of a fold: the items of its one list argument (checked as
+    the registry checks a list of nodes), or its arguments, each a node."""
+    args, name = compiler.values(call), call.function
+    of_list, single = nodes_check(compiler, name, args[0], "no terms"), len(args) == 1
+
+    def terms(values: tuple) -> tuple:
+        if single and values[0].__class__ is ListValue:
+            of_list(values[0])
+            return values[0]
+        for value, expr in zip(values, args):
+            if value.__class__ is not Scalar:
+                raise compiler.node_check(expr, f"`{name}`")(value)
+        return values
+
+    return terms
 
 
-def compile_sum(compiler: Compiler, call: tree.Call, mean: bool = False):
+def compile_sum(compiler: Compiling, call: tree.Call, mean: bool = False):
     """``sum(a, b, …)`` or ``sum(L)``: the left fold ``a + b + …``; `mean` divides it once by
     the count."""
     span, origin = call.span, compiler.origin(call.span)
     count_origin = compiler.origin(call.span, True)
-    engine_error = compiler.engine_error
-    single = len(compiler.values(call)) == 1
+    engine_error, terms_of = compiler.engine_error, _terms(compiler, call)
 
     def combine(args, *values):
-        terms = _nodes(compiler, call, values, single and values[0].__class__ is ListValue)
+        terms = terms_of(values)
         total = terms[0]
         try:
             for term in terms[1:]:
@@ -74,11 +68,11 @@ def compile_sum(compiler: Compiler, call: tree.Call, mean: bool = False):
     return combine, compiler.values(call)
 
 
-def compile_mean(compiler: Compiler, call: tree.Call):
+def compile_mean(compiler: Compiling, call: tree.Call):
     return compile_sum(compiler, call, mean=True)
 
 
-def compile_len(compiler: Compiler, call: tree.Call):
+def compile_len(compiler: Compiling, call: tree.Call):
     """``len(L)``: a list's items, or a text's characters."""
     origin = compiler.origin(call.span, True)
     not_a_list = compiler.list_check(compiler.values(call)[0], "`len`")
@@ -93,15 +87,12 @@ def compile_len(compiler: Compiler, call: tree.Call):
     return length, compiler.values(call)
 
 
-def compile_dot(compiler: Compiler, call: tree.Call):
+def compile_dot(compiler: Compiling, call: tree.Call):
     """``dot(A, B)``: ``A[0]*B[0] + A[1]*B[1] + …``, a left fold of products."""
     span, origin, engine_error = call.span, compiler.origin(call.span), compiler.engine_error
-    checks = [compiler.list_check(arg, "`dot`") for arg in compiler.values(call)]
+    left_nodes, right_nodes = (nodes_check(compiler, "dot", arg, "no terms") for arg in compiler.values(call))
 
-    def dot(args, left, right):
-        for value, problem in zip((left, right), checks):
-            if value.__class__ is not ListValue:
-                raise problem(value)
+    def dot(args, left, right):  # (two lists: `LIST`; their items are checked below)
         if len(left) != len(right) or not left:
             raise compiler.fail(
                 "wrong-arguments",
@@ -110,8 +101,8 @@ def compile_dot(compiler: Compiler, call: tree.Call):
                 span,
                 {"function": "dot", "lengths": [len(left), len(right)]},
             )
-        _nodes(compiler, call, (left,), True, compiler.values(call)[0])
-        _nodes(compiler, call, (right,), True, compiler.values(call)[1])
+        left_nodes(left)
+        right_nodes(right)
         try:
             total = left[0] * right[0]
             total.tag = origin
@@ -127,7 +118,7 @@ def compile_dot(compiler: Compiler, call: tree.Call):
     return dot, compiler.values(call)
 
 
-def compile_flatten(compiler: Compiler, call: tree.Call):
+def compile_flatten(compiler: Compiling, call: tree.Call):
     """``flatten(L, …)``: every node (and text) held in the arguments, depth first, in order."""
 
     span = call.span
@@ -139,28 +130,21 @@ def compile_flatten(compiler: Compiler, call: tree.Call):
     return flatten, compiler.values(call)
 
 
-def compile_zip(compiler: Compiler, call: tree.Call):
-    """``zip(A, B, …)``: the rows ``[A[i], B[i], …]``, as many as the shortest has items."""
-    checks = [compiler.list_check(arg, "`zip`") for arg in compiler.values(call)]
+def compile_zip(compiler: Compiling, call: tree.Call):
+    """``zip(A, B, …)``: the rows ``[A[i], B[i], …]``, as many as the shortest has items
+    (each a list: `LIST`)."""
 
     def zip_lists(args, *values):
-        for value, problem in zip(values, checks):
-            if value.__class__ is not ListValue:
-                raise problem(value)
         return ListValue([ListValue(row) for row in zip(*values)])
 
     return zip_lists, compiler.values(call)
 
 
 def _draw(name: str, draw_with):
-    def build(compiler: Compiler, call: tree.Call):
+    def build(compiler: Compiling, call: tree.Call):
         origin, random = compiler.origin(call.span), compiler.random
-        checks = [compiler.node_check(arg, f"`{name}`") for arg in compiler.values(call)]
 
-        def draw(args, first, second):
-            for value, problem in zip((first, second), checks):
-                if value.__class__ is not Scalar:
-                    raise problem(value)
+        def draw(args, first, second):  # (two nodes: `NODE`)
             number = draw_with(random, first._value, second._value)
             if number - number != 0.0:
                 raise compiler.fail(
@@ -180,7 +164,7 @@ compile_uniform = _draw("uniform", lambda random, low, high: random.uniform(low,
 compile_gauss = _draw("gauss", lambda random, mu, sigma: random.gauss(mu, sigma))
 
 
-def compile_read_table(compiler: Compiler, call: tree.Call):
+def compile_read_table(compiler: Compiling, call: tree.Call):
     """``read_table("FILE.csv")``: a list of rows of constants; the path is relative to the
     program's folder (the working folder for text that came from no file)."""
     (argument,) = call.args  # a text (its entry says so)
@@ -216,7 +200,7 @@ def compile_read_table(compiler: Compiler, call: tree.Call):
     return table, ()
 
 
-def compile_random_seed(run: Run, statement: tree.ExprStatement, call: tree.Call):
+def compile_random_seed(run: Running, statement: tree.ExprStatement, call: tree.Call):
     """``random_seed(N)``: the session's generator starts again from N; shows nothing."""
     compiler = run.compiler
     seed_of, random = compiler.number(compiler.values(call)[0]), run.session.random

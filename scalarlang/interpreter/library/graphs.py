@@ -6,20 +6,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..engine.errors import ScalarAutodiffError
-from ..engine.numbers import format_parameter
-from ..engine.scalar import Scalar, ScalarOperation
-from ..language import tree
-from ..language.diagnostics import Diagnostic, LanguageError
-from .outcomes import BackwardShown, Drawn, WalkShown, WalkStep
-from .values import is_count, label_of, made_at, name_of, operation_text, source_label
+from ...engine.errors import ScalarAutodiffError
+from ...engine.numbers import format_parameter
+from ...engine.scalar import Scalar, ScalarOperation
+from ...language import tree
+from ...language.diagnostics import Diagnostic, LanguageError
+from ..outcomes import BackwardShown, Drawn, WalkShown, WalkStep
+from ..values import is_count, label_of, made_at, name_of, operation_text, source_label
 
 if TYPE_CHECKING:
-    from .control import Run
-    from .expressions import Compiler
+    from ..context import Compiling, Running
 
 
-def compile_backward(run: Run, statement: tree.ExprStatement, call: tree.Call, walk: bool = False):
+def compile_backward(run: Running, statement: tree.ExprStatement, call: tree.Call, walk: bool = False):
     """``backward(OUT[, SEED])``, or ``walk(OUT[, SEED])``: the same pass and commit, shown
     edge by edge (always: a walk is asked for, never an echo)."""
     compiler = run.compiler
@@ -52,7 +51,7 @@ def compile_backward(run: Run, statement: tree.ExprStatement, call: tree.Call, w
         if observer is not None and not run.muted:
             # --draw: the pass's picture is written before anything is committed, so a
             # picture that cannot be written leaves the stored gradients as they were.
-            from ..pictures.errors import DrawingError
+            from ...pictures.errors import DrawingError
 
             topology = backward_pass.topology
             try:
@@ -68,11 +67,11 @@ def compile_backward(run: Run, statement: tree.ExprStatement, call: tree.Call, w
     return backward
 
 
-def compile_walk(run: Run, statement: tree.ExprStatement, call: tree.Call):
+def compile_walk(run: Running, statement: tree.ExprStatement, call: tree.Call):
     return compile_backward(run, statement, call, walk=True)
 
 
-def compile_graph(run: Run, statement: tree.ExprStatement, call: tree.Call):
+def compile_graph(run: Running, statement: tree.ExprStatement, call: tree.Call):
     """``graph(EXPR)``: the nodes of EXPR's graph; changes nothing."""
     target = run.compiler.node_expression(run.compiler.values(call)[0], "`graph`")
     return lambda show: run.emit(run.session.graph_of(target(None), statement.span))
@@ -95,11 +94,11 @@ def backward_outcome(span, label: str, backward_pass) -> BackwardShown:
     )
 
 
-def compile_draw(run: Run, statement: tree.ExprStatement, call: tree.Call):
+def compile_draw(run: Running, statement: tree.ExprStatement, call: tree.Call):
     """``draw(EXPR)``, ``draw(EXPR, "FILE")``: the picture of EXPR's graph as it is now.
 
     It shows in loop bodies and under ``quiet`` too: a picture is asked for, never an echo."""
-    from ..pictures import DrawingError, graph_picture, picture_format, write_picture  # on first use
+    from ...pictures import DrawingError, graph_picture, picture_format, write_picture  # on first use
 
     compiler, args = run.compiler, call.args  # an expression, maybe a text (its entry says so)
     target = compiler.node_expression(compiler.values(call)[0], "`draw`")
@@ -126,7 +125,7 @@ def compile_draw(run: Run, statement: tree.ExprStatement, call: tree.Call):
     return draw
 
 
-def pass_failure(compiler: Compiler, error, output, seed_span, output_span) -> LanguageError:
+def pass_failure(compiler: Compiling, error, output, seed_span, output_span) -> LanguageError:
     if error.kind == "non-finite-seed":
         return compiler.engine_error(error, seed_span)
     failure = compiler.engine_error(error, output_span)
@@ -149,7 +148,7 @@ def pass_failure(compiler: Compiler, error, output, seed_span, output_span) -> L
 _INDEX_FIELDS = ("child", "parent", "node")
 
 
-def _node_notes(compiler: Compiler, error, output: Scalar) -> tuple[str, ...]:
+def _node_notes(compiler: Compiling, error, output: Scalar) -> tuple[str, ...]:
     """``node 5 is s, made at 4:9 by x * h``: the nodes a pass error names by topology index."""
     indices = []
     for field in _INDEX_FIELDS:

@@ -14,37 +14,28 @@ compile function sees it, so a compile function may take its arguments as its en
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from ..engine.scalar import Scalar
-from ..language import tree
-from ..language.diagnostics import LanguageError
-from ..language.overview import CHAIN_RULE, GRAPH, LISTS, PICTURES, TASKS, TEXTS, TRAINING
-from . import chain_rule, checks, graphs, list_functions, logits, node_functions, plots, text_functions
-from .values import LABEL_LIMIT, shorten, suggestion
+from ...engine.scalar import Scalar
+from ...language import tree
+from ...language.diagnostics import LanguageError
+from ...language.overview import CHAIN_RULE, GRAPH, LISTS, PICTURES, TASKS, TEXTS, TRAINING
+from ..values import LABEL_LIMIT, shorten, suggestion
+from . import chain_rule, gradient_check, graphs, list_functions, logits, node_functions, plots, text_functions
+from .arguments import Kind, checked
 
 if TYPE_CHECKING:
-    from .control import Run
-    from .expressions import Compiler
+    from ..context import Compiling, Running
 
 # A value function's compile function: ``compile(compiler, call)`` gives ``(combine, operand
 # expressions)`` or ``(combine, operand expressions, fuse)`` (see `expressions`).
-CompileValue = Callable[["Compiler", tree.Call], tuple]
+CompileValue = Callable[["Compiling", tree.Call], tuple]
 # A statement-like call's: ``compile(run, statement, call)`` gives the statement's action.
-CompileStatement = Callable[["Run", tree.ExprStatement, tree.Call], Callable[[bool], Any]]
-
-
-class Kind(StrEnum):
-    """What an argument (or a named option's value) is."""
-
-    VALUE = "value"  # an expression: a node, or a list where the callable takes one
-    LIST = "list"  # an expression whose value must be a list (checked when it runs)
-    TEXT = "text"  # a file name, a title: a text in quotes, or an expression that may give one
-    FUNCTION = "function"  # the bare name of a function defined with `fn`
+CompileStatement = Callable[["Running", tree.ExprStatement, tree.Call], Callable[[bool], Any]]
 
 
 VALUE, LIST, TEXT, FUNCTION = Kind.VALUE, Kind.LIST, Kind.TEXT, Kind.FUNCTION
+NODE, NODES, STRING, TEXT_LIST = Kind.NODE, Kind.NODES, Kind.STRING, Kind.TEXTS
 
 
 # (Plain classes with slots, not dataclasses: a dataclass costs its class a code generation at
@@ -86,7 +77,7 @@ def arity(least: int, most: int | None | str = "same") -> Arity:
 class Entry:
     """What the two kinds of entry share: the shape of a call and its help. Read-only."""
 
-    __slots__ = ("name", "arity", "compile", "usage", "summary", "category", "kinds", "options", "notes", "takes")
+    __slots__ = ("name", "arity", "compile", "usage", "summary", "category", "kinds", "options", "notes", "takes", "empty")
 
     def __init__(
         self,
@@ -100,6 +91,7 @@ class Entry:
         options: Mapping[str, Kind] | None = None,
         notes: tuple[str, ...] = (),
         takes: str | None = None,
+        empty: str | None = None,
     ):
         self.name = name
         self.arity = arity
@@ -117,6 +109,8 @@ class Entry:
         # When given, a call of the wrong shape is told `NAME takes {takes}` (how `draw` and
         # `read_table` say what their text argument is).
         self.takes = takes
+        # A `NODES` argument must have items: what an empty list lacks (`no terms`).
+        self.empty = empty
 
     def kind_of(self, index: int) -> Kind:
         return self.kinds[min(index, len(self.kinds) - 1)]
@@ -127,6 +121,11 @@ class ValueFunction(Entry):
 
     __slots__ = ()
     compile: CompileValue
+
+    def compiled(self, compiler: Compiling, call: tree.Call) -> tuple:
+        """``(combine, operands, fuse)`` of a call already checked against the entry (see
+        `call_problem`): its arguments' values are checked by kind before ``combine`` runs."""
+        return checked(self.name, self.kind_of, self.empty, compiler, call, self.compile(compiler, call))
 
 
 class StatementCall(Entry):
@@ -151,17 +150,17 @@ _TEXTS = _MODELS = TEXTS
 _CHARTS = PICTURES
 
 VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
-    ValueFunction("exp", arity(1), node_functions.engine_unary(Scalar.exp), "exp(X)", "e to the power X", _ENGINE),
-    ValueFunction("tanh", arity(1), node_functions.engine_unary(Scalar.tanh), "tanh(X)", "the hyperbolic tangent", _ENGINE),
-    ValueFunction("log", arity(1), node_functions.engine_unary(Scalar.log), "log(X)", "the natural logarithm", _ENGINE),
+    ValueFunction("exp", arity(1), node_functions.engine_unary(Scalar.exp), "exp(X)", "e to the power X", _ENGINE, (NODE,)),
+    ValueFunction("tanh", arity(1), node_functions.engine_unary(Scalar.tanh), "tanh(X)", "the hyperbolic tangent", _ENGINE, (NODE,)),
+    ValueFunction("log", arity(1), node_functions.engine_unary(Scalar.log), "log(X)", "the natural logarithm", _ENGINE, (NODE,)),
     ValueFunction("detach", arity(1), node_functions.engine_unary(Scalar.detach), "detach(X)",
-        "an untracked copy of X's value: no gradient flows back", _GRADIENTS),
-    ValueFunction("grad", arity(1), node_functions.compile_grad, "grad(X)", "a constant holding X's stored gradient", _GRADIENTS),
-    ValueFunction("value", arity(1), node_functions.compile_value, "value(X)", "a constant holding X's value", _GRADIENTS),
-    ValueFunction("sqrt", arity(1), node_functions.engine_unary(Scalar.sqrt), "sqrt(X)", "the square root", _ENGINE),
-    ValueFunction("relu", arity(1), node_functions.engine_unary(Scalar.relu), "relu(X)", "max(0, X); derivative 0 at 0", _ENGINE),
-    ValueFunction("sigmoid", arity(1), node_functions.engine_unary(Scalar.sigmoid), "sigmoid(X)", "1 / (1 + e^-X)", _ENGINE),
-    ValueFunction("abs", arity(1), node_functions.engine_unary(Scalar.abs), "abs(X)", "|X|; derivative 0 at 0", _ENGINE),
+        "an untracked copy of X's value: no gradient flows back", _GRADIENTS, (NODE,)),
+    ValueFunction("grad", arity(1), node_functions.compile_grad, "grad(X)", "a constant holding X's stored gradient", _GRADIENTS, (NODE,)),
+    ValueFunction("value", arity(1), node_functions.compile_value, "value(X)", "a constant holding X's value", _GRADIENTS, (NODE,)),
+    ValueFunction("sqrt", arity(1), node_functions.engine_unary(Scalar.sqrt), "sqrt(X)", "the square root", _ENGINE, (NODE,)),
+    ValueFunction("relu", arity(1), node_functions.engine_unary(Scalar.relu), "relu(X)", "max(0, X); derivative 0 at 0", _ENGINE, (NODE,)),
+    ValueFunction("sigmoid", arity(1), node_functions.engine_unary(Scalar.sigmoid), "sigmoid(X)", "1 / (1 + e^-X)", _ENGINE, (NODE,)),
+    ValueFunction("abs", arity(1), node_functions.engine_unary(Scalar.abs), "abs(X)", "|X|; derivative 0 at 0", _ENGINE, (NODE,)),
     ValueFunction("max", arity(1, None), logits.compile_max, ("max(A, B)", "max(L)", "max(A, B, C, …)"),
         "the larger (a tie shares the gradient); of a list, its first largest item", _ENGINE),
     ValueFunction("min", arity(1, None), logits.compile_min, ("min(A, B)", "min(L)", "min(A, B, C, …)"),
@@ -171,9 +170,9 @@ VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
     ValueFunction("mean", arity(1, None), list_functions.compile_mean, ("mean(L)", "mean(A, B, …)"),
         "the sum divided by the count", _LISTS),
     ValueFunction("node_count", arity(1), node_functions.compile_node_count, "node_count(X)",
-        "the unique nodes of X's graph", _GRADIENTS),
+        "the unique nodes of X's graph", _GRADIENTS, (NODE,)),
     ValueFunction("edge_count", arity(1), node_functions.compile_edge_count, "edge_count(X)",
-        "the operand edges of X's graph", _GRADIENTS),
+        "the operand edges of X's graph", _GRADIENTS, (NODE,)),
     ValueFunction("len", arity(1), list_functions.compile_len, ("len(L)", "len(T)"),
         "the number of items of a list, or of characters of a text", _LISTS),
     ValueFunction("dot", arity(2), list_functions.compile_dot, "dot(A, B)", "A[0]*B[0] + A[1]*B[1] + …", _LISTS, (LIST,)),
@@ -181,41 +180,41 @@ VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
         "every node the arguments hold, in one list", _LISTS),
     ValueFunction("zip", arity(1, None), list_functions.compile_zip, "zip(A, B, …)", "the rows [A[i], B[i], …]", _LISTS, (LIST,)),
     ValueFunction("uniform", arity(2), list_functions.compile_uniform, "uniform(A, B)",
-        "a constant drawn uniformly from A to B", _DATA),
+        "a constant drawn uniformly from A to B", _DATA, (NODE,)),
     ValueFunction("gauss", arity(2), list_functions.compile_gauss, "gauss(MU, SIGMA)",
-        "a constant drawn from a normal distribution", _DATA),
+        "a constant drawn from a normal distribution", _DATA, (NODE,)),
     ValueFunction("read_table", arity(1), list_functions.compile_read_table, 'read_table("FILE.csv")',
         "the rows of numbers of a CSV file, as constants", _DATA, (TEXT,),
         takes='a file name, a text: read_table("data.csv") or read_table(path)'),
     ValueFunction("floor", arity(1), node_functions.compile_floor, "floor(X)",
-        "the largest whole number not above X: a constant, no gradient", _ENGINE),
+        "the largest whole number not above X: a constant, no gradient", _ENGINE, (NODE,)),
     ValueFunction("read_text", arity(1), text_functions.compile_read_text, 'read_text("FILE")',
         "the text of a UTF-8 file (its \\r\\n read as \\n)", _TEXTS, (TEXT,),
         takes='a file name, a text: read_text("names.txt") or read_text(path)'),
     ValueFunction("lines", arity(1), text_functions.compile_lines, "lines(T)",
-        "the lines of a text, without their \\n", _TEXTS),
+        "the lines of a text, without their \\n", _TEXTS, (STRING,)),
     ValueFunction("chars", arity(1), text_functions.compile_chars, "chars(T)",
-        "the distinct characters of a text, sorted: a vocabulary", _TEXTS),
+        "the distinct characters of a text, sorted: a vocabulary", _TEXTS, (STRING,)),
     ValueFunction("join", arity(1, 2), text_functions.compile_join, ("join(L)", "join(L, SEP)"),
-        "a list of texts as one text (with SEP between them)", _TEXTS),
+        "a list of texts as one text (with SEP between them)", _TEXTS, (TEXT_LIST, STRING)),
     ValueFunction("encode", arity(2), text_functions.compile_encode, "encode(T, VOCAB)",
-        "the index in VOCAB of each character of T", _TEXTS),
+        "the index in VOCAB of each character of T", _TEXTS, (STRING, VALUE)),
     ValueFunction("decode", arity(2), text_functions.compile_decode, "decode(L, VOCAB)",
-        "the text of the characters of VOCAB at the indices in L", _TEXTS),
+        "the text of the characters of VOCAB at the indices in L", _TEXTS, (NODES, VALUE)),
     ValueFunction("argmax", arity(1), logits.compile_argmax, "argmax(L)",
-        "the index of the first largest item, a constant", _LISTS, (LIST,)),
+        "the index of the first largest item, a constant", _LISTS, (NODES,), empty="no largest item"),
     ValueFunction("argmin", arity(1), logits.compile_argmin, "argmin(L)",
-        "the index of the first smallest item, a constant", _LISTS, (LIST,)),
+        "the index of the first smallest item, a constant", _LISTS, (NODES,), empty="no smallest item"),
     ValueFunction("logsumexp", arity(1), logits.compile_logsumexp, "logsumexp(L)",
-        "log(exp(L[0]) + exp(L[1]) + …) without overflow; its edges carry softmax(L)", _MODELS, (LIST,)),
+        "log(exp(L[0]) + exp(L[1]) + …) without overflow; its edges carry softmax(L)", _MODELS, (NODES,), empty="no terms"),
     ValueFunction("softmax", arity(1), logits.compile_softmax, "softmax(L)",
-        "the probabilities exp(L[i] - logsumexp(L)), a list", _MODELS, (LIST,)),
+        "the probabilities exp(L[i] - logsumexp(L)), a list", _MODELS, (NODES,), empty="no terms"),
     ValueFunction("cross_entropy", arity(2), logits.compile_cross_entropy, "cross_entropy(LOGITS, TARGET)",
-        "logsumexp(LOGITS) - LOGITS[TARGET]: the loss of one example", _MODELS, (LIST, VALUE)),
+        "logsumexp(LOGITS) - LOGITS[TARGET]: the loss of one example", _MODELS, (NODES, VALUE), empty="no classes"),
     ValueFunction("one_hot", arity(2), logits.compile_one_hot, "one_hot(I, N)",
-        "N constants, 1 at index I and 0 elsewhere", _MODELS),
+        "N constants, 1 at index I and 0 elsewhere", _MODELS, (NODE,)),
     ValueFunction("sample", arity(1), logits.compile_sample, "sample(P)",
-        "an index drawn with probabilities P, as Python's random.choices draws it", _MODELS, (LIST,)),
+        "an index drawn with probabilities P, as Python's random.choices draws it", _MODELS, (NODES,), empty="no index to draw"),
 )
 
 STATEMENT_FUNCTIONS: dict[str, StatementCall] = _table(
@@ -223,7 +222,7 @@ STATEMENT_FUNCTIONS: dict[str, StatementCall] = _table(
         "a reverse pass from EXPR, committed: its node and edge tables", _PASSES),
     StatementCall("graph", arity(1), graphs.compile_graph, "graph(EXPR)", "the nodes of EXPR's graph, changing nothing",
         _PASSES),
-    StatementCall("gradcheck", arity(2, None), checks.compile_gradcheck,
+    StatementCall("gradcheck", arity(2, None), gradient_check.compile_gradcheck,
         ("gradcheck(OUT, X, Y, …[, step: S][, tolerance: T])", "gradcheck(OUT, X, STEP, TOLERANCE)"),
         "each variable's pass adjoint against a central difference", _PASSES,
         options={"step": VALUE, "tolerance": VALUE},
@@ -250,6 +249,24 @@ STATEMENT_FUNCTIONS: dict[str, StatementCall] = _table(
         notes=('(named: grid: N cells a side, 40 by default; title: "T", xlabel: "x1", ylabel: "x2", '
                'file: "F.svg" or "F.txt")',)),
 )
+
+
+class Library:
+    """The built-ins handed to an interpreter (`Interpreter(library=...)`, `LIBRARY` by default):
+    the value functions and the statement-like calls by name. The core reads them only here."""
+
+    __slots__ = ("values", "statements")
+
+    def __init__(self, values: Mapping[str, ValueFunction], statements: Mapping[str, StatementCall]):
+        self.values = values
+        self.statements = statements
+
+    def is_reserved(self, name: str) -> bool:
+        """Built-in names cannot be bound with `let`, defined with `fn` or be parameters."""
+        return name in self.values or name in self.statements
+
+
+LIBRARY = Library(VALUE_FUNCTIONS, STATEMENT_FUNCTIONS)
 
 
 def is_reserved(name: str) -> bool:

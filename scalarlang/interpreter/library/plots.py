@@ -17,23 +17,21 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..engine.numbers import format_number
-from ..engine.scalar import Scalar
-from ..language import tree
-from ..language.diagnostics import LanguageError
-from ..language.source import Span
-from .failures import not_a_text, with_note
-from .outcomes import Charted
-from .values import ListValue, TextValue, describe
+from ...engine.numbers import format_number
+from ...engine.scalar import Scalar
+from ...language import tree
+from ...language.diagnostics import LanguageError
+from ...language.source import Span
+from ..failures import not_a_text, with_note
+from ..outcomes import Charted
+from ..values import ListValue, TextValue, describe
 
 if TYPE_CHECKING:
-    from ..pictures.charts import Chart
-    from .calls import Function
-    from .control import Run
-    from .expressions import Compiler
+    from ...pictures.charts import Chart
+    from ..context import Compiling, Function, Running
 
 
-def compile_plot(run: Run, statement: tree.ExprStatement, call: tree.Call):
+def compile_plot(run: Running, statement: tree.ExprStatement, call: tree.Call):
     """``plot(Y)``, ``plot(X, Y)``: a line chart of one list of numbers, or of several."""
     compiler = run.compiler
     exprs = compiler.values(call)
@@ -69,8 +67,8 @@ def compile_plot(run: Run, statement: tree.ExprStatement, call: tree.Call):
         return call.span
 
     def plot(show: bool) -> None:
-        from ..pictures.charts import line_chart
-        from ..pictures.errors import ChartError
+        from ...pictures.charts import line_chart
+        from ...pictures.errors import ChartError
 
         x = None
         if x_of is not None and x_expr is not None:  # (left to right: X, Y, then the options as written)
@@ -96,7 +94,7 @@ def compile_plot(run: Run, statement: tree.ExprStatement, call: tree.Call):
     return plot
 
 
-def compile_boundary(run: Run, statement: tree.ExprStatement, call: tree.Call):
+def compile_boundary(run: Running, statement: tree.ExprStatement, call: tree.Call):
     """``boundary(F, DATA)``: the sign of F (a function of two arguments) over DATA's range on
     a grid, and DATA's points (rows x1, x2, label)."""
     compiler = run.compiler
@@ -114,8 +112,8 @@ def compile_boundary(run: Run, statement: tree.ExprStatement, call: tree.Call):
     name, name_span = function_name.name, function_name.span
 
     def boundary(show: bool) -> None:
-        from ..pictures.charts import DEFAULT_GRID, boundary_chart
-        from ..pictures.errors import ChartError
+        from ...pictures.charts import DEFAULT_GRID, boundary_chart
+        from ...pictures.errors import ChartError
 
         function = _function(compiler, name, name_span)
         points = _points(compiler, data_of(None), data_expr)
@@ -145,15 +143,15 @@ class _Output:
     format known before any work), ``show`` checks the chart fits the front end's width,
     writes the file if there is one, and emits the chart."""
 
-    def __init__(self, run: Run, file: Any, span: Span):
+    def __init__(self, run: Running, file: Any, span: Span):
         self.run, self.span = run, span
         self.path_of = run.compiler.text_argument(file, "`file:`") if file is not None else None
         self.file_span = file.span if file is not None else span
 
     def target(self) -> tuple[str | None, str | None]:
         """``(path, format)`` of the file to write, or ``(None, None)``."""
-        from ..pictures.chart_files import chart_format
-        from ..pictures.errors import ChartError
+        from ...pictures.chart_files import chart_format
+        from ...pictures.errors import ChartError
 
         if self.path_of is None:
             return None, None
@@ -164,9 +162,9 @@ class _Output:
             raise self.run.compiler.drawing_error(error, self.file_span) from None
 
     def show(self, chart: Chart, label: str, target: tuple[str | None, str | None]) -> None:
-        from ..pictures.chart_files import write_chart
-        from ..pictures.chart_text import min_width
-        from ..pictures.errors import CHART_TOO_SMALL, ChartError
+        from ...pictures.chart_files import write_chart
+        from ...pictures.chart_text import min_width
+        from ...pictures.errors import CHART_TOO_SMALL, ChartError
 
         run, compiler = self.run, self.run.compiler
         width, needed = run.session.text_width, min_width(chart)
@@ -188,7 +186,7 @@ class _Output:
 # ---- reading the session's values ------------------------------------------------------------
 
 
-def _text_readers(compiler: Compiler, options: dict, output: _Output) -> dict[str, Callable[[], Any]]:
+def _text_readers(compiler: Compiling, options: dict, output: _Output) -> dict[str, Callable[[], Any]]:
     """Readers of a chart's text options: `title:`, `xlabel:` and `ylabel:` (the axes'
     titles), and `file:` (its path and format, `output.target`)."""
     readers: dict[str, Callable[[], Any]] = {}
@@ -210,7 +208,7 @@ def _in_written_order(call: tree.Call, readers: dict[str, Callable[[], Any]]) ->
     return read
 
 
-def _series(compiler: Compiler, value: object, expr: tree.Expr) -> tuple[list[tuple[float, ...]], bool]:
+def _series(compiler: Compiling, value: object, expr: tree.Expr) -> tuple[list[tuple[float, ...]], bool]:
     """The series of ``plot``'s Y: one list of numbers, or a list of such lists (several)."""
     if value.__class__ is not ListValue:
         raise compiler.list_check(expr, "`plot`")(value)
@@ -221,7 +219,7 @@ def _series(compiler: Compiler, value: object, expr: tree.Expr) -> tuple[list[tu
     return [_numbers(compiler, items, expr, f"`{compiler.text_of(expr)}`")], False
 
 
-def _numbers(compiler: Compiler, value: object, expr: tree.Expr, what: str) -> tuple[float, ...]:
+def _numbers(compiler: Compiling, value: object, expr: tree.Expr, what: str) -> tuple[float, ...]:
     """The values of a list of nodes (read: nothing is tracked)."""
     if value.__class__ is not ListValue:
         raise compiler.list_check(expr, "`plot`")(value)
@@ -239,7 +237,7 @@ def _numbers(compiler: Compiler, value: object, expr: tree.Expr, what: str) -> t
     return tuple(numbers)
 
 
-def _texts(compiler: Compiler, value: object, expr: tree.Expr) -> tuple[str, ...]:
+def _texts(compiler: Compiling, value: object, expr: tree.Expr) -> tuple[str, ...]:
     """`labels:`: a list of texts, one a series."""
     if value.__class__ is not ListValue:
         raise compiler.list_check(expr, "`labels:`")(value)
@@ -249,7 +247,7 @@ def _texts(compiler: Compiler, value: object, expr: tree.Expr) -> tuple[str, ...
     return tuple(value)  # type: ignore[call-overload]
 
 
-def _flag(compiler: Compiler, value: float, span: Span) -> bool:
+def _flag(compiler: Compiling, value: float, span: Span) -> bool:
     if value not in (0.0, 1.0):
         raise compiler.fail(
             "wrong-arguments", f"`log:` is 1 (a logarithmic y axis) or 0, not {format_number(value)}", span,
@@ -258,7 +256,7 @@ def _flag(compiler: Compiler, value: float, span: Span) -> bool:
     return value == 1.0
 
 
-def _points(compiler: Compiler, value: object, expr: tree.Expr) -> list[tuple[float, ...]]:
+def _points(compiler: Compiling, value: object, expr: tree.Expr) -> list[tuple[float, ...]]:
     """DATA's rows as numbers: each a list of nodes (x1, x2, label; the chart checks there are 3)."""
     if value.__class__ is not ListValue:
         raise compiler.list_check(expr, "`boundary`")(value)
@@ -277,7 +275,7 @@ def _points(compiler: Compiler, value: object, expr: tree.Expr) -> list[tuple[fl
     return rows
 
 
-def _function(compiler: Compiler, name: str, span: Span) -> Function:
+def _function(compiler: Compiling, name: str, span: Span) -> Function:
     """F: a function defined with `fn`, of two arguments."""
     function = compiler.defined_function(name, span, "boundary")
     if function.arity != 2:
@@ -290,7 +288,7 @@ def _function(compiler: Compiler, name: str, span: Span) -> Function:
     return function
 
 
-def _score(run: Run, compiler: Compiler, function: Function, span: Span) -> Callable[[float, float], float]:
+def _score(run: Running, compiler: Compiling, function: Function, span: Span) -> Callable[[float, float], float]:
     """F at (x1, x2): its value, each call with a statement's budget of comprehension items
     and of calls."""
     budget, body, name = run.budget, function.body, function.name

@@ -14,22 +14,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..engine.errors import ScalarAutodiffError
-from ..engine.scalar import Scalar
-from ..language import tree
+from ...engine.errors import ScalarAutodiffError
+from ...engine.scalar import Scalar
+from ...language import tree
 from .graphs import pass_failure
-from .outcomes import EdgeShare, Explained, PathShown, PathsShown
-from .state import History, KeptPass, Zeroed
-from .values import label_of
+from ..outcomes import EdgeShare, Explained, PathShown, PathsShown
+from ..state import History, KeptPass, Zeroed
+from ..values import label_of
 
 if TYPE_CHECKING:
-    from .control import Run
+    from ..context import Running
 
 # `paths` lists at most this many paths; more is the error `too-many-paths` with the count.
 MAX_PATHS = 1_000
 
 
-def compile_explain(run: Run, statement: tree.ExprStatement, call: tree.Call):
+def compile_explain(run: Running, statement: tree.ExprStatement, call: tree.Call):
     target = run.compiler.node_expression(run.compiler.values(call)[0], "`explain`")
     span = statement.span
 
@@ -100,7 +100,7 @@ def _edges_into(kept: KeptPass, index: int):
 # ---- paths ------------------------------------------------------------------------------------
 
 
-def compile_paths(run: Run, statement: tree.ExprStatement, call: tree.Call):
+def compile_paths(run: Running, statement: tree.ExprStatement, call: tree.Call):
     compiler = run.compiler
     output_of = compiler.node_expression(compiler.values(call)[0], "`paths`")
     variable_of = compiler.node_expression(compiler.values(call)[1], "`paths`")

@@ -14,20 +14,20 @@ a choice.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
 
-from ..engine.errors import ScalarAutodiffError
-from ..engine.numbers import format_number, format_whole
-from ..engine.scalar import Scalar
-from ..language import tree
-from ..language.diagnostics import LanguageError
-from .failures import not_a_list, not_a_node, position_in
+from ...engine.errors import ScalarAutodiffError
+from ...engine.numbers import format_number, format_whole
+from ...engine.scalar import Scalar
+from ...language import tree
+from ...language.diagnostics import LanguageError
+from ..failures import not_a_list, position_in
+from ..values import ListValue, Made, whole_number
+from .arguments import nodes_check, with_help
 from .node_functions import engine_binary
-from .values import ListValue, Made, whole_number
 
 if TYPE_CHECKING:
-    from .expressions import Compiler
+    from ..context import Compiling
 
 # `sample`: probabilities must sum to 1 within this.
 SUM_TOLERANCE = 1e-9
@@ -35,54 +35,7 @@ SUM_TOLERANCE = 1e-9
 _max_of, _min_of, _logsumexp = Scalar.max_of, Scalar.min_of, Scalar.logsumexp
 
 
-class _ListArgument:
-    """The checks of an argument that must be a non-empty list of nodes. ``items`` checks that
-    it is a list with items; that the items are nodes is left to the engine's operation (or to
-    reading their values), whose TypeError (AttributeError) becomes `not_nodes`' error: one pass
-    over the items, not two, on the path a training loop runs thousands of times a step."""
-
-    __slots__ = ("compiler", "name", "expr", "lacks", "not_a_list")
-
-    def __init__(self, compiler: Compiler, call: tree.Call, expr: tree.Expr, lacks: str):
-        self.compiler, self.name, self.expr = compiler, call.function, expr
-        self.lacks = lacks  # what an empty list has not (`no largest item`)
-        self.not_a_list = compiler.list_check(expr, f"`{call.function}`")
-
-    def items(self, value: object) -> ListValue:
-        if value.__class__ is not ListValue:
-            raise self.not_a_list(value)
-        if not value:
-            raise self.compiler.fail(
-                "wrong-arguments", f"`{self.name}` of an empty list: it has {self.lacks}", self.expr.span,
-                {"function": self.name, "length": 0},
-            )
-        return value  # type: ignore[return-value]
-
-    def not_nodes(self, items: ListValue) -> LanguageError:
-        """The error for the first item that is not a node."""
-        for index, item in enumerate(items):
-            if item.__class__ is not Scalar:
-                return _item_not_a_node(self.compiler, self.name, self.expr, index, item)
-        raise AssertionError("every item is a node")  # (only called when one is not)
-
-
-def _item_not_a_node(compiler: Compiler, name: str, expr: tree.Expr, index: int, item: object) -> LanguageError:
-    text = compiler.text_of(expr)
-    error = not_a_node(compiler.source, item, f"{text}[{index}]", expr.span, f"`{name}` of each item")
-    if item.__class__ is not ListValue:
-        return error
-    # A table where a list of values belongs: one row, or a comprehension over the rows.
-    call = f"{name}({text}[0]" + (", TARGET)" if name == "cross_entropy" else ")")
-    each = f"[{name}(row, TARGET) for row in {text}]" if name == "cross_entropy" else f"[{name}(row) for row in {text}]"
-    return _with_help(error, f"help: `{name}` takes a list of values: of one row, `{call}`; of every row, `{each}`")
-
-
-def _with_help(error: LanguageError, help_note: str) -> LanguageError:
-    """``error`` with ``help_note`` in place of its own help (the general one does not fit)."""
-    return LanguageError(replace(error.diagnostic, notes=(help_note,)))
-
-
-def _labels(compiler: Compiler, span, form: str) -> Callable[[int], Made]:
+def _labels(compiler: Compiling, span, form: str) -> Callable[[int], Made]:
     """The tags `form` gives the nodes made for item ``i`` (``{}`` is the source text at
     ``span``, ``{i}`` the item's index): one per index, made when first needed."""
     made: list[Made] = []
@@ -98,7 +51,7 @@ def _labels(compiler: Compiler, span, form: str) -> Callable[[int], Made]:
 # ---- max, min: of two nodes, of a list, of three or more -------------------------------------
 
 
-def compile_max(compiler: Compiler, call: tree.Call, largest: bool = True):
+def compile_max(compiler: Compiling, call: tree.Call, largest: bool = True):
     """``max(a, b)``: the engine's two-operand max (a tie shares the gradient); ``max(L)`` and
     ``max(a, b, c, …)``: one `max_of` node (the gradient goes to the first largest)."""
     args, name = compiler.values(call), call.function
@@ -111,26 +64,23 @@ def compile_max(compiler: Compiler, call: tree.Call, largest: bool = True):
                 return pair(args, left, right)
             except LanguageError as error:
                 if error.diagnostic.kind == "not-a-node":
-                    raise _with_help(error, of_a_list) from None
+                    raise with_help(error, of_a_list) from None
                 raise
 
         return of_two, operands
     fold, origin = _max_of if largest else _min_of, compiler.origin(call.span)
     if len(args) == 1:
-        argument = _ListArgument(compiler, call, args[0], "no largest item" if largest else "no smallest item")
+        nodes = nodes_check(compiler, name, args[0], "no largest item" if largest else "no smallest item")
         source, text, span = compiler.source, compiler.text_of(args[0]), args[0].span
 
         def of_list(args, value):
             if value.__class__ is Scalar:
-                raise _with_help(
+                raise with_help(
                     not_a_list(source, text, span, f"`{name}` of one argument"),
                     f"help: the {'larger' if largest else 'smaller'} of two values is `{name}(a, b)`",
                 )
-            items = argument.items(value)
-            try:
-                node = fold(items)
-            except TypeError:
-                raise argument.not_nodes(items) from None
+            nodes(value)
+            node = fold(value)
             node.tag = origin
             return node
 
@@ -140,7 +90,7 @@ def compile_max(compiler: Compiler, call: tree.Call, largest: bool = True):
     def of_values(args, *values):
         for value, problem in zip(values, checks):
             if value.__class__ is not Scalar:
-                raise _with_help(problem(value), of_a_list)
+                raise with_help(problem(value), of_a_list)
         node = fold(values)
         node.tag = origin
         return node
@@ -148,22 +98,16 @@ def compile_max(compiler: Compiler, call: tree.Call, largest: bool = True):
     return of_values, args
 
 
-def compile_min(compiler: Compiler, call: tree.Call):
+def compile_min(compiler: Compiling, call: tree.Call):
     return compile_max(compiler, call, largest=False)
 
 
-def compile_argmax(compiler: Compiler, call: tree.Call, largest: bool = True):
+def compile_argmax(compiler: Compiling, call: tree.Call, largest: bool = True):
     """``argmax(L)``: the index of the first largest item, a constant (a count)."""
-    (argument,) = compiler.values(call)
-    checked = _ListArgument(compiler, call, argument, "no largest item" if largest else "no smallest item")
     origin = compiler.origin(call.span, True)
 
-    def argmax(args, value):
-        items = checked.items(value)
-        try:
-            values = [item._value for item in items]
-        except AttributeError:
-            raise checked.not_nodes(items) from None
+    def argmax(args, items):  # (a list of nodes with items: `NODES`)
+        values = [item._value for item in items]
         best, top = 0, values[0]
         for index, number in enumerate(values):
             if (number > top) if largest else (number < top):
@@ -172,54 +116,45 @@ def compile_argmax(compiler: Compiler, call: tree.Call, largest: bool = True):
         node.tag = origin
         return node
 
-    return argmax, (argument,)
+    return argmax, compiler.values(call)
 
 
-def compile_argmin(compiler: Compiler, call: tree.Call):
+def compile_argmin(compiler: Compiling, call: tree.Call):
     return compile_argmax(compiler, call, largest=False)
 
 
 # ---- logsumexp, softmax, cross_entropy ---------------------------------------------------------
 
 
-def compile_logsumexp(compiler: Compiler, call: tree.Call):
+def compile_logsumexp(compiler: Compiling, call: tree.Call):
     """``logsumexp(L)``: one node with an edge to each item; its local derivatives are the
     softmax of the items."""
-    (argument,) = compiler.values(call)
-    checked, origin = _ListArgument(compiler, call, argument, "no terms"), compiler.origin(call.span)
+    origin = compiler.origin(call.span)
 
-    def logsumexp(args, value):
-        items = checked.items(value)
-        try:
-            node = _logsumexp(items)
-        except TypeError:
-            raise checked.not_nodes(items) from None
+    def logsumexp(args, items):  # (`NODES`)
+        node = _logsumexp(items)
         node.tag = origin
         return node
 
-    return logsumexp, (argument,)
+    return logsumexp, compiler.values(call)
 
 
-def compile_softmax(compiler: Compiler, call: tree.Call):
+def compile_softmax(compiler: Compiling, call: tree.Call):
     """``softmax(L)``: each ``exp(L[i] - max(L))`` over their sum (a left fold), as PyTorch
     computes it: the probabilities sum to 1 whatever the logits' size (`softmax([1e15, 1e15])`
     is exactly 0.5 each), where ``exp(L[i] - logsumexp(L))`` absorbs. ``max(L)`` is a constant:
     a softmax does not change when every logit moves by the same amount, so no gradient goes
     through it."""
     (argument,) = compiler.values(call)
-    checked, span, engine_error = _ListArgument(compiler, call, argument, "no terms"), call.span, compiler.engine_error
+    span, engine_error = call.span, compiler.engine_error
     top_tag = compiler.origin(argument.span, form="max({})")
     total_tag = compiler.origin(argument.span, form="sum(exp({} - max({})))")
     shifted_tag = _labels(compiler, argument.span, "{}[{i}] - max({})")
     weight_tag = _labels(compiler, argument.span, "exp({}[{i}] - max({}))")
     item_tag = _labels(compiler, call.span, "{}[{i}]")
 
-    def softmax(args, value):
-        items = checked.items(value)
-        try:
-            top = Scalar.constant(max([item._value for item in items]))  # (values are finite)
-        except AttributeError:
-            raise checked.not_nodes(items) from None
+    def softmax(args, items):  # (`NODES`)
+        top = Scalar.constant(max([item._value for item in items]))  # (values are finite)
         top.tag = top_tag
         weights = []
         try:
@@ -242,27 +177,23 @@ def compile_softmax(compiler: Compiler, call: tree.Call):
             raise engine_error(error, span) from None
         return ListValue(made)
 
-    return softmax, (argument,)
+    return softmax, compiler.values(call)
 
 
-def compile_cross_entropy(compiler: Compiler, call: tree.Call):
+def compile_cross_entropy(compiler: Compiling, call: tree.Call):
     """``cross_entropy(LOGITS, TARGET)``: ``logsumexp(LOGITS) - LOGITS[TARGET]``, TARGET a whole
     number inside the list (as indexing takes it)."""
     logits, target = compiler.values(call)
-    checked, origin = _ListArgument(compiler, call, logits, "no classes"), compiler.origin(call.span)
+    origin = compiler.origin(call.span)
     total_tag = compiler.origin(logits.span, form="logsumexp({})")
     target_not_a_node = compiler.node_check(target, "`cross_entropy`'s target")
     source, target_span, logits_text, engine_error = compiler.source, target.span, compiler.text_of(logits), compiler.engine_error
 
-    def cross_entropy(args, value, position):
-        items = checked.items(value)
+    def cross_entropy(args, items, position):  # (LOGITS: `NODES`)
         if position.__class__ is not Scalar:
-            raise _with_help(target_not_a_node(position), "help: the target is the index of the right class, a whole number")
+            raise with_help(target_not_a_node(position), "help: the target is the index of the right class, a whole number")
         chosen = items[position_in(source, position._value, len(items), logits_text, target_span)]
-        try:
-            total = _logsumexp(items)
-        except TypeError:
-            raise checked.not_nodes(items) from None
+        total = _logsumexp(items)
         total.tag = total_tag
         try:
             loss = total - chosen
@@ -271,22 +202,18 @@ def compile_cross_entropy(compiler: Compiler, call: tree.Call):
         loss.tag = origin
         return loss
 
-    return cross_entropy, (logits, target)
+    return cross_entropy, compiler.values(call)
 
 
 # ---- one_hot, sample: constants -----------------------------------------------------------------
 
 
-def compile_one_hot(compiler: Compiler, call: tree.Call):
+def compile_one_hot(compiler: Compiling, call: tree.Call):
     """``one_hot(I, N)``: N constants, 1 at I and 0 elsewhere."""
     index_expr, length_expr = compiler.values(call)
-    checks = [compiler.node_check(arg, f"`one_hot`") for arg in (index_expr, length_expr)]
     origin, budget = compiler.origin(call.span), compiler.budget
 
-    def one_hot(args, index, length):
-        for value, problem in zip((index, length), checks):
-            if value.__class__ is not Scalar:
-                raise problem(value)
+    def one_hot(args, index, length):  # (two nodes: `NODE`)
         count = whole_number(length._value)
         if count is None or count < 1:
             raise compiler.fail(
@@ -318,22 +245,18 @@ def compile_one_hot(compiler: Compiler, call: tree.Call):
             made.append(node)
         return ListValue(made)
 
-    return one_hot, (index_expr, length_expr)
+    return one_hot, compiler.values(call)
 
 
-def compile_sample(compiler: Compiler, call: tree.Call):
+def compile_sample(compiler: Compiling, call: tree.Call):
     """``sample(P)``: an index drawn with the session's generator, the one
     ``random.choices(range(len(P)), weights=P)[0]`` draws in the same state."""
     (argument,) = compiler.values(call)
-    checked, origin, random = _ListArgument(compiler, call, argument, "no index to draw"), compiler.origin(call.span, True), compiler.random
+    origin, random = compiler.origin(call.span, True), compiler.random
     text = compiler.text_of(argument)
 
-    def sample(args, value):
-        items = checked.items(value)
-        try:
-            weights = [item._value for item in items]
-        except AttributeError:
-            raise checked.not_nodes(items) from None
+    def sample(args, items):  # (`NODES`)
+        weights = [item._value for item in items]
         for index, weight in enumerate(weights):
             if weight < 0.0:
                 raise compiler.fail(
@@ -354,4 +277,4 @@ def compile_sample(compiler: Compiler, call: tree.Call):
         node.tag = origin
         return node
 
-    return sample, (argument,)
+    return sample, compiler.values(call)
