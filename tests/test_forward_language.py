@@ -276,6 +276,6 @@ def test_help_lists_forward_mode_as_a_task_of_its_own():
 
     stream = io.StringIO()
     ReplCore(Renderer(make_console(stream, width=80, color="never"))).handle(":help")
-    section = " ".join(stream.getvalue().split("\nforward mode\n", 1)[1].split("\npictures\n", 1)[0].split())
+    section = " ".join(stream.getvalue().split("\nforward mode\n", 1)[1].split("\ncommands\n", 1)[0].split())
     for form in ("jvp(Y, X) · jvp(Y, [X, …], [V, …])", "tangents(Y, X)", "jacobian([Y, …], [X, …])"):
         assert form in section
