@@ -984,9 +984,9 @@ class ProgramGenerator:
             length = scope.lists[name][0]
             T = f"tensor({name})"
             return rng.choice((
-                f"sum(reshape(transpose(reshape({T} * ones({length}) + zeros({length}), 1, {length})), -1))",
+                f"sum(reshape(transpose(reshape({T} * ones({length}) + zeros(shape({T})), 1, {length})), -1))",
                 f"(mean(exp({T} - max({T}))) + len(shape({T} @ transpose(tensor([{name}])))))",
-                f"({T} @ {T} + sum(relu({T}) * (randn({length}) * 0 + rand({length}) * 0), axis: 0))",
+                f"({T} @ {T} + sum(relu({T}) * (randn(shape({T})) * 0 + rand({length}) * 0), axis: 0))",
                 f"sum(softmax(tensor([{name}, {name}]), axis: 0)[1])",
             ))
         if choice == 2 and matrices:
