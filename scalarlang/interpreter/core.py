@@ -28,6 +28,7 @@ from .outcomes import Failed, GraphNode, GraphShown, NodeState, Outcome
 from .library.registry import LIBRARY, STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
 from .state import History, Journal, SessionState
 from .statements import node_state
+from .tensor_values import is_tensor
 from .values import LABEL_LIMIT, ListValue, TextValue, is_count, label_of, operation_text
 
 __all__ = [
@@ -81,10 +82,11 @@ class Interpreter:
 
     @property
     def values(self) -> dict[str, object]:
-        """A copy of the names bound to values (nodes, lists and texts), in binding order."""
+        """A copy of the names bound to values (nodes, lists, texts and tensors), in binding order."""
         return {
             name: value for name, value in self.state.names.items()
             if value.__class__ is Scalar or value.__class__ is ListValue or value.__class__ is TextValue
+            or is_tensor(value)
         }
 
     @property

@@ -28,6 +28,7 @@ from typing import Any, Callable
 from ..engine.errors import ScalarAutodiffError
 from ..engine.numbers import format_number
 from ..engine.scalar import Scalar
+from ..engine.tensor import Tensor
 from ..language import tree
 from ..language.diagnostics import LanguageError
 from ..language.hints import name_hint
@@ -304,6 +305,8 @@ class Compiler:
         def name(args):
             value = get(key)
             if value.__class__ is Scalar or value.__class__ is ListValue or value.__class__ is TextValue:
+                return value
+            if value.__class__ is Tensor:
                 return value
             raise self.name_failure(key, value, span)
 

@@ -55,6 +55,27 @@ class ListShown:
 
 
 @dataclass(frozen=True, slots=True)
+class TensorState:
+    """A tensor node as it was when the statement ran: its values row major (a tensor's values
+    never change), ``shape`` their dimensions."""
+
+    label: str
+    operation: str
+    shape: tuple[int, ...]
+    values: tuple[float, ...]
+    tracked: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TensorShown:
+    """A bare expression's value line when its value is a tensor: its shape and a grid of its
+    values (``tensor_values.tensor_lines`` lays it out at the console's width)."""
+
+    span: Span
+    tensor: TensorState
+
+
+@dataclass(frozen=True, slots=True)
 class TextShown:
     """A bare expression's value line when its value is a text."""
 
@@ -286,4 +307,5 @@ class Charted:
 Outcome = (
     ValueShown | ListShown | Bound | Defined | Printed | BackwardShown | GraphShown | GradcheckShown
     | Explained | PathsShown | WalkShown | Drawn | Charted | Expected | Warned | Failed | TextShown
+    | TensorShown
 )

@@ -14,15 +14,17 @@ from typing import TYPE_CHECKING, cast
 
 from ..engine.numbers import format_number
 from ..engine.scalar import Scalar, ScalarOperation
+from ..engine.tensor_node import TensorNode
 from ..language import tree
 from ..language.diagnostics import LanguageError
 from ..language.source import Span
 from .context import Function
 from .expressions import MAX_CALL_DEPTH, Compiler
 from .failures import raising
-from .outcomes import Bound, Defined, ListShown, NodeState, Printed, TextShown, ValueShown, Warned
+from .outcomes import Bound, Defined, ListShown, NodeState, Printed, TensorShown, TensorState, TextShown, ValueShown, Warned
 from .library.registry import call_problem
 from .list_walks import Places, name_items, rebuilt
+from .tensor_values import is_tensor, tensor_summary
 from .values import (
     ListValue,
     Named,
@@ -49,6 +51,16 @@ def node_state(node: Scalar, label: str | None = None) -> NodeState:
         node.tracks_gradient,
         node.gradient,
         is_count(node),
+    )
+
+
+def tensor_state(tensor: TensorNode, label: str | None = None) -> TensorState:
+    return TensorState(
+        label_of(tensor) if label is None else label,  # type: ignore[arg-type]
+        str(tensor.operation),
+        tuple(tensor.shape),
+        tensor.values,
+        tensor.tracks_gradient,
     )
 
 
@@ -90,6 +102,13 @@ def compile_let(run: Running, statement: tree.Let):
             state.bind(name, node)
             if show and echo:
                 run.emit(Defined(span, name, f"= {text_summary(node)}"))
+            return
+        if is_tensor(node):
+            if node.tag.__class__ is not Named:
+                node.tag = named(node, name)
+            state.bind(name, node)
+            if show and echo:
+                run.emit(Defined(span, name, f"= {tensor_summary(node)}"))
             return
         tag = node.tag
         if tag.__class__ is not Named:  # a new node: its first name (before it is bound)
@@ -277,6 +296,8 @@ def compile_expression_statement(run: Running, statement: tree.ExprStatement):
                 run.emit(ListShown(span, value))
             elif value.__class__ is TextValue:
                 run.emit(TextShown(span, str(value)))
+            elif is_tensor(value):
+                run.emit(TensorShown(span, tensor_state(value)))
             else:
                 run.emit(ValueShown(span, node_state(value)))
 

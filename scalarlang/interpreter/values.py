@@ -30,7 +30,9 @@ from typing import cast
 
 from ..engine.numbers import format_count, format_number, format_parameter
 from ..engine.scalar import Scalar, ScalarOperation
+from ..engine.tensor_node import TensorNode
 from ..language.source import Source, Span
+from .tensor_values import is_tensor, tensor_text
 
 # Labels made from source text are cut to this many characters, whitespace collapsed; so are
 # names longer than that, in labels and messages.
@@ -390,6 +392,8 @@ def formatted_value(value: object, spec: str | None = None, limit: int | None = 
     with "…" once longer than that many characters)."""
     if value.__class__ is TextValue:
         return str(value)
+    if is_tensor(value):
+        return tensor_text(cast(TensorNode, value), spec=spec)
     if value.__class__ is not ListValue:
         return _number_text(cast(Scalar, value), spec)
     return formatted_items(value, lambda node: _number_text(node, spec), limit)

@@ -23,15 +23,18 @@ from ..interpreter.outcomes import (
     GraphShown,
     NodeState,
     Outcome,
+    TensorState,
     PathsShown,
     Printed,
     ListShown,
+    TensorShown,
     TextShown,
     ValueShown,
     WalkShown,
     WalkStep,
     Warned,
 )
+from ..engine.tensor_node import nest
 from ..interpreter.values import plain_values, shape
 from ..language.diagnostics import help_and_notes
 from ..language.source import Span
@@ -108,6 +111,18 @@ def _node_fields(node: NodeState) -> dict[str, Any]:
     }
 
 
+def tensor_fields(tensor: TensorState) -> dict[str, Any]:
+    """A tensor as JSON: ``{"shape": [2, 3], "values": [[…], […]]}``, its values nested one
+    list per dimension, each number as every event writes one."""
+    return {
+        "label": tensor.label,
+        "operation": tensor.operation,
+        "tracked": tensor.tracked,
+        "shape": list(tensor.shape),
+        "values": nest(tensor.values, tensor.shape),
+    }
+
+
 def events_of(outcome: Outcome, file: str | None = None) -> list[dict[str, Any]]:
     """The JSON objects for ``outcome``: none for ``let`` and ``fn``, a walk's `backward` event
     and one `step` event per edge, one event for the rest."""
@@ -140,6 +155,8 @@ def event_of(outcome: Outcome, file: str | None = None) -> dict[str, Any] | None
             fields = {"event": "print", "text": outcome.text}
         case TextShown():
             fields = {"event": "text", "value": outcome.text}
+        case TensorShown():
+            fields = {"event": "tensor", **tensor_fields(outcome.tensor)}
         case BackwardShown():
             fields = {
                 "event": "backward",

@@ -33,11 +33,14 @@ from ..interpreter.outcomes import (
     PathsShown,
     Printed,
     ListShown,
+    TensorShown,
+    TensorState,
     TextShown,
     ValueShown,
     WalkShown,
     Warned,
 )
+from ..interpreter.tensor_values import shape_text, tensor_lines
 from ..interpreter.values import formatted_value, quoted, shorten
 from ..language.diagnostics import Diagnostic
 from ..language.source import Source, Span
@@ -137,6 +140,8 @@ class Renderer:
                 self.line(Text(formatted_value(outcome.value)))
             case TextShown():
                 self.line(Text(quoted(outcome.text)))
+            case TensorShown():
+                self.lines(tensor_value_lines(outcome.tensor, self.console.width))
             case Bound():
                 if self.echo_bindings:
                     self.line(value_line(outcome.node))
@@ -249,6 +254,19 @@ def value_line(node: NodeState) -> Text:
         format_count(node.value) if node.count else format_number(node.value),
         (f" ({node.operation}, {detail})", STYLES["dim"]),
     )
+
+
+def tensor_value_lines(tensor: TensorState, width: int) -> list[Text]:
+    """``W = tensor [2, 3] (variable, tracked)`` and the grid of its values under it, at the
+    console's width."""
+    detail = "tracked" if tensor.tracked else "untracked"
+    head = Text.assemble(
+        (shorten(tensor.label), STYLES["label"]),
+        f" = tensor {shape_text(tensor.shape)}",
+        (f" ({tensor.operation}, {detail})", STYLES["dim"]),
+    )
+    grid = tensor_lines(tensor.shape, tensor.values, width)[1:]
+    return [head, *(Text(line) for line in grid)]
 
 
 def chart_summary(charted: Charted) -> str:

@@ -1,0 +1,207 @@
+"""Showing tensors (issue 42, item 5): a tensor's text (its shape, then a grid of its values,
+elided past 6 a side, in the session's number style, fitting the width) in a value line,
+`print`, a `{T}` hole, `:vars`, a `let`'s echo, the notebook and the playground; its JSON
+event. Tensors are made by the engine and bound into a session (`sessions.with_values`) until
+the language has the forms that make them."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+import scalarlang
+from scalarlang.engine.numbers import digits
+from scalarlang.engine.tensor import Tensor
+from scalarlang.front.api import render_outcomes
+from scalarlang.front.repl_core import ReplCore
+from scalarlang.interpreter.outcomes import TensorShown
+from scalarlang.interpreter.tensor_values import tensor_summary, tensor_text
+from scalarlang.render.events import events_of
+from scalarlang.render.text import Renderer, make_console
+from sessions import only, printed, run_ok, with_values
+
+
+def grid(rows: int, columns: int) -> Tensor:
+    return Tensor.constant([[float(10 * row + column) for column in range(columns)] for row in range(rows)])
+
+
+def rendered(outcomes: list, width: int = 100) -> str:
+    stream = io.StringIO()
+    renderer = Renderer(make_console(stream, width=width, color="never"), echo_bindings=True)
+    for outcome in outcomes:
+        renderer.outcome(outcome)
+    return stream.getvalue()
+
+
+# ---- the text -------------------------------------------------------------------------------
+
+
+def test_a_rank_1_tensor_is_one_row():
+    assert tensor_text(Tensor.constant([1, 2.5, -3])) == "tensor [3]\n  1  2.5  -3"
+
+
+def test_a_rank_2_tensor_is_a_grid_of_right_aligned_columns():
+    assert tensor_text(Tensor.constant([[1, 2.5, -3], [10, 20, 30.125]])).splitlines() == [
+        "tensor [2, 3]",
+        "   1  2.5      -3",
+        "  10   20  30.125",
+    ]
+
+
+def test_rows_and_columns_past_6_show_the_first_3_and_the_last_3():
+    assert tensor_text(grid(9, 10)).splitlines() == [
+        "tensor [9, 10]",
+        "   0   1   2  …   7   8   9",
+        "  10  11  12  …  17  18  19",
+        "  20  21  22  …  27  28  29",
+        "   …",
+        "  60  61  62  …  67  68  69",
+        "  70  71  72  …  77  78  79",
+        "  80  81  82  …  87  88  89",
+    ]
+    six = tensor_text(grid(6, 6)).splitlines()  # 6 a side is shown whole
+    assert len(six) == 7 and "…" not in "".join(six)
+    assert tensor_text(Tensor.constant([float(i) for i in range(7)])) == "tensor [7]\n  0  1  2  …  4  5  6"
+
+
+def test_a_rank_3_tensor_is_its_matrices_each_under_its_index_aligned_alike():
+    tensor = Tensor.constant([[[100.0 * i + 10 * j + k for k in range(2)] for j in range(2)] for i in range(8)])
+    lines = tensor_text(tensor).splitlines()
+    assert lines[:7] == ["tensor [8, 2, 2]", "[0]", "    0    1", "   10   11", "[1]", "  100  101", "  110  111"]
+    assert lines[9:12] == ["  210  211", "…", "[5]"]
+    assert lines[-3:] == ["[7]", "  700  701", "  710  711"]
+    assert len(lines) == 1 + 6 * 3 + 1
+
+
+def test_a_rank_4_tensor_names_its_matrices_by_two_indices():
+    tensor = Tensor.constant([[[[1.0, 2.0]]], [[[3.0, 4.0]]]])
+    assert tensor_text(tensor).splitlines() == ["tensor [2, 1, 1, 2]", "[0, 0]", "  1  2", "[1, 0]", "  3  4"]
+
+
+def test_a_grid_wider_than_the_width_shows_fewer_columns_until_it_fits():
+    tensor = Tensor.constant([[1 / 3 + column for column in range(8)]])
+    wide = tensor_text(tensor, width=200).splitlines()[1]
+    assert wide == "  0.333333333333  1.33333333333  2.33333333333  …  5.33333333333  6.33333333333  7.33333333333"
+    for width in (80, 60, 40):
+        line = tensor_text(tensor, width=width).splitlines()[1]
+        assert len(line) <= width
+    assert tensor_text(tensor, width=40).splitlines()[1] == "  0.333333333333  …  7.33333333333"
+    assert tensor_text(tensor, width=70).splitlines()[1] == (
+        "  0.333333333333  1.33333333333  …  6.33333333333  7.33333333333"
+    )
+
+
+def test_numbers_follow_the_session_style():
+    tensor = Tensor.constant([[1 / 3, 2.0], [1e-9, -0.5]])
+    assert tensor_text(tensor).splitlines()[1:] == ["  0.333333333333     2", "           1e-09  -0.5"]
+    with digits(3):
+        lines = tensor_text(tensor).splitlines()[1:]
+    assert lines == ["     0.333   2.000", "  1.000e-9  -0.500"]
+
+
+def test_the_text_is_deterministic():
+    tensor = Tensor.randn((12, 9), random.Random(4))
+    assert tensor_text(tensor) == tensor_text(Tensor.constant(tensor.tolist()))
+
+
+def test_summaries_say_shape_and_kind():
+    assert tensor_summary(Tensor.zeros((30, 200), variable=True)) == "30 × 200 tensor variable"
+    assert tensor_summary(Tensor.constant([1, 2, 3])) == "3 tensor constant"
+    product = Tensor.zeros((32, 30)) @ Tensor.zeros((30, 200), variable=True)
+    assert tensor_summary(product) == "32 × 200 tensor (matmul)"
+
+
+# ---- in a session ---------------------------------------------------------------------------
+
+
+def test_a_value_line_shows_the_shape_and_the_grid_at_the_console_width():
+    session = with_values(W=Tensor.variable([[1, 2.5, -3], [10, 20, 30.125]]))
+    _, outcomes = run_ok("W", session)
+    shown = only(outcomes, TensorShown)
+    assert (shown.tensor.label, shown.tensor.shape, shown.tensor.tracked) == ("W", (2, 3), True)
+    assert rendered(outcomes).splitlines() == [
+        "W = tensor [2, 3] (variable, tracked)",
+        "   1  2.5      -3",
+        "  10   20  30.125",
+    ]
+    wide = with_values(T=Tensor.constant([[1 / 3 + column for column in range(8)]]))
+    _, outcomes = run_ok("T", wide)
+    assert rendered(outcomes, width=40).splitlines() == [
+        "T = tensor [1, 8] (constant, untracked)",
+        "  0.333333333333  …  7.33333333333",
+    ]
+
+
+def test_print_and_holes_write_the_tensor_text():
+    session = with_values(W=Tensor.constant([[1, 2], [3, 4.5]]))
+    _, outcomes = run_ok('print W\nprint "W is {W}"\nprint "{W:.2f}"', session)
+    assert printed(outcomes) == [
+        "tensor [2, 2]\n  1    2\n  3  4.5",
+        "W is tensor [2, 2]\n  1    2\n  3  4.5",
+        "tensor [2, 2]\n  1.00  2.00\n  3.00  4.50",
+    ]
+
+
+def test_print_follows_digits():
+    session = with_values(W=Tensor.constant([0.5, 2]))
+    with digits(2):
+        _, outcomes = run_ok("print W", session)
+    assert printed(outcomes) == ["tensor [2]\n  0.50  2.00"]
+
+
+def test_vars_and_the_echo_of_let_say_the_shape():
+    stream = io.StringIO()
+    core = ReplCore(Renderer(make_console(stream, width=100, color="never"), echo_bindings=True))
+    with_values(core.session, W=Tensor.zeros((30, 200), variable=True), b=Tensor.constant([1, 2, 3]))
+    assert core.handle("let V = W") is True
+    assert core.handle(":vars") is True
+    assert stream.getvalue().splitlines() == [
+        "V = 30 × 200 tensor variable",
+        "W: 30 × 200 tensor variable",
+        "b: 3 tensor constant",
+        "V: 30 × 200 tensor variable",
+    ]
+
+
+def test_the_json_event_holds_every_value_exactly():
+    values = [[1 / 3, -2.5, 7.0, 0.1, 1e-300, 3, 4, 5], [8, 9, 10, 11, 12, 13, 14, 15.25]]
+    session = with_values(T=Tensor.variable(values))
+    _, outcomes = run_ok("T", session)
+    (event,) = [json.loads(json.dumps(event)) for outcome in outcomes for event in events_of(outcome, "t.sad")]
+    assert event == {
+        "event": "tensor", "file": "t.sad", "line": 1, "column": 1, "label": "T", "operation": "variable",
+        "tracked": True, "shape": [2, 8], "values": [[float(v) for v in row] for row in values],
+    }
+    rank_3 = with_values(C=Tensor.constant([[[1.5], [2]], [[3], [4]]]))
+    _, outcomes = run_ok("C", rank_3)
+    (event,) = events_of(outcomes[-1])
+    assert (event["shape"], event["values"]) == ([2, 2, 1], [[[1.5], [2.0]], [[3.0], [4.0]]])
+
+
+def test_the_command_writes_tensor_events_as_json_lines():
+    from scalarlang.render.events import dumps
+
+    session = with_values(T=Tensor.constant([0.1, 0.2]))
+    _, outcomes = run_ok("T", session)
+    (event,) = events_of(outcomes[-1])
+    line = dumps(event)
+    assert json.loads(line)["values"] == [0.1, 0.2]
+
+
+def test_the_notebook_and_the_playground_show_the_grid():
+    api_session = scalarlang.Session(width=60)
+    with_values(api_session.interpreter, W=Tensor.constant([[1, 2], [3, 4]]))
+    result = api_session.run("W")
+    assert result.text.splitlines() == ["W = tensor [2, 2] (constant, untracked)", "  1  2", "  3  4"]
+    html = result._repr_html_()
+    assert "tensor [2, 2]" in html and "  3  4" in html
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "playground"))
+    import sad_playground
+
+    parts = sad_playground.parts_json(render_outcomes(result.outcomes, 60))
+    assert parts[0]["kind"] == "text" and parts[0]["text"] == result.text
