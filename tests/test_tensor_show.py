@@ -205,3 +205,58 @@ def test_the_notebook_and_the_playground_show_the_grid():
 
     parts = sad_playground.parts_json(render_outcomes(result.outcomes, 60))
     assert parts[0]["kind"] == "text" and parts[0]["text"] == result.text
+
+
+# ---- pictures -------------------------------------------------------------------------------
+
+
+def layer_loss():
+    A = Tensor.variable([[1.0, 2.0], [3.0, 4.0]])
+    B = Tensor.constant([[0.5, 1.0], [2.0, 3.0]])
+    C = A @ B
+    return A, B, C, C.sum()
+
+
+def test_a_picture_draws_a_tensor_node_as_one_box_and_labels_edges_with_their_vjps():
+    from scalarlang.interpreter.outcomes import Drawn
+    from scalarlang.pictures.svg import to_svg
+
+    A, B, C, loss = layer_loss()
+    session = with_values(A=A, B=B, C=C, loss=loss)
+    _, outcomes = run_ok("draw(loss)", session)
+    drawn = only(outcomes, Drawn)
+    boxes = {node.label: node.lines for node in drawn.picture.nodes}
+    assert boxes["C"] == ("matmul [2, 2]", "4.5, 7, 9.5, …", "tracked")
+    assert boxes["A"] == ("variable [2, 2]", "1, 2, 3, …", "tracked")
+    assert boxes["loss"] == ("sum", "value 36", "grad 0")
+    edges = [edge.lines for edge in drawn.picture.edges]
+    assert edges == [("slot 0", "dA = dC @ Bᵀ"), ("slot 1", "dB = Aᵀ @ dC"), ("slot 0", "dA = dC, repeated over every element")]
+    assert "dA = dC @ Bᵀ" in drawn.dot and "matmul [2, 2]" in drawn.dot
+    svg = to_svg(drawn.picture)
+    assert "dB = Aᵀ @ dC" in svg and "4.5, 7, 9.5, …" in svg
+
+
+def test_broadcast_and_scalar_operands_say_their_contribution_is_summed():
+    from scalarlang.engine.scalar import Scalar
+    from scalarlang.pictures.picture import graph_picture
+
+    T = Tensor.variable([[1.0, 2.0], [3.0, 4.0]])
+    b = Tensor.variable([1.0, 2.0])
+    s = Scalar.variable(2.0)
+    picture = graph_picture(((T + b) * s).sum())
+    formulas = [edge.lines[1] for edge in picture.edges]
+    assert "dB = dC, summed to B's shape [2]" in formulas
+    assert "dB = dC * A, summed over C (B a scalar)" in formulas
+    one_sided = graph_picture((2 * T).sum())
+    assert [edge.lines[1] for edge in one_sided.edges][0] == "dB = dC * A"  # 2 is A, a number: no edge
+
+
+def test_every_tensor_operation_has_a_vjp_formula_and_a_count_of_scalar_edges():
+    from scalarlang.engine.tensor_formulas import EVERY_FORMULA, scalar_edges, vjp_formula
+    from scalarlang.engine.tensor_operations import TensorOperation
+
+    assert EVERY_FORMULA == frozenset(TensorOperation)
+    layer = Tensor.zeros((32, 30)) @ Tensor.zeros((30, 200), variable=True)
+    assert [vjp_formula(layer, slot) for slot in (0, 1)] == ["dA = dC @ Bᵀ", "dB = Aᵀ @ dC"]
+    assert scalar_edges(layer, 1) == (192_000, "multiply")
+    assert scalar_edges(Tensor.zeros((3, 4), variable=True).exp(), 0) == (12, "scalar")

@@ -12,6 +12,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from ..engine.numbers import format_number, format_parameter
+from ..engine.passes import topology as topology_of
+from ..engine.shapes import show_shape
+from ..engine.tensor_formulas import tensor_edges, vjp_formula
+from ..engine.tensor_node import TensorNode
+from ..engine.tensor_operations import TensorOperation
 from .errors import GRAPH_TOO_LARGE, DrawingError
 
 if TYPE_CHECKING:
@@ -50,8 +55,10 @@ class Picture:
 
 
 def graph_picture(output: Scalar, label: Callable[[Scalar], str] | None = None) -> Picture:
-    """The picture of ``output``'s graph: stored values and gradients, local derivatives."""
-    topology = output.topology()
+    """The picture of ``output``'s graph: stored values and gradients, local derivatives. A
+    tensor node is one box (its operation, shape and first values); an edge of a tensor
+    operation is labelled with its VJP (``dA = dC @ Bᵀ``)."""
+    topology = topology_of(output)
     _check_size(len(topology))
     label = label if label is not None else _index_labels(topology)
     position = {id(node): index for index, node in enumerate(topology)}
@@ -59,20 +66,23 @@ def graph_picture(output: Scalar, label: Callable[[Scalar], str] | None = None) 
     nodes = []
     edges = []
     for index, node in enumerate(topology):
-        gradient = node.gradient
-        nodes.append(
-            PictureNode(
-                index,
-                clean_text(label(node)),
-                (
-                    operation_text(node),
-                    f"value {format_number(node.value)}",
-                    "untracked" if gradient is None else f"grad {format_number(gradient)}",
-                ),
-                gradient is not None,
-                index == last,
+        gradient = node._gradient
+        if isinstance(node, TensorNode):
+            lines = tensor_box_lines(node)
+        else:
+            lines = (
+                operation_text(node),
+                f"value {format_number(node.value)}",
+                "untracked" if gradient is None else f"grad {format_number(gradient)}",
             )
-        )
+        nodes.append(PictureNode(index, clean_text(label(node)), lines, gradient is not None, index == last))
+        if node._operation.__class__ is TensorOperation or isinstance(node, TensorNode):
+            for slot, (operand, _) in enumerate(tensor_edges(node)):
+                edges.append(PictureEdge(
+                    index, position[id(operand)], slot, (f"slot {slot}", vjp_formula(node, slot)),
+                    operand._gradient is not None,
+                ))
+            continue
         for slot, edge in enumerate(node.parents):
             edges.append(
                 PictureEdge(
@@ -84,6 +94,23 @@ def graph_picture(output: Scalar, label: Callable[[Scalar], str] | None = None) 
                 )
             )
     return Picture(f"graph of {clean_text(label(output))}", tuple(nodes), tuple(edges))
+
+
+# A tensor's box shows this many of its first values (row major).
+BOX_VALUES = 3
+
+
+def tensor_box_lines(node: TensorNode) -> tuple[str, ...]:
+    """``matmul [32, 200]``, ``0.5, 1, -2, …``, ``tracked``: a tensor node in one box."""
+    values = node._values
+    shown = ", ".join(format_number(value) for value in values[:BOX_VALUES])
+    if len(values) > BOX_VALUES:
+        shown += ", …"
+    return (
+        f"{node.operation} {show_shape(node.shape)}",
+        shown,
+        "tracked" if node._gradient is not None else "untracked",
+    )
 
 
 def pass_picture(backward_pass: BackwardPass, output_label: str, label_of_index: Callable[[int], str]) -> Picture:
@@ -157,7 +184,7 @@ def _index_labels(topology) -> Callable[[Scalar], str]:
 
 
 def _operation_text(node: Scalar) -> str:
-    exponent = node.exponent
+    exponent = getattr(node, "exponent", None)  # (a tensor node has none)
     return str(node.operation) if exponent is None else f"pow {format_parameter(exponent)}"
 
 
