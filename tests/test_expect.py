@@ -8,8 +8,9 @@ from __future__ import annotations
 import pytest
 
 import scalarlang
-from sessions import failure, only, printed, run_ok, shown, state
+from sessions import failure, only, printed, run_ok, shown, state, with_values
 from shared import SEED_PROGRAM, caret_text, error, expr, parse, sexp
+from scalarlang.engine.tensor import Tensor
 from scalarlang.interpreter.checks import KIND_SYNONYMS
 from scalarlang.interpreter.failures import RUNTIME_KINDS
 from scalarlang.interpreter.outcomes import Expected
@@ -219,6 +220,7 @@ def test_expect_every_runtime_kind_of_the_errors_example(tmp_path):
     programs["unknown-picture-format"] = 'draw(x, "x.pdf")'
     programs["graph-too-large"] = "draw(long)"
     programs["too-many-paths"] = "paths(doubled, x)"  # 2^10 = 1,024 paths
+    programs["tensor-graph"] = "paths(tensor_loss, x)"  # (a tensor bound by the test: see below)
     bad_text = tmp_path / "bad.txt"
     bad_text.write_bytes(b"caf\xe9\n")  # Latin-1, not UTF-8
     programs["not-a-text"] = 'join(["a", 1])'
@@ -243,7 +245,8 @@ def test_expect_every_runtime_kind_of_the_errors_example(tmp_path):
     lines += ["let long = x", "repeat 600 { let long = long + 1 }"]
     lines += ["let doubled = x", "repeat 10 { let doubled = doubled + doubled }"]
     lines += [f"expect {kind}: {statement}" for kind, statement in programs.items()]
-    _, outcomes = run_ok("\n".join(lines))
+    tensor = Tensor.variable([1.0, 2.0])
+    _, outcomes = run_ok("\n".join(lines), with_values(tensor_loss=(tensor * tensor).sum()))
     assert [outcome.kind for outcome in shown(outcomes, Expected)] == list(programs)
 
 

@@ -260,3 +260,104 @@ def test_every_tensor_operation_has_a_vjp_formula_and_a_count_of_scalar_edges():
     assert [vjp_formula(layer, slot) for slot in (0, 1)] == ["dA = dC @ Bᵀ", "dB = Aᵀ @ dC"]
     assert scalar_edges(layer, 1) == (192_000, "multiply")
     assert scalar_edges(Tensor.zeros((3, 4), variable=True).exp(), 0) == (12, "scalar")
+
+
+# ---- explain and paths ----------------------------------------------------------------------
+
+
+def explained_session():
+    A = Tensor.variable([[1.0, 2.0], [3.0, 4.0]])
+    B = Tensor.constant([[0.5, 1.0], [2.0, 3.0]])
+    C = A @ B
+    D = C * C
+    loss = D.sum()
+    session = with_values(A=A, B=B, C=C, D=D, loss=loss)
+    session.keep_history()
+    run_ok("backward(loss)", session)
+    return session, A, C
+
+
+def test_explain_of_a_tensor_node_names_each_vjp_its_shapes_and_scalar_edges():
+    from scalarlang.interpreter.outcomes import TensorExplained
+
+    session, A, C = explained_session()
+    _, outcomes = run_ok("explain(C)", session)
+    shown = only(outcomes, TensorExplained)
+    assert [(edge.operand, edge.formula, edge.shapes, edge.scalar_edges, edge.edge_kind) for edge in shown.operands] == [
+        ("A", "dA = dC @ Bᵀ", "[2, 2] @ [2, 2] → [2, 2]", 8, "multiply"),
+        ("B", "dB = Aᵀ @ dC", "[2, 2] @ [2, 2] → [2, 2]", 8, "multiply"),
+    ]
+    assert shown.adds_up and shown.pass_number == 1 and shown.pass_output == "loss"
+    gradient = [2 * value for value in C.values]  # d sum(C²) / dC = 2C
+    assert shown.adjoint.first == tuple(gradient[:3]) and shown.adjoint.largest == 30.0 and shown.adjoint.at == (1, 1)
+    assert rendered(outcomes, 100).splitlines() == [
+        "C: matmul [2, 2], tracked",
+        "  its operand edges ([2, 2] @ [2, 2] → [2, 2]), each one VJP for many scalar edges:",
+        "    slot 0 to A: dA = dC @ Bᵀ (8 multiply edges)",
+        "    slot 1 to B: dB = Aᵀ @ dC (8 multiply edges; untracked: the pass computes nothing for it)",
+        "C: pass adjoint in pass 1 (backward from loss)",
+        "  [2, 2] 9, 14, 19, … (largest 30 at [1, 1])",
+        "  = the sum of the contributions of the edges into it:",
+        "    from D, slot 0 ([2, 2] * [2, 2] → [2, 2]): dA = dC * B (4 scalar edges)",
+        "      [2, 2] 4.5, 7, 9.5, … (largest 15 at [1, 1])",
+        "    from D, slot 1 ([2, 2] * [2, 2] → [2, 2]): dB = dC * A (4 scalar edges)",
+        "      [2, 2] 4.5, 7, 9.5, … (largest 15 at [1, 1])",
+        "C: stored gradient since its last zero_grad (pass 1)",
+        "  [2, 2] 9, 14, 19, … (largest 30 at [1, 1])",
+    ]
+
+
+def test_explain_of_a_tensor_variable_shows_the_edge_into_it_and_its_gradient():
+    from scalarlang.interpreter.outcomes import TensorExplained
+
+    session, A, _ = explained_session()
+    _, outcomes = run_ok("explain(A)", session)
+    shown = only(outcomes, TensorExplained)
+    assert shown.operands == ()
+    (edge,) = shown.consumers
+    assert (edge.node, edge.formula, edge.scalar_edges) == ("C", "dA = dC @ Bᵀ", 8)
+    assert edge.contribution == shown.adjoint == shown.gradient
+    assert shown.gradient.first == A.gradient[:3]
+    assert "from C, slot 0 ([2, 2] @ [2, 2] → [2, 2]): dA = dC @ Bᵀ (8 multiply edges)" in rendered(outcomes)
+
+
+def test_explain_counts_the_scalar_edges_of_a_real_layer():
+    from scalarlang.interpreter.outcomes import TensorExplained
+
+    X = Tensor.randn((32, 30), random.Random(1))
+    W = Tensor.randn((30, 200), random.Random(2), variable=True)
+    session = with_values(X=X, W=W, H=X @ W)
+    _, outcomes = run_ok("explain(H)", session)
+    shown = only(outcomes, TensorExplained)
+    assert [edge.scalar_edges for edge in shown.operands] == [192_000, 192_000]
+    assert "slot 1 to W: dB = Aᵀ @ dC (192,000 multiply edges)" in rendered(outcomes)
+    assert shown.note == "`H` was in no backward pass the session keeps"
+
+
+def test_explain_of_a_scalar_node_fed_to_a_tensor_operation_names_the_vjp():
+    from scalarlang.engine.scalar import Scalar
+    from scalarlang.interpreter.outcomes import Explained
+
+    s = Scalar.variable(3.0)
+    T = Tensor.constant([1.0, 2.0])
+    session = with_values(s=s, T=T, loss=(T * s).sum())
+    session.keep_history()
+    _, outcomes = run_ok("backward(loss)\nexplain(s)", session)
+    shown = only(outcomes, Explained)
+    (edge,) = shown.edges
+    assert (edge.formula, edge.contribution, edge.upstream) == ("dB = dC * A, summed over C (B a scalar)", 3.0, None)
+    assert shown.pass_adjoint == 3.0 and shown.gradient == 3.0
+
+
+def test_paths_is_for_scalar_graphs_and_says_so():
+    from sessions import failure
+
+    session, _, _ = explained_session()
+    diagnostic = failure("paths(loss, A)", session)
+    assert diagnostic.kind == "tensor-graph"
+    assert diagnostic.message == (
+        "`paths` lists the paths of a graph of scalar nodes; `loss`'s graph holds 4 tensor nodes, "
+        "whose edges each stand for many scalar edges"
+    )
+    assert "`vjp_check(loss)`" in diagnostic.notes[0] and "`explain(T)`" in diagnostic.notes[0]
+    assert failure("paths(C, A)", session).kind == "tensor-graph"

@@ -148,3 +148,27 @@ def scalar_edges(node: Any, slot: int) -> tuple[int, str]:
     if operation is Op.STACK:
         return 1, "scalar"
     return _size(node), "scalar"  # element-wise (broadcast included), and the copies
+
+
+_SYMBOLS = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*", Op.DIV: "/", Op.MATMUL: "@", Op.DOT: "@", Op.POW: "**"}
+
+
+def operation_shapes(node: Any) -> str:
+    """The operation on its operands' shapes and what it gives: ``[32, 30] @ [30, 200] →
+    [32, 200]``, ``[4, 3] * scalar → [4, 3]``, ``sum([4, 3]) → scalar``."""
+    edges = tensor_edges(node)
+    result = show_shape(_shape(node)) if isinstance(node, TensorNode) else "scalar"
+    shapes = [show_shape(_shape(operand)) if isinstance(operand, TensorNode) else "scalar" for operand, _ in edges]
+    operation = node._operation
+    symbol = _SYMBOLS.get(operation)
+    if symbol is not None and operation is not Op.POW:
+        if len(shapes) == 1:  # the other side is a number
+            shapes.insert(1 - _side(node, 0), "number")
+        return f"{shapes[0]} {symbol} {shapes[1]} → {result}"
+    if operation is Op.POW:
+        arguments = _arguments(node)
+        power = format_parameter(float(arguments[1])) if len(arguments) == 2 else "p"
+        return f"{shapes[0]} ** {power} → {result}"
+    if operation is Op.STACK:
+        return f"tensor of {len(shapes):,} scalar nodes → {result}"
+    return f"{operation}({', '.join(shapes)}) → {result}"

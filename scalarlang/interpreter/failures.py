@@ -180,6 +180,7 @@ LANGUAGE_RUNTIME_KINDS = (
     "bad-table",
     # Seeing the chain rule.
     "too-many-paths",
+    "tensor-graph",
     # Texts (docs/language.md, "Texts").
     "not-a-text",
     "bad-text",

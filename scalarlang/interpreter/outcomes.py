@@ -141,9 +141,12 @@ class EdgeShare:
 
     consumer: str
     slot: int
-    upstream: float
-    local: float
+    upstream: float | None
+    local: float | None
     contribution: float
+    # An edge of a tensor operation (`T * s`, `tensor(L)`): its VJP's formula, in place of the
+    # upstream and the local derivative (None), which are whole tensors there.
+    formula: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +170,59 @@ class Explained:
     gradient: float | None
     passes: tuple[tuple[int, float], ...]
     complete: bool
+    note: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TensorSummary:
+    """Many numbers in a line: their shape (``()`` for one number), the first few row major,
+    and the one of largest magnitude with its index."""
+
+    shape: tuple[int, ...]
+    first: tuple[float, ...]
+    largest: float
+    at: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TensorEdge:
+    """An edge of a tensor operation: ``node`` the consumer, ``operand`` the node it leads to
+    (in ``slot``), the operation on its shapes (``[32, 30] @ [30, 200] → [32, 200]``), its
+    VJP's formula, how many scalar edges it stands for and of what kind (multiply, scalar), and
+    in a pass its contribution (None: not computed, the operand is untracked)."""
+
+    node: str
+    slot: int
+    operand: str
+    shapes: str
+    formula: str
+    scalar_edges: int
+    edge_kind: str
+    operand_tracked: bool
+    contribution: TensorSummary | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TensorExplained:
+    """``explain(T)`` of a tensor node: its operand edges (how an adjoint reaching it goes on:
+    each VJP, the shapes, the scalar edges it stands for), and, in the latest kept pass whose
+    graph holds it, the adjoint that reached it and the edges into it from its consumers, whose
+    contributions add up to it (``adds_up``: exactly, in the pass's order); its stored gradient
+    and the passes that added to it since its last `zero_grad` (``passes``)."""
+
+    span: Span
+    label: str
+    operation: str
+    shape: tuple[int, ...]
+    tracked: bool
+    operands: tuple[TensorEdge, ...]
+    pass_number: int | None
+    pass_output: str | None
+    adjoint: TensorSummary | None
+    consumers: tuple[TensorEdge, ...]
+    adds_up: bool
+    gradient: TensorSummary | None
+    passes: tuple[int, ...]
     note: str | None = None
 
 
@@ -307,5 +363,5 @@ class Charted:
 Outcome = (
     ValueShown | ListShown | Bound | Defined | Printed | BackwardShown | GraphShown | GradcheckShown
     | Explained | PathsShown | WalkShown | Drawn | Charted | Expected | Warned | Failed | TextShown
-    | TensorShown
+    | TensorShown | TensorExplained
 )

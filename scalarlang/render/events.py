@@ -27,7 +27,10 @@ from ..interpreter.outcomes import (
     PathsShown,
     Printed,
     ListShown,
+    TensorEdge,
+    TensorExplained,
     TensorShown,
+    TensorSummary,
     TextShown,
     ValueShown,
     WalkShown,
@@ -200,6 +203,8 @@ def event_of(outcome: Outcome, file: str | None = None) -> dict[str, Any] | None
             fields = {"event": "plot", **chart_fields(outcome.chart, outcome.path)}
         case Explained():
             fields = _explain_fields(outcome)
+        case TensorExplained():
+            fields = _tensor_explain_fields(outcome)
         case PathsShown():
             fields = _paths_fields(outcome)
         case Expected():
@@ -249,11 +254,45 @@ def _explain_fields(outcome: Explained) -> dict[str, Any]:
                 "upstream": edge.upstream,
                 "local": edge.local,
                 "contribution": edge.contribution,
+                "formula": edge.formula,
             }
             for edge in outcome.edges
         ],
         "gradient": outcome.gradient,
         "passes": [{"pass": number, "adjoint": adjoint} for number, adjoint in outcome.passes],
+        "note": outcome.note,
+    }
+
+
+def _summary(summary: TensorSummary | None) -> dict[str, Any] | None:
+    if summary is None:
+        return None
+    return {"shape": list(summary.shape), "first": list(summary.first), "largest": summary.largest, "at": list(summary.at)}
+
+
+def _tensor_edge(edge: TensorEdge) -> dict[str, Any]:
+    return {
+        "node": edge.node, "slot": edge.slot, "operand": edge.operand, "shapes": edge.shapes, "formula": edge.formula,
+        "scalar_edges": edge.scalar_edges, "edge_kind": edge.edge_kind, "operand_tracked": edge.operand_tracked,
+        "contribution": _summary(edge.contribution),
+    }
+
+
+def _tensor_explain_fields(outcome: TensorExplained) -> dict[str, Any]:
+    return {
+        "event": "explain_tensor",
+        "label": outcome.label,
+        "operation": outcome.operation,
+        "shape": list(outcome.shape),
+        "tracked": outcome.tracked,
+        "operands": [_tensor_edge(edge) for edge in outcome.operands],
+        "pass": outcome.pass_number,
+        "output": outcome.pass_output,
+        "adjoint": _summary(outcome.adjoint),
+        "consumers": [_tensor_edge(edge) for edge in outcome.consumers],
+        "adds_up": outcome.adds_up,
+        "gradient": _summary(outcome.gradient),
+        "passes": list(outcome.passes),
         "note": outcome.note,
     }
 

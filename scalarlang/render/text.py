@@ -33,6 +33,7 @@ from ..interpreter.outcomes import (
     PathsShown,
     Printed,
     ListShown,
+    TensorExplained,
     TensorShown,
     TensorState,
     TextShown,
@@ -47,6 +48,7 @@ from ..language.source import Source, Span
 from .chain_rule import explain_lines, paths_lines, walk_parts
 from .messages import warning_message
 from .styles import STYLES
+from .tensor_chain_rule import tensor_explain_lines
 from .tables import graph_tables, node_and_edge_counts, pass_tables
 
 DEFAULT_WIDTH = 100
@@ -158,6 +160,8 @@ class Renderer:
                 self.line(gradcheck_line(outcome))
             case Explained():
                 self.lines(explain_lines(outcome, self.console.width, self.row_limit))
+            case TensorExplained():
+                self.lines(tensor_explain_lines(outcome, self.console.width))
             case PathsShown():
                 self.lines(paths_lines(outcome, self.console.width))
             case WalkShown():
