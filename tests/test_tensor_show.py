@@ -361,3 +361,37 @@ def test_paths_is_for_scalar_graphs_and_says_so():
     )
     assert "`vjp_check(loss)`" in diagnostic.notes[0] and "`explain(T)`" in diagnostic.notes[0]
     assert failure("paths(C, A)", session).kind == "tensor-graph"
+
+
+# ---- tables of passes and graphs ------------------------------------------------------------
+
+
+def test_the_tables_of_a_pass_and_a_graph_show_a_tensor_node_by_its_shape_and_first_values():
+    A, B, C, loss = layer_loss()
+    session = with_values(A=A, B=B, C=C, loss=loss)
+    _, outcomes = run_ok("backward(loss)\ngraph(loss)", session)
+    lines = rendered(outcomes).splitlines()
+    assert lines[:8] == [
+        "backward from loss with seed 1",
+        "nodes",
+        "#  node  operation             value      pass adjoint          gradient",
+        "─" * 72,
+        "0  A     variable     [2, 2] 1, 2, …  [2, 2] 1.5, 5, …  [2, 2] 1.5, 5, …",
+        "1  B     constant   [2, 2] 0.5, 1, …         untracked         untracked",
+        "2  C     matmul     [2, 2] 4.5, 7, …    [2, 2] 1, 1, …    [2, 2] 1, 1, …",
+        "3  loss  sum                      36                 1                 1",
+    ]
+    assert lines[8].startswith("edges: a tensor operation's edge is one VJP standing for many scalar edges")
+    assert "4 unique nodes, 3 operand edges" in lines
+    assert "2  C     matmul     [2, 2] 4.5, 7, …  0, 1        [2, 2] 1, 1, …" in lines
+
+
+def test_json_of_a_pass_and_a_graph_nests_a_tensor_node_values():
+    A, B, C, loss = layer_loss()
+    session = with_values(A=A, B=B, C=C, loss=loss)
+    _, outcomes = run_ok("backward(loss)\ngraph(loss)", session)
+    backward, graph = (event for outcome in outcomes for event in events_of(outcome))
+    assert backward["nodes"][0]["value"] == [[1.0, 2.0], [3.0, 4.0]]
+    assert backward["nodes"][0]["pass_adjoint"] == [[1.5, 5.0], [1.5, 5.0]]  # dC @ Bᵀ, dC all ones
+    assert graph["nodes"][2]["value"] == C.tolist() and graph["nodes"][2]["operands"] == [0, 1]
+    assert graph["nodes"][3]["value"] == 36.0 and graph["edge_count"] == 3

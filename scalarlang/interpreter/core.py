@@ -17,6 +17,9 @@ import traceback
 from typing import Callable, Generator
 
 from ..engine.scalar import Scalar
+from ..engine.tensor_formulas import tensor_edges
+from ..engine.tensor_node import TensorNode
+from ..engine.tensor_operations import TensorOperation
 from ..language import tree
 from ..language.diagnostics import Diagnostic, LanguageError
 from ..language.lexicon import KEYWORDS  # the lexical rules live in the grammar
@@ -109,19 +112,7 @@ class Interpreter:
         """The ``graph(...)`` outcome for ``node``, as the REPL's ``:graph`` shows it too."""
         topology = node.topology()
         positions = {id(member): index for index, member in enumerate(topology)}
-        nodes = tuple(
-            GraphNode(
-                index,
-                label_of(member),
-                operation_text(member),
-                member.value,
-                is_count(member),
-                member.tracks_gradient,
-                member.gradient,
-                tuple(positions[id(edge.parent)] for edge in member.parents),
-            )
-            for index, member in enumerate(topology)
-        )
+        nodes = tuple(_graph_node(index, member, positions) for index, member in enumerate(topology))
         edge_count = sum(len(graph_node.operands) for graph_node in nodes)
         return GraphShown(span, label_of(node), nodes, edge_count)
 
@@ -242,3 +233,18 @@ def _internal_failure(error: BaseException, source: Source, span: Span | None = 
         Diagnostic("internal-error", message, span, source, {"exception": type(error).__name__}),
         "".join(traceback.format_exception(error)),
     )
+
+
+def _graph_node(index: int, member: Scalar, positions: dict[int, int]) -> GraphNode:
+    """A node of ``graph(...)``: a tensor node with its values and shape, and the operands of a
+    tensor operation's node (its edges are VJPs) as those of any other."""
+    if isinstance(member, TensorNode):
+        operands = tuple(positions[id(operand)] for operand, _ in tensor_edges(member))
+        return GraphNode(index, label_of(member), operation_text(member), member.values, False,  # type: ignore[arg-type]
+                         member.tracks_gradient, member.gradient, operands, member.shape)
+    if member._operation.__class__ is TensorOperation:
+        parents = tuple(positions[id(operand)] for operand, _ in tensor_edges(member))
+    else:
+        parents = tuple(positions[id(edge.parent)] for edge in member.parents)
+    return GraphNode(index, label_of(member), operation_text(member), member.value, is_count(member),
+                     member.tracks_gradient, member.gradient, parents)

@@ -113,11 +113,12 @@ class GraphNode:
     index: int
     label: str
     operation: str  # as tables show it: `pow 2`
-    value: float
+    value: float | tuple[float, ...]  # a tensor node's: its values, row major
     count: bool  # its value is shown as a whole number
     tracked: bool
-    gradient: float | None
+    gradient: float | tuple[float, ...] | None
     operands: tuple[int, ...]
+    shape: tuple[int, ...] = ()  # a tensor node's; () for a scalar node
 
 
 @dataclass(frozen=True, slots=True)

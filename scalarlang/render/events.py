@@ -336,16 +336,25 @@ def _step_event(outcome: WalkShown, step: WalkStep, file: str | None) -> dict[st
 
 def _pass_nodes(outcome: BackwardShown) -> Iterator[dict[str, Any]]:
     labels = outcome.labels
+    topology = outcome.backward_pass.topology
     for record in outcome.backward_pass.nodes:
+        shape = getattr(topology[record.topology_index], "_shape", ())  # a tensor node's
         yield {
             "topology_index": record.topology_index,
             "label": labels[record.topology_index],
             "operation": str(record.operation),
-            "value": number(record.value),
+            "value": _numbers(record.value, shape),
             "tracked": record.tracked,
-            "pass_adjoint": number(record.pass_adjoint),
-            "accumulated_gradient": number(record.accumulated_gradient),
+            "pass_adjoint": _numbers(record.pass_adjoint, shape),
+            "accumulated_gradient": _numbers(record.accumulated_gradient, shape),
         }
+
+
+def _numbers(value: Any, shape: tuple[int, ...]) -> Any:
+    """A number, or a tensor node's numbers (row major) nested one list per dimension."""
+    if isinstance(value, (tuple, list)):
+        return nest(value, shape)
+    return number(value)
 
 
 def _pass_edges(outcome: BackwardShown) -> Iterator[dict[str, Any]]:
@@ -370,9 +379,9 @@ def _graph_nodes(outcome: GraphShown) -> Iterator[dict[str, Any]]:
             "index": node.index,
             "label": node.label,
             "operation": node.operation,
-            "value": number(node.value),
+            "value": _numbers(node.value, node.shape),
             "tracked": node.tracked,
-            "gradient": number(node.gradient),
+            "gradient": _numbers(node.gradient, node.shape),
             "operands": list(node.operands),
         }
 
