@@ -395,3 +395,27 @@ def test_json_of_a_pass_and_a_graph_nests_a_tensor_node_values():
     assert backward["nodes"][0]["pass_adjoint"] == [[1.5, 5.0], [1.5, 5.0]]  # dC @ Bᵀ, dC all ones
     assert graph["nodes"][2]["value"] == C.tolist() and graph["nodes"][2]["operands"] == [0, 1]
     assert graph["nodes"][3]["value"] == 36.0 and graph["edge_count"] == 3
+
+
+def test_a_pass_picture_over_tensors_shows_adjoints_and_vjp_edges():
+    from scalarlang.front.api import backward_pass_html
+    from scalarlang.pictures import pass_picture
+
+    A, B, C, loss = layer_loss()
+    backward_pass = loss.backward()
+    picture = pass_picture(backward_pass, "loss", lambda index: f"#{index}")
+    assert picture.nodes[0].lines == ("variable [2, 2]", "1, 2, 3, …", "adjoint 1.5, 5, 1.5, …", "grad 1.5, 5, 1.5, …")
+    assert [edge.lines[1] for edge in picture.edges] == [
+        "dA = dC @ Bᵀ", "dB = Aᵀ @ dC", "dA = dC, repeated over every element",
+    ]
+    html = backward_pass_html(backward_pass)  # the notebook's picture of a pass
+    assert "[2, 2] 1.5, 5, …" in html and "dA = dC @ Bᵀ" in html
+
+
+def test_the_api_draws_the_graph_of_a_tensor():
+    api_session = scalarlang.Session()
+    A, B, C, loss = layer_loss()
+    with_values(api_session.interpreter, A=A, B=B, C=C)
+    picture = api_session.picture("C")
+    assert [node.label for node in picture.nodes] == ["A", "B", "C"]
+    assert picture.nodes[-1].lines[0] == "matmul [2, 2]"

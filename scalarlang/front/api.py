@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from ..engine.numbers import digits as number_digits
 from ..engine.scalar import Scalar
+from ..engine.tensor_node import TensorNode
 from ..language.diagnostics import Diagnostic
 from ..pictures import DrawingError, Picture, graph_picture, svg_text, write_picture
 from ..interpreter.core import Interpreter
@@ -195,10 +196,10 @@ class Session:
     def picture(self, target: str | Scalar) -> Picture:
         """The picture of a bound name's (or a node's) graph, labelled with this session's names."""
         node = self[target] if isinstance(target, str) else target
-        if not isinstance(node, Scalar):
+        if not isinstance(node, (Scalar, TensorNode)):
             raise TypeError(f"{target!r} is a list: draw one of its nodes")
         with number_digits(self.digits):
-            return graph_picture(node, self._session.label_of)
+            return graph_picture(node, self._session.label_of)  # type: ignore[arg-type]  # (a tensor's too)
 
     def draw(self, target: str | Scalar, file: str | None = None, *, engine: str = "auto") -> PicturePart | Path:
         """Draw a graph: without ``file``, the picture (Jupyter shows it); with one, write it
