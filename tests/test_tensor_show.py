@@ -419,3 +419,21 @@ def test_the_api_draws_the_graph_of_a_tensor():
     picture = api_session.picture("C")
     assert [node.label for node in picture.nodes] == ["A", "B", "C"]
     assert picture.nodes[-1].lines[0] == "matmul [2, 2]"
+
+
+def test_a_list_holding_tensors_shows_each_on_one_line():
+    session = with_values(W=Tensor.constant([[1.0, 2.0], [3.0, 4.0]]), v=Tensor.constant([float(i) for i in range(9)]))
+    _, outcomes = run_ok("[W, 1]\nprint [v]\nlet L = [W, W]", session, echo=True)
+    assert rendered(outcomes).splitlines() == [
+        "[tensor([[1, 2], [3, 4]]), 1]",
+        "[tensor([0, 1, 2, …, 6, 7, 8])]",
+        "L = 2 tensors",
+    ]
+    (event,) = events_of(outcomes[0])
+    assert event["values"] == [{"shape": [2, 2], "values": [[1.0, 2.0], [3.0, 4.0]]}, 1.0]
+
+
+def test_messages_name_a_tensor_by_its_shape():
+    from scalarlang.interpreter.values import describe
+
+    assert describe(Tensor.zeros((30, 200))) == "a tensor [30, 200]"

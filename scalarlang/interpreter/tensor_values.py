@@ -161,3 +161,34 @@ def _aligned(blocks: list[_Cells], count: int) -> list[list[str]]:
             for cell_row in cells
         ])
     return result
+
+
+def tensor_inline(tensor: TensorNode, spec: str | None = None) -> str:
+    """A tensor on one line, as an item of a list shows it: ``tensor([[1, 2], [3, 4]])``, the
+    form that makes it, each dimension past `ELIDE_PAST` elided to its first and last `EDGE`
+    with ``…``. Iterative: an explicit stack of (axis, offset, indices left) frames."""
+    number: Callable[[float], str] = format_number if spec is None else (lambda value: format(value, spec))
+    shape, values = tensor.shape, tensor._values
+    sizes = [1] * len(shape)
+    for axis in range(len(shape) - 2, -1, -1):
+        sizes[axis] = sizes[axis + 1] * shape[axis + 1]
+    pieces = ["tensor(["]
+    stack: list[tuple[int, int, list[_Index]]] = [(0, 0, _shown(shape[0], EDGE))]
+    while stack:
+        axis, offset, left = stack[-1]
+        if not left:
+            stack.pop()
+            pieces.append("]")
+            continue
+        index = left.pop(0)
+        if pieces[-1] != "[" and pieces[-1] != "tensor([":
+            pieces.append(", ")
+        if index is None:
+            pieces.append(ELLIPSIS)
+        elif axis == len(shape) - 1:
+            pieces.append(number(values[offset + index]))
+        else:
+            pieces.append("[")
+            stack.append((axis + 1, offset + index * sizes[axis], _shown(shape[axis + 1], EDGE)))
+    pieces.append(")")
+    return "".join(pieces)
