@@ -437,3 +437,14 @@ def test_messages_name_a_tensor_by_its_shape():
     from scalarlang.interpreter.values import describe
 
     assert describe(Tensor.zeros((30, 200))) == "a tensor [30, 200]"
+
+
+def test_print_fits_the_session_text_width():
+    wide = Tensor.constant([[1 / 3 + column for column in range(8)]])
+    session = with_values(T=wide)
+    session.text_width = 40
+    _, outcomes = run_ok('print T\nprint "{T}"', session)
+    assert printed(outcomes) == ["tensor [1, 8]\n  0.333333333333  …  7.33333333333"] * 2
+    api_session = scalarlang.Session(width=70)
+    with_values(api_session.interpreter, T=wide)
+    assert api_session.run("print T").text.splitlines()[1] == "  0.333333333333  1.33333333333  …  6.33333333333  7.33333333333"

@@ -31,7 +31,7 @@ from .outcomes import Failed, GraphNode, GraphShown, NodeState, Outcome
 from .library.registry import LIBRARY, STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
 from .state import History, Journal, SessionState
 from .statements import node_state
-from .tensor_values import is_tensor
+from .tensor_values import TENSOR_TEXT_WIDTH, is_tensor
 from .values import LABEL_LIMIT, ListValue, TextValue, is_count, label_of, operation_text
 
 __all__ = [
@@ -189,6 +189,7 @@ class Interpreter:
         try:
             while True:
                 failure = None
+                width = TENSOR_TEXT_WIDTH.set(self.text_width)  # (a tensor's text in `print`, `{T}`)
                 try:
                     if collecting:
                         gc.disable()
@@ -201,6 +202,7 @@ class Interpreter:
                     current = run.current
                     failure = _internal_failure(error, source, current.span if current is not None else None)
                 finally:
+                    TENSOR_TEXT_WIDTH.reset(width)
                     if collecting:
                         if self.lives_to_exit:
                             # What the paused statement made waits in the youngest generation,

@@ -12,6 +12,7 @@ it depends only on the values, the number style and the width.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 
 from ..engine.numbers import format_number
 from ..engine.scalar import ScalarOperation
@@ -22,8 +23,12 @@ EDGE = 3  # ...to its first 3 and last 3
 ELLIPSIS = "…"
 INDENT = "  "
 GAP = "  "
-# `print` and `{T}` make their text before any console is known: they fit this width.
-TEXT_WIDTH = 80
+# `print` and `{T}` make their text in the interpreter, before any console sees it: they fit
+# the session's text width (the console's, which every front end gives the session), set
+# around each statement as it runs (`text_width`); this without a session.
+TEXT_WIDTH = 100
+# The session sets it (`set`, then `reset` with its token) around each statement it runs.
+TENSOR_TEXT_WIDTH: ContextVar[int] = ContextVar("scalarlang_text_width", default=TEXT_WIDTH)
 
 _Index = int | None  # an index shown, or None: the `…` of the items left out
 
@@ -47,9 +52,10 @@ def tensor_summary(tensor: TensorNode) -> str:
     return f"{dims} tensor ({operation})"
 
 
-def tensor_text(tensor: TensorNode, width: int = TEXT_WIDTH, spec: str | None = None) -> str:
-    """The tensor's shape line and grid, lines joined by newlines (``spec``: a hole's format
-    spec such as ``.3f`` for each element)."""
+def tensor_text(tensor: TensorNode, width: int | None = None, spec: str | None = None) -> str:
+    """The tensor's shape line and grid, lines joined by newlines, ``width`` wide (None: the
+    session's text width); ``spec``: a hole's format spec such as ``.3f`` for each element."""
+    width = TENSOR_TEXT_WIDTH.get() if width is None else width
     return "\n".join(tensor_lines(tensor.shape, tensor._values, width, spec))
 
 
