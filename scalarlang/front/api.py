@@ -176,12 +176,12 @@ class Session:
             return render_outcomes(self._session.run(Source(name, text)), self.width)
 
     @property
-    def names(self) -> dict[str, Scalar | ListValue | TextValue]:
+    def names(self) -> dict[str, Scalar | ListValue | TextValue | TensorNode]:
         """Every name bound to a value (a node; a list: a tuple of nodes, texts and lists; a
-        text: a `str`), in binding order."""
+        text: a `str`; a tensor: the engine's `Tensor`), in binding order."""
         return self._session.values  # type: ignore[return-value]
 
-    def __getitem__(self, name: str) -> Scalar | ListValue | TextValue:
+    def __getitem__(self, name: str) -> Scalar | ListValue | TextValue | TensorNode:
         value = self._session.values.get(name) if isinstance(name, str) else None
         if value is None:
             raise KeyError(f"no name {name!r} is bound in this session")
