@@ -260,6 +260,10 @@ def test_every_tensor_operation_has_a_vjp_formula_and_a_count_of_scalar_edges():
     assert [vjp_formula(layer, slot) for slot in (0, 1)] == ["dA = dC @ Bᵀ", "dB = Aᵀ @ dC"]
     assert scalar_edges(layer, 1) == (192_000, "multiply")
     assert scalar_edges(Tensor.zeros((3, 4), variable=True).exp(), 0) == (12, "scalar")
+    # as the language's softmax of a list: each element into its fiber's max and into x - max
+    assert scalar_edges(Tensor.zeros((3, 4), variable=True).softmax(), 0) == (24, "scalar")
+    assert scalar_edges(Tensor.zeros((3, 4), variable=True).sum(), 0) == (12, "scalar")
+    assert scalar_edges(Tensor.zeros((3, 4), variable=True).cross_entropy([0, 1, 2]), 0) == (15, "scalar")
 
 
 # ---- explain and paths ----------------------------------------------------------------------

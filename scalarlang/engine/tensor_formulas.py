@@ -129,8 +129,9 @@ def _stack_position(node: Any, slot: int) -> int:
 
 
 def scalar_edges(node: Any, slot: int) -> tuple[int, str]:
-    """How many edges the same operation made of scalar nodes would have into the operand of
-    edge ``slot``, and what they are: ``(192000, "multiply")`` for a [32, 30] @ [30, 200]
+    """How many edges the same operation made of scalar nodes (as the language writes it with
+    lists, and vjp_check rebuilds it) would have into the operand's elements on edge ``slot``,
+    and what they are: ``(192000, "multiply")`` for a [32, 30] @ [30, 200]
     operand, ``(6, "scalar")`` for an element-wise operation on 6 elements."""
     operation = node._operation
     operand = tensor_edges(node)[slot][0]
@@ -139,10 +140,8 @@ def scalar_edges(node: Any, slot: int) -> tuple[int, str]:
         return _size(node) * inner, "multiply"
     if operation in (Op.SUM, Op.MEAN, Op.MAX, Op.MIN, Op.LOGSUMEXP):
         return _size(operand), "scalar"
-    if operation is Op.SOFTMAX:
-        arguments = _arguments(node)
-        axis = arguments[1] if len(arguments) == 2 else -1
-        return _size(node) * _shape(node)[axis], "scalar"
+    if operation is Op.SOFTMAX:  # each element into its fiber's max, and into its own x - max
+        return 2 * _size(node), "scalar"
     if operation is Op.CROSS_ENTROPY:
         return _size(operand) + _shape(operand)[0], "scalar"  # its logsumexp's, and the picked logit's
     if operation is Op.STACK:

@@ -23,14 +23,11 @@ from ..interpreter.outcomes import (
     GraphShown,
     NodeState,
     Outcome,
-    TensorState,
     PathsShown,
     Printed,
     ListShown,
-    TensorEdge,
     TensorExplained,
     TensorShown,
-    TensorSummary,
     TextShown,
     ValueShown,
     WalkShown,
@@ -43,6 +40,7 @@ from ..language.diagnostics import help_and_notes
 from ..language.source import Span
 from .chart_events import chart_fields, number
 from .messages import warning_message
+from .tensor_events import tensor_explain_fields, tensor_fields
 
 
 def _clean(value: Any) -> Any:
@@ -111,18 +109,6 @@ def _node_fields(node: NodeState) -> dict[str, Any]:
         "value": node.value,
         "tracked": node.tracked,
         "gradient": node.gradient,
-    }
-
-
-def tensor_fields(tensor: TensorState) -> dict[str, Any]:
-    """A tensor as JSON: ``{"shape": [2, 3], "values": [[…], […]]}``, its values nested one
-    list per dimension, each number as every event writes one."""
-    return {
-        "label": tensor.label,
-        "operation": tensor.operation,
-        "tracked": tensor.tracked,
-        "shape": list(tensor.shape),
-        "values": nest(tensor.values, tensor.shape),
     }
 
 
@@ -204,7 +190,7 @@ def event_of(outcome: Outcome, file: str | None = None) -> dict[str, Any] | None
         case Explained():
             fields = _explain_fields(outcome)
         case TensorExplained():
-            fields = _tensor_explain_fields(outcome)
+            fields = tensor_explain_fields(outcome)
         case PathsShown():
             fields = _paths_fields(outcome)
         case Expected():
@@ -260,39 +246,6 @@ def _explain_fields(outcome: Explained) -> dict[str, Any]:
         ],
         "gradient": outcome.gradient,
         "passes": [{"pass": number, "adjoint": adjoint} for number, adjoint in outcome.passes],
-        "note": outcome.note,
-    }
-
-
-def _summary(summary: TensorSummary | None) -> dict[str, Any] | None:
-    if summary is None:
-        return None
-    return {"shape": list(summary.shape), "first": list(summary.first), "largest": summary.largest, "at": list(summary.at)}
-
-
-def _tensor_edge(edge: TensorEdge) -> dict[str, Any]:
-    return {
-        "node": edge.node, "slot": edge.slot, "operand": edge.operand, "shapes": edge.shapes, "formula": edge.formula,
-        "scalar_edges": edge.scalar_edges, "edge_kind": edge.edge_kind, "operand_tracked": edge.operand_tracked,
-        "contribution": _summary(edge.contribution),
-    }
-
-
-def _tensor_explain_fields(outcome: TensorExplained) -> dict[str, Any]:
-    return {
-        "event": "explain_tensor",
-        "label": outcome.label,
-        "operation": outcome.operation,
-        "shape": list(outcome.shape),
-        "tracked": outcome.tracked,
-        "operands": [_tensor_edge(edge) for edge in outcome.operands],
-        "pass": outcome.pass_number,
-        "output": outcome.pass_output,
-        "adjoint": _summary(outcome.adjoint),
-        "consumers": [_tensor_edge(edge) for edge in outcome.consumers],
-        "adds_up": outcome.adds_up,
-        "gradient": _summary(outcome.gradient),
-        "passes": list(outcome.passes),
         "note": outcome.note,
     }
 
