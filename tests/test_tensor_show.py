@@ -452,3 +452,18 @@ def test_print_fits_the_session_text_width():
     api_session = scalarlang.Session(width=70)
     with_values(api_session.interpreter, T=wide)
     assert api_session.run("print T").text.splitlines()[1] == "  0.333333333333  1.33333333333  …  6.33333333333  7.33333333333"
+
+
+def test_the_repl_graph_and_draw_commands_take_a_tensor_name():
+    stream = io.StringIO()
+    core = ReplCore(Renderer(make_console(stream, width=100, color="never"), echo_bindings=True))
+    A, B, C, _ = layer_loss()
+    with_values(core.session, A=A, B=B, C=C)
+    assert core.handle(":graph C") is True
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "graph of C" and lines[-1] == "3 unique nodes, 2 operand edges"
+    assert any(line.startswith("2  C") and "[2, 2] 4.5, 7, …" in line for line in lines)
+    stream.truncate(0)
+    stream.seek(0)
+    assert core.handle(":draw C") is True
+    assert "dA = dC @ Bᵀ" in stream.getvalue()

@@ -16,6 +16,7 @@ from random import Random
 import traceback
 from typing import Callable, Generator
 
+from ..engine.passes import topology as topology_of
 from ..engine.scalar import Scalar
 from ..engine.tensor_formulas import tensor_edges
 from ..engine.tensor_node import TensorNode
@@ -98,8 +99,9 @@ class Interpreter:
         return {name: value for name, value in self.state.names.items() if value.__class__ is ListValue}
 
     def lookup(self, name: str) -> Scalar | None:
+        """The node bound to ``name`` (a scalar node, or a tensor: one node too), else None."""
         value = self.state.names.get(name)
-        return value if value.__class__ is Scalar else None
+        return value if value.__class__ is Scalar or is_tensor(value) else None  # type: ignore[return-value]
 
     def label_of(self, node: Scalar) -> str:
         """The first name bound to ``node``, else the source text that made it."""
@@ -110,7 +112,7 @@ class Interpreter:
 
     def graph_of(self, node: Scalar, span: Span) -> GraphShown:
         """The ``graph(...)`` outcome for ``node``, as the REPL's ``:graph`` shows it too."""
-        topology = node.topology()
+        topology = topology_of(node)
         positions = {id(member): index for index, member in enumerate(topology)}
         nodes = tuple(_graph_node(index, member, positions) for index, member in enumerate(topology))
         edge_count = sum(len(graph_node.operands) for graph_node in nodes)
