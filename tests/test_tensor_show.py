@@ -467,3 +467,13 @@ def test_the_repl_graph_and_draw_commands_take_a_tensor_name():
     stream.seek(0)
     assert core.handle(":draw C") is True
     assert "dA = dC @ Bᵀ" in stream.getvalue()
+
+
+def test_graph_and_draw_take_a_tensor():
+    from scalarlang.interpreter.outcomes import Drawn, GraphShown
+
+    A, B, C, _ = layer_loss()
+    session = with_values(A=A, B=B, C=C)
+    _, outcomes = run_ok("graph(C)\ndraw(C)", session)
+    assert [node.label for node in only(outcomes, GraphShown).nodes] == ["A", "B", "C"]
+    assert only(outcomes, Drawn).picture.title == "graph of C"

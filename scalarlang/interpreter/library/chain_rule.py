@@ -23,7 +23,7 @@ from ...engine.tensor_formulas import tensor_edges, vjp_formula
 from ...engine.tensor_operations import TensorOperation
 from ...engine.tensor_passes import TensorBackwardPass
 from ...language import tree
-from .graphs import pass_failure
+from .graphs import node_or_tensor, pass_failure
 from .tensor_chain_rule import tensor_explained
 from ..outcomes import EdgeShare, Explained, PathShown, PathsShown
 from ..state import History, KeptPass, Zeroed
@@ -37,18 +37,15 @@ MAX_PATHS = 1_000
 
 
 def compile_explain(run: Running, statement: tree.ExprStatement, call: tree.Call):
-    argument = run.compiler.values(call)[0]
-    target, not_a_node = run.compiler.expression(argument), run.compiler.node_check(argument, "`explain`")
+    target = node_or_tensor(run.compiler, run.compiler.values(call)[0], "`explain`")
     span = statement.span
 
     def explain(show):
         value = target(None)
         if isinstance(value, TensorNode):  # one node whose edges are VJPs
             run.emit(tensor_explained(value, run.state.history, span))
-        elif value.__class__ is Scalar:
-            run.emit(explained(value, run.state.history, span))
         else:
-            raise not_a_node(value)
+            run.emit(explained(value, run.state.history, span))
 
     return explain
 
@@ -151,7 +148,7 @@ def _tensor_pass_edges_into(backward_pass: TensorBackwardPass, index: int):
 def compile_paths(run: Running, statement: tree.ExprStatement, call: tree.Call):
     compiler = run.compiler
     output_expr, variable_expr = compiler.values(call)
-    output_of, variable_of = _scalar_or_tensor(compiler, output_expr), _scalar_or_tensor(compiler, variable_expr)
+    output_of, variable_of = node_or_tensor(compiler, output_expr, "`paths`"), node_or_tensor(compiler, variable_expr, "`paths`")
     span, output_span = statement.span, call.args[0].span
 
     def paths(show):
@@ -185,20 +182,6 @@ def compile_paths(run: Running, statement: tree.ExprStatement, call: tree.Call):
         run.emit(PathsShown(span, label_of(output), label_of(variable), count, shown, total, adjoint))
 
     return paths
-
-
-def _scalar_or_tensor(compiler, expr: tree.Expr):
-    """An argument of `paths`: a node, or a tensor (which `paths` then declines); else
-    `not-a-node`."""
-    evaluate, not_a_node = compiler.expression(expr), compiler.node_check(expr, "`paths`")
-
-    def value(args):
-        found = evaluate(args)
-        if found.__class__ is Scalar or isinstance(found, TensorNode):
-            return found
-        raise not_a_node(found)
-
-    return value
 
 
 def _tensor_graph(compiler, output, span):

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from ...engine.errors import ScalarAutodiffError
 from ...engine.numbers import format_parameter
 from ...engine.scalar import Scalar, ScalarOperation
+from ...engine.tensor_node import TensorNode
 from ...language import tree
 from ...language.diagnostics import Diagnostic, LanguageError
 from ..outcomes import BackwardShown, Drawn, WalkShown, WalkStep
@@ -71,9 +72,23 @@ def compile_walk(run: Running, statement: tree.ExprStatement, call: tree.Call):
     return compile_backward(run, statement, call, walk=True)
 
 
+def node_or_tensor(compiler: Compiling, expr: tree.Expr, needed_by: str):
+    """An expression whose value must be a node, a scalar node or a tensor (`graph(T)`,
+    `draw(T)`, `explain(T)`: a tensor is one node of its graph); else `not-a-node`."""
+    evaluate, not_a_node = compiler.expression(expr), compiler.node_check(expr, needed_by)
+
+    def node(args):
+        found = evaluate(args)
+        if found.__class__ is Scalar or isinstance(found, TensorNode):
+            return found
+        raise not_a_node(found)
+
+    return node
+
+
 def compile_graph(run: Running, statement: tree.ExprStatement, call: tree.Call):
     """``graph(EXPR)``: the nodes of EXPR's graph; changes nothing."""
-    target = run.compiler.node_expression(run.compiler.values(call)[0], "`graph`")
+    target = node_or_tensor(run.compiler, run.compiler.values(call)[0], "`graph`")
     return lambda show: run.emit(run.session.graph_of(target(None), statement.span))
 
 
@@ -101,7 +116,7 @@ def compile_draw(run: Running, statement: tree.ExprStatement, call: tree.Call):
     from ...pictures import DrawingError, graph_picture, picture_format, write_picture  # on first use
 
     compiler, args = run.compiler, call.args  # an expression, maybe a text (its entry says so)
-    target = compiler.node_expression(compiler.values(call)[0], "`draw`")
+    target = node_or_tensor(compiler, compiler.values(call)[0], "`draw`")
     path_of = compiler.text_argument(args[1], "`draw`") if len(args) == 2 else None
     target_span, file_span, span = args[0].span, args[-1].span, statement.span
 
