@@ -109,7 +109,7 @@ BROKEN_LISTS = (
     ('let q = read_table("no-such-file.csv")', "io-error"), ("let q = read_table({bad})", "bad-table"),
     ("let q = [{l}, 1] * 2", "not-a-node"), ("print {l}, {l}[{len}]", "index-out-of-range"),
     # Texts and `+` of lists.
-    ("let q = {l} + {n}", "not-a-list"), ('let q = "a" + {n}', "not-a-text"), ('let q = {n} + "a"', "not-a-node"),
+    ("let q = {l} + {n}", "not-a-list"), ('let q = "a" + {n}', "not-a-text"), ('let q = {n} + "a"', "not-a-text"),
     ('let q = exp("abc")', "not-a-node"), ('let q = "abc"[3]', "index-out-of-range"), ('let q = "abc"[0.5]', "not-an-index"),
     ('let q = "a" < "b"', "not-a-node"), ('let q = "a" == {n}', "not-a-text"), ("let q = lines({n})", "not-a-text"),
     ("let q = join({l} + [1])", "not-a-text"), ('let q = join(["a"], {n})', "not-a-text"), ("let q = chars({l})", "not-a-text"),
@@ -121,7 +121,7 @@ BROKEN_LISTS = (
     ("let q = {n} // 0", "non-finite-result"), ("let q = 1e308 // 1e-308", "non-finite-result"),
     ('let q = [{n}] + "a"', "not-a-list"), ('for a, c in "ab" {{ }}', "table-width"), ('let q = "ab" * 2', "not-a-node"),
     ('let q = "{{1:.3f}}" + "{{\"a\":.2f}}"', "not-a-node"), ("let q = 1\nwhile q < 2 {{ }}", "too-long"),
-    ('while "a" {{ }}', "not-a-node"), ("let q = 0\nwhile q < 3 {{ let q = q + [1] }}", "not-a-node"),
+    ('while "a" {{ }}', "not-a-node"), ("let q = 0\nwhile q < 3 {{ let q = q + [1] }}", "not-a-list"),
     ("plot([])", "empty-series"), ("plot({n})", "not-a-list"), ("plot([1, [2]])", "not-a-node"),
     ("plot({l}, [1, 2, 3, 4, 5, 6, 7])", "length-mismatch"), ('plot({l}, file: "chart.pdf")', "unknown-picture-format"),
     ("fn q(a, c) = a - c\nboundary(q, [(0, 1, 1)], grid: 1000)", "grid-out-of-range"),

@@ -202,6 +202,8 @@ def test_line_event_fields():
     assert fields == {
         "kind": "line",
         "title": "t",
+        "xlabel": None,
+        "ylabel": None,
         "series": [{"label": "a", "x": [0.0, 1.0], "y": [3.0, 1.0]}, {"label": "b", "x": [0.0, 1.0], "y": [2.0, 2.0]}],
         "path": "loss.svg",
     }
@@ -212,7 +214,7 @@ def test_boundary_event_fields():
     points = [(0, 0, -1), (1, 2, 1)]
     chart = boundary_chart(points, lambda x, y: y - x, grid=3)
     fields = chart_fields(chart)
-    assert set(fields) == {"kind", "title", "grid", "points", "path"}
+    assert set(fields) == {"kind", "title", "xlabel", "ylabel", "grid", "points", "path"}
     assert fields["kind"] == "boundary" and fields["title"] is None and fields["path"] is None
     grid = fields["grid"]
     assert len(grid["x"]) == len(grid["y"]) == 3

@@ -25,6 +25,9 @@ from scalarlang.interpreter.outcomes import Failed
 from scalarlang.front.runner import ScriptOutput, exit_status, read_source
 from scalarlang.render.events import events_of
 from scalarlang.language.source import Source
+from scalarlang.interpreter.failures import RUNTIME_KINDS, STATIC_KINDS
+from scalarlang.language.diagnostics import Diagnostic
+from scalarlang.render.text import Renderer, make_console
 
 EXAMPLES = sorted((ROOT / "examples").glob("*.sad"))
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -591,9 +594,15 @@ def test_the_seed_programs_edge_table_shows_the_four_rows():
     ]
 
 
+def _has_tables(path: Path) -> bool:
+    """Whether the example shows a table: its golden output (width 100) has one. (xor and the
+    long examples print lines in a loop and no table: nothing of theirs to fit, and xor took 3 s
+    a width.)"""
+    return bool(table_lines(path.with_suffix(".out").read_text(encoding="utf-8")))
+
+
 @pytest.mark.parametrize("width", [60, 80, 100, 140])
-# (The long examples print lines in a loop and no tables: nothing of theirs to fit.)
-@pytest.mark.parametrize("path", [p for p in EXAMPLES if p.stem not in SLOW_EXAMPLES], ids=lambda path: path.stem)
+@pytest.mark.parametrize("path", [p for p in QUICK_EXAMPLES if _has_tables(p)], ids=lambda path: path.stem)
 def test_tables_fit_the_width(path, width):
     output, _ = run_text(path.read_text(encoding="utf-8"), width=width)
     lines = table_lines(output)
@@ -701,6 +710,38 @@ def test_long_prose_lines_wrap_at_the_width():
     assert lines[-1].endswith("pass=true")
 
 
+ALL_KINDS = sorted(RUNTIME_KINDS | set(STATIC_KINDS) | {"no-backward"})
+
+
+@pytest.mark.parametrize("width", [20, 21, 23, 26, 30, 45])
+def test_an_error_header_never_breaks_inside_a_word_of_its_kind(width):
+    # `--width 20` printed `error[chart-too-smal` / `l]: …` (issue 40)
+    for kind in ALL_KINDS:
+        stream = io.StringIO()
+        Renderer(make_console(stream, width=width, color="never")).diagnostic(Diagnostic(kind, "what went wrong"))
+        lines = stream.getvalue().splitlines()
+        assert all(len(line) <= width for line in lines), (kind, lines)
+        header = f"error[{kind}]:whatwentwrong"  # (spaces left out: a wrap drops those it breaks at)
+        pieces = [line.replace(" ", "") for line in lines]
+        assert "".join(pieces) == header, lines
+        breaks = [len("".join(pieces[: index + 1])) for index in range(len(pieces) - 1)]
+        for at in (at for at in breaks if at < len(f"error[{kind}]:")):
+            assert header[at] == "[" or header[at - 1] == "-", (kind, width, lines)
+        if len(f"[{kind}]:") <= width:
+            assert any(f"[{kind}]:" in line for line in lines), (kind, width, lines)
+
+
+@needs_command
+def test_the_header_at_width_20_through_the_command():
+    result = subprocess.run(
+        [str(COMMAND), "--width", "20", "-"], input="let w = var 1\ndescend w by 0.1\nlet x = y\n",
+        capture_output=True, text=True, timeout=60,
+    )
+    lines = (result.stdout + result.stderr).splitlines()
+    assert all(len(line) <= 20 for line in lines)
+    assert lines[:2] == ["warning", "[no-backward]:"] and "error" in lines and "[undefined-name]:" in lines
+
+
 def test_labels_with_brackets_are_not_markup():
     output, _ = run_text('print "[bold]x[/bold] [red]"')
     assert output == "[bold]x[/bold] [red]\n"
@@ -765,3 +806,55 @@ def test_an_interrupted_script_exits_130_without_a_traceback():
     _, error = process.communicate(timeout=60)
     assert process.returncode == 130
     assert error == b"scalarlang: interrupted\n"
+
+
+# ---- --quiet: what still shows, as --help and the README say (issue 45, item 8) ---------------
+
+QUIET_STATEMENTS = {
+    "value lines": "y",
+    "backward": "backward(y)",
+    "descend": "descend w by 0.1",
+    "print": 'print "printed"',
+    "graph": "graph(y)",
+    "gradcheck": "gradcheck(y, x)",
+    "draw": "draw(y)",
+    "explain": "explain(x)",
+    "paths": "paths(y, x)",
+    "walk": "walk(y)",
+    "plot": "plot([1, 2, 3])",
+    "boundary": "boundary(fn_score, [(0, 0, 1), (1, 1, -1)])",
+}
+
+
+def _shown_under_quiet() -> set[str]:
+    """Which statements print something with --quiet, through a pipe; warnings and errors too."""
+    from commands import run_program
+
+    lines = ["let x = var 2", "let y = x * x", "let w = var 1", "backward(y)", "fn fn_score(a, b) = a - b"]
+    for name, statement in QUIET_STATEMENTS.items():
+        lines += [f'print "@@{name}"', statement]
+    lines += ['print "@@end"', "let v = var 1", "descend v by 0.1", "undefined_name"]
+    done = run_program("\n".join(lines) + "\n", "--quiet", width=100)
+    parts = re.split(r"^@@(.*)\n", done.stdout, flags=re.MULTILINE)
+    shown = {name for name, text in zip(parts[1::2], parts[2::2]) if text.strip() and name != "end"}
+    if "warning[no-backward]" in done.stderr:
+        shown.add("warnings")
+    if "error[undefined-name]" in done.stderr:
+        shown.add("errors")
+    return shown
+
+
+def test_quiet_shows_what_help_and_the_readme_say():
+    shown = _shown_under_quiet()
+    assert shown == {"print", "graph", "gradcheck", "draw", "explain", "paths", "walk", "plot", "boundary",
+                     "warnings", "errors"}
+    help_text = " ".join(subprocess.run([str(COMMAND), "--help"], capture_output=True, text=True).stdout.split())
+    said = re.search(r"--quiet run the whole program as a loop body: (.*?) --width", help_text).group(1)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    row = re.search(r"^\| `--quiet` \| (.*) \|$", readme, re.MULTILINE).group(1)
+    for text in (said, row):
+        hidden, still = text.split(";")
+        assert still.strip().endswith("still show"), text
+        assert set(re.findall(r"[a-z]+", still.replace("still show", ""))) - {"and"} == shown, text
+        for name in ("value lines", "backward", "descend"):
+            assert name in hidden and name not in shown

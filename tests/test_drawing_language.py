@@ -14,6 +14,7 @@ import pytest
 
 from shared import SEED_PROGRAM, parse_dot, text_of
 from sessions import run
+from commands import run_program
 from scalarlang.pictures import errors as drawing_errors
 from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.failures import DRAWING_KINDS, RUNTIME_KINDS, STATIC_KINDS
@@ -43,14 +44,37 @@ def command(*arguments: str, cwd: Path | None = None, env=None) -> subprocess.Co
 # ---- the statement ---------------------------------------------------------------------------
 
 
-def test_draw_without_a_file_prints_the_dot_text_of_the_graph():
+TREE = """graph of loss
+loss  add · value 8 · grad 0
+├─ slot 0, d 1: square  mul · value 4 · grad 0
+│  ├─ slot 0, d 2: x  variable · value 2 · grad 0
+│  └─ slot 1, d 2: x (above)
+└─ slot 1, d 1: square (above)
+3 unique nodes, 4 operand edges; draw(loss, "graph.svg") writes the picture
+"""
+
+
+def test_draw_without_a_file_prints_the_graph_as_a_text_tree():
+    # Issue 45, item 3: a text picture, not 45 lines of DOT (DOT only goes to a `.dot` file).
     outcomes = run(SEED_PROGRAM + "draw(loss)")
     drawn = outcomes[-1]
     assert isinstance(drawn, Drawn) and drawn.path is None and drawn.label == "loss"
-    nodes, edges = parse_dot(text_of([drawn]))
-    assert [cells[0] for cells in nodes.values()] == ["x", "square", "loss"]
-    assert len(edges) == 4
-    assert [cells[0] for _, _, cells in edges] == ["slot 0", "slot 1", "slot 0", "slot 1"]
+    assert text_of([drawn]) == TREE
+
+
+def test_draw_through_a_pipe_prints_the_same_tree_and_no_dot():
+    done = run_program(SEED_PROGRAM + "draw(loss)\n")
+    assert done.returncode == 0 and done.stdout == TREE and "digraph" not in done.stdout
+
+
+def test_a_text_tree_fits_the_width_and_stops_a_branch_too_deep():
+    program = "let x = var 0.5\nlet y = x\nrepeat 60 { let y = tanh(y) }\ndraw(y)\ndraw(y * y)"
+    done = run_program(program, width=60)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert all(len(line) <= 60 for line in lines)
+    assert sum(line.endswith("└─ … deeper: a .svg shows it") for line in lines) == 2  # (y*y: once, the 2nd y is above)
+    assert lines[1].startswith("y  tanh · value ")
 
 
 def test_the_picture_is_of_the_graph_as_it_was_when_drawn():
@@ -206,7 +230,7 @@ def test_repl_draw_prints_dot_or_writes_a_file(tmp_path):
         core.handle(line)
     start = len(stream.getvalue())
     core.handle(":draw loss")
-    assert len(parse_dot(stream.getvalue()[start:])[1]) == 4
+    assert stream.getvalue()[start:] == TREE
     target = tmp_path / "loss.svg"
     start = len(stream.getvalue())
     core.handle(f":draw loss {target}")

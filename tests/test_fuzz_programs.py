@@ -33,7 +33,6 @@ Size: ``SCALARLANG_FUZZ_EXAMPLES=N`` sets the number of generated programs of ea
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import json
 import os
@@ -69,6 +68,7 @@ from program_files import (
 from shared import bits
 from scalarlang.language import tree as ast
 from scalarlang.language.diagnostics import LanguageError
+from scalarlang.language.plain_data import PlainData
 from scalarlang.interpreter.core import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, Interpreter
 from scalarlang.interpreter.failures import RUNTIME_KINDS
 from scalarlang.interpreter.outcomes import Failed
@@ -226,7 +226,7 @@ def forms_of(program) -> set[str]:
         if isinstance(node, tuple):
             stack.extend(node)
             continue
-        if not dataclasses.is_dataclass(node):
+        if not isinstance(node, PlainData):
             continue
         forms.add(type(node).__name__)
         if isinstance(node, ast.Binary):
@@ -243,7 +243,7 @@ def forms_of(program) -> set[str]:
             forms.add("comprehension over a range" if node.stop is not None else f"comprehension over a list, {len(node.names)} names")
         elif isinstance(node, ast.Index) and isinstance(node.target, ast.Index):
             forms.add("L[i][j]")
-        stack.extend(getattr(node, field.name) for field in dataclasses.fields(node))
+        stack.extend(getattr(node, name) for name in node.__match_args__)
     return forms
 
 
@@ -259,7 +259,8 @@ def test_the_generator_writes_every_form_of_the_grammar():
             parsed += 1
         except LanguageError:
             pass
-    classes = {name for name, value in vars(ast).items() if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == ast.__name__}
+    classes = {name for name, value in vars(ast).items()
+               if isinstance(value, type) and issubclass(value, PlainData) and value.__module__ == ast.__name__}
     builtins = {name + "()" for name in (*VALUE_FUNCTIONS, *STATEMENT_FUNCTIONS)}
     comparisons = {f"a {op} b" for op in ("==", "!=", "<", "<=", ">", ">=")}
     lists = {

@@ -164,6 +164,51 @@ def test_wrapping_breaks_at_spaces_and_moves_a_lone_last_word_down():
     assert max(map(len, text.splitlines())) <= 24 and words(text).count("x") == 30
 
 
+# ---- :help TOPIC (issue 45, item 6) -----------------------------------------------------------
+
+
+def repl_help_topic(topic: str, width: int = 100) -> str:
+    stream = io.StringIO()
+    ReplCore(Renderer(make_console(stream, width=width, color="never"))).handle(f":help {topic}")
+    return stream.getvalue()
+
+
+def test_help_lists_is_the_lists_task_alone():
+    text = repl_help_topic("lists")
+    assert headings(text) == ["lists"]
+    assert "L[I] · L[I][J]" in text and "dot(A, B)" in text
+    assert repl_help_topic("list") == text  # (one or many)
+
+
+@pytest.mark.parametrize("topic, heading", [("training", "training"), ("plot", "pictures"), ("chain", "seeing the chain rule"), ("keys", "keys"), ("errors", "error kinds")])
+def test_a_topic_is_a_task_or_the_rows_of_a_form(topic, heading):
+    text = repl_help_topic(topic)
+    assert heading in headings(text), text
+    assert "error:" not in text
+
+
+def test_every_task_and_every_built_in_is_a_topic():
+    # The topics come from the page's own structure: each task by a word of its heading, each
+    # built-in (statement or value) by its name, each hand-written form by its first word.
+    for task in TASKS:
+        word = next(word for word in task.split() if word not in ("and", "the", "of", "seeing"))
+        assert task in headings(repl_help_topic(word)), task
+    for name, entry in {**STATEMENT_FUNCTIONS, **VALUE_FUNCTIONS}.items():
+        text = words(repl_help_topic(name, width=200))
+        assert words(" · ".join(entry.usage)) in text, name
+    for task, form, _ in FORMS:
+        first = re.match(r"[a-z_]+", form)
+        if first is not None:
+            assert task in headings(repl_help_topic(first.group(0))), form
+
+
+def test_an_unknown_topic_lists_the_topics_and_the_closest():
+    text = words(repl_help_topic("pictrues"))
+    assert text.startswith("error: no help topic `pictrues`")
+    assert "the topics: values, graph, training, lists" in text
+    assert "did you mean `:help pictures`?" in text
+
+
 # ---- --help ----------------------------------------------------------------------------------
 
 

@@ -157,7 +157,7 @@ def _interrupt_each(core, stream, before, rng, count: int, seed: int, main: int)
 
 
 def test_ctrl_c_at_random_moments_of_a_running_line_changes_nothing(tmp_path):
-    _interrupt_lines_at_random_moments(tmp_path, 40, _seed())
+    _interrupt_lines_at_random_moments(tmp_path, 20, _seed())  # (200 in the slow run)
 
 
 @pytest.mark.slow

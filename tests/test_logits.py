@@ -175,19 +175,67 @@ def test_gradcheck_passes_on_each(expression, variable_count):
 # ---- how they look in the graph ------------------------------------------------------------------
 
 
-def test_softmax_is_one_shared_logsumexp_node_whose_edges_carry_the_softmax():
+def test_softmax_is_each_shifted_exponential_over_one_shared_left_folded_sum():
     session = session_after("let z = [var 1.5, var 0.3, var -0.8]\nlet p = softmax(z)\nlet loss = -log(p[1]) - log(p[2])")
-    loss = session["loss"]
-    topology = loss.topology()
-    sums = [node for node in topology if str(node.operation) == "logsumexp"]
-    assert len(sums) == 1  # shared by both items
-    (total,) = sums
-    assert [edge.parent for edge in total.parents] == list(session["z"])
-    # the same softmax, up to rounding: the edges carry e^(a - top) / sum, the items exp(a - logsumexp)
-    for edge, item in zip(total.parents, session["p"]):
-        assert close(edge.local_derivative, item.value)
-    labels = {session.label_of(node) for node in topology}
-    assert {"logsumexp(z)", "z[1] - logsumexp(z)", "z[2] - logsumexp(z)", "p[1]", "p[2]"} <= labels
+    topology = session["loss"].topology()
+    labels = [session.label_of(node) for node in topology]
+    top = topology[labels.index("max(z)")]
+    assert top.value == 1.5 and not top.tracks_gradient  # a constant: no gradient through the shift
+    p1, p2 = session["p"][1], session["p"][2]
+    assert str(p1.operation) == str(p2.operation) == "div"
+    (total,) = {p1.parents[1].parent, p2.parents[1].parent}  # one sum, shared by both items
+    weights = [math.exp(value - 1.5) for value in (1.5, 0.3, -0.8)]
+    assert total.value == (weights[0] + weights[1]) + weights[2]  # a left fold
+    assert {"z[1] - max(z)", "exp(z[1] - max(z))", "sum(exp(z - max(z)))", "p[1]", "p[2]"} <= set(labels)
+
+
+@pytest.mark.parametrize("logit, count", [(1000.0, 3), (1e9, 3), (1e15, 2), (-1e15, 2), (1e300, 5), (7.0, 8)])
+def test_softmax_of_equal_logits_is_exactly_one_over_their_count(logit, count):
+    # exp(L[i] - logsumexp(L)) gave 0.33333333333331516 for 1000, 0.4724 for 1e15 (issue 40)
+    result = scalarlang.run(f"let p = softmax([{logit!r} for i in 0..{count}])\nprint p[0] == 1 / {count}, sum(p) == 1")
+    assert result.text == "1 1\n", result.text
+    session = session_after(f"let p = softmax([var {logit!r} for i in 0..{count}])")
+    assert [item.value for item in session["p"]] == [1 / count] * count
+
+
+def mp_softmax(values: list[float]) -> list[float]:
+    """The softmax in 50 digits (mpmath), from the logits' exact values: independent of the
+    engine's order of operations."""
+    import mpmath
+
+    with mpmath.workdps(50):
+        top = max(mpmath.mpf(value) for value in values)
+        weights = [mpmath.exp(mpmath.mpf(value) - top) for value in values]
+        total = mpmath.fsum(weights)
+        return [float(weight / total) for weight in weights]
+
+
+def large_logit_cases() -> list[list[float]]:
+    rng = random.Random(40)
+    found = []
+    for _ in range(80):
+        base = rng.choice((0.0, 1000.0, -1e6, 1e9, 1e12, 1e15, -1e15, 3e17))
+        spread = rng.choice((0.0, 0.5, 3.0, 40.0))
+        found.append([base + rng.uniform(-spread, spread) for _ in range(rng.randint(1, 12))])
+    return found
+
+
+@pytest.mark.parametrize("values", large_logit_cases(), ids=range(80))
+def test_softmax_of_large_logits_against_mpmath(values):
+    session = session_after(f"let z = {variables(values)}\nlet p = softmax(z)")
+    probabilities = [item.value for item in session["p"]]
+    for actual, expected in zip(probabilities, mp_softmax(values)):
+        # the shift L[i] - max(L) is exact or rounds by an ulp of the logit: within 1e-12 for
+        # differences below ~1000 (smaller weights vanish next to the largest's 1)
+        assert abs(actual - expected) <= 1e-12 * expected + 1e-300, (actual, expected)
+    assert abs(left_fold(probabilities) - 1.0) <= len(values) * 2.0**-52
+
+
+def left_fold(values: list[float]) -> float:
+    total = 0.0
+    for value in values:
+        total += value
+    return total
 
 
 def test_explain_shows_a_logit_gradient_as_softmax_minus_one():

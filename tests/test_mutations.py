@@ -19,6 +19,7 @@ import contextlib
 import io
 import json
 import math
+import operator
 import random
 import re
 import subprocess
@@ -201,11 +202,23 @@ class Direct:
     gradcheck, bare values) is skipped. Its passes are what the JSON must show."""
 
     UNARY = {"exp": Scalar.exp, "tanh": Scalar.tanh, "log": Scalar.log, "detach": Scalar.detach}
-    BINARY = {"+": Scalar.add, "-": Scalar.sub, "*": Scalar.mul, "/": Scalar.div}
+    BINARY = {
+        "+": Scalar.add, "-": Scalar.sub, "*": Scalar.mul, "/": Scalar.div,
+        "**": lambda base, exponent: base ** exponent.value,  # a constant exponent (else it failed)
+        "//": lambda left, right: Scalar.constant(left.value // right.value),  # constants, no edges
+        "%": lambda left, right: Scalar.constant(left.value % right.value),
+    }
+    COMPARISONS = {
+        "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+    }
 
-    def softmax(self, logits, rest):
-        total = Scalar.logsumexp(logits)
-        return [(item - total).exp() for item in logits]
+    def softmax(self, logits, rest):  # each exp(L[i] - max(L)) over their left-folded sum
+        top = Scalar.constant(max(item.value for item in logits))
+        weights = [(item - top).exp() for item in logits]
+        total = weights[0]
+        for weight in weights[1:]:
+            total = total + weight
+        return [weight / total for weight in weights]
 
     def cross_entropy(self, logits, rest):
         return Scalar.logsumexp(logits) - logits[int(self.number(rest[0]))]
@@ -276,6 +289,9 @@ class Direct:
             return -self.node(expr.operand)
         if isinstance(expr, ast.Binary):
             return self.BINARY[expr.op](self.node(expr.left), self.node(expr.right))
+        if isinstance(expr, ast.Compare):  # a constant 1 or 0, no edges
+            holds = self.COMPARISONS[expr.op](self.node(expr.left).value, self.node(expr.right).value)
+            return Scalar.constant(1.0 if holds else 0.0)
         if isinstance(expr, ast.Leaf):
             literal = self.literal(expr.operand)
             value = literal if literal is not None else self.node(expr.operand).value

@@ -1,13 +1,15 @@
 """examples/names_mlp.sad (issue 32) against the same model and training written in numpy.
 
-The reference: the text with three newlines in front; the embedding table C (27 x 2), W1 (16 x
-6), W2 (27 x 16) drawn with Python's `random.Random(42).gauss` in the program's order (b1, b2
-zero); each step a minibatch of 32 positions `3 + floor(uniform(0, n - 3))` drawn from the same
+The reference: makemore's examples, each name's contexts starting from three newlines of its
+own (`\n\n\n` + name + `\n`, an example per character after the padding: its three
+characters before and it), in the names' order; the embedding table C (27 x 2), W1 (16 x 6),
+W2 (27 x 16) drawn with Python's `random.Random(42).gauss` in the program's order (b1, b2
+zero); each step a minibatch of 32 examples `floor(uniform(0, n))` drawn from the same
 generator, the forward pass as matrices (`tanh(W1 x + b1)`, `W2 h + b2`, the mean of
 `logsumexp - logit of the target`), the backward pass written out by hand (softmax minus
 one-hot, tanh's `1 - h^2`, the embedding rows' gradients added up with `np.add.at`), and
 every parameter less `(2 - 1.8 step / steps)` times its gradient; then the loss on the 300
-fixed examples and ten names drawn with `random.choices` over the softmax.
+fixed examples (every 13th) and ten names drawn with `random.choices` over the softmax.
 
 The program is the example, with ``let steps = 300`` set to N and each step's minibatch loss
 printed with 17 significant digits. The default run compares `FEW` steps (and what follows
@@ -97,18 +99,23 @@ class Model:
 
 @functools.lru_cache(maxsize=None)
 def reference(steps: int) -> tuple[list[float], float, list[str]]:
-    text = "\n\n\n" + (EXAMPLES / "names.txt").read_text(encoding="utf-8")
+    text = (EXAMPLES / "names.txt").read_text(encoding="utf-8")
     vocab = sorted(set(text))
-    ids = np.array([vocab.index(char) for char in text])
+    examples = []  # makemore's build_dataset: each name from a context of three newlines
+    for name in text.splitlines():
+        context = [vocab.index("\n")] * 3
+        for char in name + "\n":
+            examples.append([*context, vocab.index(char)])
+            context = [*context[1:], vocab.index(char)]
+    table = np.array(examples)
     generator = random.Random(42)
     model = Model(generator, len(vocab))
     losses = []
     for step in range(steps):
-        batch = np.array([3 + math.floor(generator.uniform(0, len(ids) - 3)) for _ in range(BATCH)])
-        contexts = np.stack([ids[batch - 3], ids[batch - 2], ids[batch - 1]], axis=1)
-        losses.append(model.step(contexts, ids[batch], 2 - 1.8 * step / steps))
-    fixed = np.array([3 + 13 * k for k in range(300)])
-    fixed_losses, _ = model.losses(np.stack([ids[fixed - 3], ids[fixed - 2], ids[fixed - 1]], axis=1), ids[fixed])
+        batch = table[[math.floor(generator.uniform(0, len(table))) for _ in range(BATCH)]]
+        losses.append(model.step(batch[:, :3], batch[:, 3], 2 - 1.8 * step / steps))
+    fixed = table[[13 * k for k in range(300)]]
+    fixed_losses, _ = model.losses(fixed[:, :3], fixed[:, 3])
     newline = vocab.index("\n")
     names = []
     for _ in range(10):

@@ -254,10 +254,36 @@ def test_a_failing_cell_stops_the_run_with_its_diagnostic_and_no_traceback(tmp_p
     assert not any("Traceback" in line for line in error.traceback)
     assert "error[non-finite-seed]" in "\n".join(error.traceback)
     (shown,) = [output.data for output in failing.outputs if "data" in output]  # the diagnostic, shown
-    assert "error[non-finite-seed]" in shown["text/html"] and "&lt;cell 1&gt;:4:16" in shown["text/html"]
+    # The cell is named by the execution count Jupyter shows (issue 45, item 7): `In [2]`.
+    assert failing.execution_count == 2
+    assert "error[non-finite-seed]" in shown["text/html"] and "&lt;cell 2&gt;:4:16" in shown["text/html"]
     assert shown["text/plain"].splitlines()[:2] == [
-        "error[non-finite-seed]: backward seed inf must be finite", " --> <cell 1>:4:16",
+        "error[non-finite-seed]: backward seed inf must be finite", " --> <cell 2>:4:16",
     ]
+
+
+def test_a_walk_cell_starts_from_the_forward_graph_and_cells_are_named_as_jupyter_numbers_them(tmp_path, monkeypatch):
+    # Issue 45: a walk's first screen in a notebook shows values only (item 2), and a
+    # diagnostic names the cell `In [N]` as `<cell N>`, Python cells counted too (item 7).
+    nbformat = pytest.importorskip("nbformat")
+    cells = ["%load_ext scalarlang", "half = 0.5", SEED_CELL + "walk(loss)", "%%sad\nwalk(loss, nan)"]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
+    client = _kernel_client(tmp_path, monkeypatch, notebook)
+    client.allow_errors = True
+    client.execute()
+    walked, failing = notebook.cells[2], notebook.cells[3]
+    (html,) = [output.data["text/html"] for output in walked.outputs if "data" in output]
+    tables, player = html.split('class="scalarlang-walk"', 1)
+    assert "forward graph of" in tables and "operands" in tables
+    assert "pass adjoint" not in tables and "gradient" not in tables  # no answer before the walk
+    assert 'data-step="0"' in player and 'value="0"' in player  # the player starts at the start
+    step = player[player.index('<pre class="sl-step"'):player.index("</pre>")]
+    assert "walk from" in step and "edge 1 of 4" not in step
+    assert "adjoint 8" not in player[:player.index("<script")]  # x's final adjoint: not drawn
+    assert ">adjoint 0<" in player
+    assert failing.execution_count == 4
+    (shown,) = [output.data for output in failing.outputs if "data" in output]
+    assert " --> <cell 4>:1:12" in shown["text/plain"], shown["text/plain"]
 
 
 @pytest.mark.slow
@@ -303,3 +329,11 @@ def test_draw_in_a_cell_shows_the_picture_between_the_text(shell):
     ]
     assert outputs[0]["text/plain"].strip() == "before" and outputs[2]["text/plain"].strip() == "after"
     assert outputs[1]["text/plain"].startswith("digraph scalarlang {")
+
+
+def test_a_charts_axis_titles_show_in_the_notebooks_svg(shell):
+    """Issue 45, item 4: `xlabel:` and `ylabel:` in the notebook's picture of a chart."""
+    (shown,) = shell("cell", "sad", cell='plot([4, 2, 1], xlabel: "step", ylabel: "loss")')
+    svg = shown["image/svg+xml"]
+    assert 'class="axis-title" data-axis="x"' in svg and ">step</text>" in svg
+    assert 'class="axis-title" data-axis="y"' in svg and ">loss</text>" in svg

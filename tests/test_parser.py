@@ -365,6 +365,28 @@ def test_hints_in_notes():
     )
 
 
+@pytest.mark.parametrize(
+    "text, note",
+    [
+        # Issue 45, item 5: hints a newcomer missed.
+        ("import math", "help: nothing needs importing: `exp`, `log`, `tanh`"),
+        ("from math import exp", "help: nothing needs importing: `exp`, `log`, `tanh`"),
+        ("import numpy as np\nlet x = 1", "help: nothing needs importing"),
+        ("ler z = 3", "help: did you mean `let`?"),
+        ("pritn x", "help: did you mean `print`?"),
+        ("zero_grad()", "help: `zero_grad` alone (no parentheses) zeroes every bound name's gradient;"),
+    ],
+)
+def test_hints_for_an_import_a_misspelled_keyword_and_zero_grad_called(text, note):
+    notes = error(text).notes
+    assert len(notes) == 1 and notes[0].startswith(note), notes
+
+
+def test_no_keyword_is_suggested_for_two_names_unlike_any():
+    assert error("x y").notes == ()
+    assert error("total count = 3").notes == ()
+
+
 def test_a_syntax_error_anywhere_rejects_the_whole_program():
     diagnostic = error("let a = 1\nlet b = 2\nlet c = )\nlet d = 4")
     assert diagnostic.span.line == 3

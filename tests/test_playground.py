@@ -29,18 +29,16 @@ sys.path.insert(0, str(ROOT / "playground"))
 import harness  # noqa: E402
 
 REUSED_SQUARE = 'let x = var 2\nlet square = x * x\nlet loss = square + square\nbackward(loss)\nprint "x grad {grad(x)}"\ndraw(loss)\n'
-# Pyodide's libm is not glibc's: tanh and friends may differ in the last bit (gradcheck.sad's
-# scaled_error shows it), so numbers are compared within this relative tolerance. A number in
-# the short style may then be a digit longer or shorter (0.0715392094795 is 0.07153920947950
-# with its 0 dropped), and the table's padding and rule with it: runs of spaces and of rule
-# characters are compared as one.
-RELATIVE = 1e-9
-# gradcheck's scaled_error is the rounding noise of a central difference (about 1e-11): another
-# libm gives other noise (9.9e-11 for 1.7e-11, logsumexp's in next_token.sad), so it is compared
-# within gradcheck's default tolerance; its verdict, `pass=true`, is compared as text.
-NOISE = 1e-9
-NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?")
-PADDING = re.compile(r" +|─+")
+# The browser prints what the command prints, character for character: every float sum is a
+# left fold, so Pyodide's Python 3.14 gives the bits of 3.11 (issue 40; `sum()` of floats is
+# compensated since 3.12, which was the difference in next_token.sad, not the libm). What is
+# left is the C library's: Pyodide's libm is musl's, not glibc's, and their last bits differ
+# (measured: tanh for about one argument in twelve, tanh(0.7) 2 ulps apart; exp for about one
+# in 5,000). Printed to 12 digits that does not show in the examples, except where a central
+# difference amplifies it: the scaled_error of gradcheck.sad's `wave` (tanh), the one number
+# compared within 1e-9 (a thousandth of that check's tolerance); every other character of
+# every example exactly.
+LIBM_NOISE = {"gradcheck.sad": re.compile(r"(gradcheck wave by y: .* scaled_error=)(\S+)(.*\n)")}
 
 
 @pytest.fixture(scope="module")
@@ -114,15 +112,19 @@ def run_and_wait(browser, timeout: float = 120) -> dict:
     return browser.execute_script("return window.playground.lastRun")
 
 
-def same_within_rounding(actual: str, expected: str) -> bool:
-    if actual == expected:
-        return True
-    if PADDING.sub(" ", NUMBER.sub("#", actual)) != PADDING.sub(" ", NUMBER.sub("#", expected)):
+def same_text(name: str, actual: str, expected: str) -> bool:
+    """The golden's text exactly, but for the one number of ``LIBM_NOISE[name]``."""
+    noisy = LIBM_NOISE.get(name)
+    if actual == expected or noisy is None:
+        return actual == expected
+    got, want = actual.splitlines(keepends=True), expected.splitlines(keepends=True)
+    if len(got) != len(want):
         return False
-    for got, want in zip(NUMBER.finditer(actual), NUMBER.finditer(expected)):
-        a, b = float(got.group()), float(want.group())
-        noise = expected.endswith("scaled_error=", 0, want.start())
-        if abs(a - b) > (NOISE if noise else max(RELATIVE * max(abs(a), abs(b), 1e-300), 1e-12)):
+    for line, golden in zip(got, want):
+        if line == golden:
+            continue
+        a, b = noisy.fullmatch(line), noisy.fullmatch(golden)
+        if a is None or b is None or (a[1], a[3]) != (b[1], b[3]) or abs(float(a[2]) - float(b[2])) > 1e-9:
             return False
     return True
 
@@ -141,7 +143,7 @@ def test_the_reused_square_shows_its_gradient_tables_and_picture(page):
 
 
 CHARTS = (
-    'let losses = [4, 2, 1, 0.5]\nplot(losses, title: "loss")\n'
+    'let losses = [4, 2, 1, 0.5]\nplot(losses, title: "loss", xlabel: "step", ylabel: "nats")\n'
     "fn side(a, b) = a - b\nboundary(side, [[0, 1, -1], [1, 0, 1]], grid: 4)\n"
 )
 
@@ -161,6 +163,10 @@ def test_charts_show_as_svg_and_their_text_is_the_commands(page):
     points = page.execute_script(f"return document.querySelector('{charts} polyline').getAttribute('points')")
     assert len(points.split()) == 4
     assert page.execute_script(f"return document.querySelectorAll('{charts} rect.cell').length") == 16
+    titles = page.execute_script(
+        f"return Array.from(document.querySelectorAll('{charts} text.axis-title')).map(t => t.textContent)"
+    )
+    assert titles == ["step", "nats"]  # (issue 45: the axes' titles)
     expected = io.StringIO()
     ScriptOutput(expected, expected, width=100, color="never").run(Source("charts.sad", CHARTS))
     assert run["text"] == expected.getvalue() and "└" in run["text"]
@@ -262,7 +268,7 @@ def test_every_example_prints_its_golden_output(page, path):
     run = run_and_wait(page, timeout=300)
     actual = run["text"] + f"[exit status {run['status']}]\n"
     expected = path.with_suffix(".out").read_text(encoding="utf-8")
-    assert same_within_rounding(actual, expected), f"{path.name} in the browser:\n{actual}"
+    assert same_text(path.name, actual, expected), f"{path.name} in the browser:\n{actual}"
 
 
 def test_the_page_loads_and_runs_offline_once_loaded(page, server):

@@ -57,6 +57,16 @@ def test_parts_carry_html_tables_and_svg_pictures():
     assert 'class="scalarlang-walk"' in walk["html"] and "<script" in walk["html"]
 
 
+def test_a_chart_part_carries_its_axis_titles_in_svg_and_text():
+    """Issue 45, item 4: the page's chart (its SVG) and its text show `xlabel:` and `ylabel:`."""
+    messages, done = run('plot([4, 2, 1], xlabel: "step", ylabel: "loss")\n')
+    (chart,) = [part for message in messages for part in message["parts"] if part["kind"] == "chart"]
+    assert done["status"] == 0 and chart["svg"].startswith("<svg")
+    assert 'class="axis-title" data-axis="x"' in chart["svg"] and ">step</text>" in chart["svg"]
+    assert 'class="axis-title" data-axis="y"' in chart["svg"] and ">loss</text>" in chart["svg"]
+    assert chart["text"].splitlines()[0] == "loss" and "step" in chart["text"].splitlines()[-1]
+
+
 def test_a_long_run_is_shown_in_batches_as_it_goes(monkeypatch):
     # Patched: a batch is sent every FLUSH_SECONDS; at 0 every print is one, without a slow program.
     monkeypatch.setattr(sad_playground, "FLUSH_SECONDS", 0.0)

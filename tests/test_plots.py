@@ -173,6 +173,42 @@ def test_the_title_and_the_file_may_be_texts_held_in_names(tmp_path):
     assert (diagnostic.kind, diagnostic.message) == ("not-a-text", "`t[0]` is a node, not a text: `title:` takes a text")
 
 
+def test_plot_evaluates_x_before_y():
+    """Issue 40, item 8: left to right, as everywhere else: X's draws and X's error first."""
+    (shown,) = charts(run("random_seed(3)\nplot([uniform(0, 1)], [uniform(0, 1)])"))
+    import random
+
+    generator = random.Random(3)
+    first, second = generator.uniform(0, 1), generator.uniform(0, 1)
+    assert (shown.chart.series[0].x, shown.chart.series[0].y) == ((first,), (second,))
+    diagnostic = failure("plot(nowhere_x, nowhere_y)")
+    assert diagnostic.kind == "undefined-name" and "nowhere_x" in diagnostic.message
+    assert failure("plot(2, [1, 2])").kind == "not-a-list" and "`2`" in failure("plot(2, 3)").message
+    # The named options after the lists, in the order written; `file:` too.
+    assert "nowhere_y" in failure("plot(nowhere_y, file: nowhere_file)").message
+    assert "nowhere_t" in failure("plot([1], title: nowhere_t, file: nowhere_f)").message
+    assert "nowhere_f" in failure("plot([1], file: nowhere_f, title: nowhere_t)").message
+    assert "nowhere_d" in failure('fn f(a, b) = a\nboundary(f, nowhere_d, file: "a.pdf")').message
+    # ... and all of them before F runs: a file that cannot be written is known before the work.
+    assert failure('fn g(a, b) = nowhere\nboundary(g, [[0, 0, 1]], file: "a.pdf")').kind == "unknown-picture-format"
+
+
+@pytest.mark.parametrize("value", ["2", '"a"'])
+def test_a_computed_title_that_is_not_a_text_is_one_kind_whatever_its_operator(value):
+    """Issue 40, item 8: `z - 1` and `z + 1` are values known when they run: `not-a-text`
+    (and an error inside the argument, `-` of a text, comes first); a number written in its
+    place stays `wrong-arguments`."""
+    kinds = {op: failure(f"let z = {value}\nplot([1, 2], title: z {op} 1)").kind for op in "+-*"}
+    if value == "2":
+        assert kinds == {"+": "not-a-text", "-": "not-a-text", "*": "not-a-text"}
+        assert failure("let z = 2\nplot([1, 2], title: z < 1)").kind == "not-a-text"
+        assert failure("let z = 2\nplot([1, 2], title: -z)").kind == "not-a-text"
+    else:
+        assert kinds == {"+": "not-a-text", "-": "not-a-node", "*": "not-a-node"}
+    for written in ("3", "-3", "[1]", "var 2"):
+        assert failure(f"plot([1, 2], title: {written})").kind == "wrong-arguments"
+
+
 # ---- boundary ----------------------------------------------------------------------------------
 
 NETWORK = """let W = [[var 1.5, var -1], [var -0.5, var 2]]
@@ -232,7 +268,7 @@ def snapshot(session: Interpreter) -> dict:
         "names": dict(state.names),
         "nodes": {key: (tag, text, gradient) for key, (_, tag, text, gradient) in reached.items()},
         "count": len(reached),
-        "reached": state.reached.variables,
+        "reached": set(state.reached.variables),
         "random": state.random.getstate(),
         "history": (state.history.count, list(state.history.events)) if state.history is not None else None,
     }
@@ -392,3 +428,61 @@ def test_the_numbers_in_chart_errors_are_written_as_the_output_writes_them():
         "grid must be a whole number from 2 to 200, not 1000"
     )
     assert failure("plot([1, 0.5, 0], log: 1)").message == "a log scale needs values above 0; y value 2 of the series is 0"
+
+
+# ---- axis titles (issue 45, item 4) -------------------------------------------------------------
+
+AXIS_TITLES = 'let losses = [4, 2, 1, 0.5]\nplot(losses, xlabel: "step", ylabel: "loss")\n' \
+    'fn f(a, b) = a - b\nboundary(f, [[0, 1, 0], [1, 0, 1]], grid: 4, xlabel: "x1", ylabel: "x2")\n'
+
+
+def test_axis_titles_in_the_terminal_picture():
+    result = subprocess.run(
+        [str(COMMAND), "--width", "40", "-"], input=AXIS_TITLES, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0 and result.stderr == ""
+    lines = result.stdout.splitlines()
+    # y's title above its ticks, x's centred under the x axis's labels, for each chart.
+    assert lines[0] == "loss" and "┤" in lines[1]
+    (step,) = [number for number, line in enumerate(lines) if line.strip() == "step"]
+    assert lines[step - 2].lstrip().startswith("└") and lines[step].startswith(" " * 10)
+    assert "x2" in lines and any(line.strip() == "x1" for line in lines)
+
+
+def test_axis_titles_in_the_svg_and_the_json_event(tmp_path):
+    events = json_events(AXIS_TITLES.replace('ylabel: "loss")', f'ylabel: "loss", file: "{tmp_path / "l.svg"}")'))
+    line, boundary = [event for event in events if event["event"] == "plot"]
+    assert (line["xlabel"], line["ylabel"], boundary["xlabel"], boundary["ylabel"]) == ("step", "loss", "x1", "x2")
+    assert json_events("plot([1, 2])")[0]["xlabel"] is None
+    root = ElementTree.fromstring((tmp_path / "l.svg").read_bytes())
+    titles = {text.get("data-axis"): text.text for text in root.iter(f"{SVG}text") if text.get("class") == "axis-title"}
+    assert titles == {"x": "step", "y": "loss"}
+    area = [rect for rect in root.iter(f"{SVG}rect") if rect.get("class") == "plot-area"][0]
+    (y_title,) = [t for t in root.iter(f"{SVG}text") if t.get("data-axis") == "y"]
+    assert float(y_title.get("x")) < float(area.get("x")) and "rotate(-90" in y_title.get("transform")
+
+
+def test_axis_titles_are_texts_as_the_title_is():
+    assert failure("plot([1, 2], xlabel: 3)").kind == "wrong-arguments"
+    assert failure("let z = 2\nplot([1, 2], ylabel: z * 2)").kind == "not-a-text"
+    (shown,) = charts(run('let name = "steps"\nplot([1, 2], xlabel: name + "!")'))
+    assert shown.chart.x_label == "steps!" and shown.chart.y_label is None
+
+
+def test_the_help_texts_name_the_axis_titles():
+    usage = subprocess.run([str(COMMAND), "--help"], capture_output=True, text=True, timeout=60).stdout
+    assert "xlabel:" in next(line for line in usage.splitlines() if "plot(losses)" in line)
+    stream = io.StringIO()
+    ReplCore(Renderer(make_console(stream, width=200, color="never"))).handle(":help")
+    page = " ".join(stream.getvalue().split())
+    assert 'xlabel: "step", ylabel: "loss"' in page and 'xlabel: "x1", ylabel: "x2"' in page
+
+
+def test_a_narrow_chart_of_whole_steps_ticks_whole_steps():
+    """Issue 45, item 4: steps 0, 1, 2 on a narrow chart read 0 1 2, not 0 0.5 1 1.5 2."""
+    result = subprocess.run(
+        [str(COMMAND), "--width", "30", "-"], input="plot([0.3, 0.1, 0.05])\n", capture_output=True, text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0
+    assert result.stdout.splitlines()[-1].split() == ["0", "1", "2"]

@@ -13,19 +13,17 @@ from pathlib import Path
 
 import pytest
 from prompt_toolkit.completion import CompleteEvent, Completer
-from prompt_toolkit.data_structures import Size
 from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.lexers import Lexer
 from prompt_toolkit.output import DummyOutput
-from prompt_toolkit.validation import ValidationError
 from pygments.token import Comment, Error, Keyword, Name, Number, Operator, String
 
 from scalarlang.front.highlight import SadLexer, highlight_source, prompt_toolkit_style_rules
 from scalarlang.interpreter.core import KEYWORDS, STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
 from scalarlang.render.text import Renderer, make_console
-from scalarlang.front.editing import GuardedCompleter, InputCheck, ReplLexer, SadCompleter, SadValidator, toolbar_message
+from scalarlang.front.editing import GuardedCompleter, InputCheck, ReplLexer, SadCompleter
 from scalarlang.front.history import history_path, open_history
 from scalarlang.front.repl import build_prompt_session, repl_loop
 from scalarlang.front.repl_core import META_COMMANDS, ReplCore
@@ -179,9 +177,21 @@ def test_help_lists_statements_functions_and_commands():
 def test_help_says_what_enter_does_on_a_broken_or_unfinished_input():
     core, stream = make_core()
     out = " ".join(run_lines(core, stream, ":help").split())
-    assert "a syntax error holds the input: Enter puts the cursor on it and the line under the input says what it is" in out
-    assert "edit it, or press Enter again to run it as it is: the whole error is printed and the line kept in history" in out
+    assert "Enter prints it under the input" in out and "gives a fresh prompt" in out
+    assert "the line is kept in history: Up brings it back to fix" in out
     assert "two empty lines run an unfinished input (the error says what is missing)" in out
+
+
+def test_words_of_other_repls_point_at_the_commands_here():
+    # Issue 45, item 5: `clear` suggested `chars`.
+    core, stream = make_core()
+    out = run_lines(core, stream, "clear")
+    assert "error[undefined-name]: `clear` is not defined" in out
+    assert "= help: `:reset` forgets every binding; Ctrl-L clears the screen" in out
+    assert "chars" not in out
+    assert "help: Ctrl-D or `:quit` leaves" in run_lines(core, stream, "exit")
+    out = run_lines(core, stream, "let clear = 2", "clear", "clear + 1")
+    assert "error" not in out  # a name bound by the user is that name
 
 
 def test_vars_shows_every_binding_with_value_and_gradient():
@@ -274,8 +284,8 @@ def test_an_unknown_meta_command_lists_the_known_ones():
     out = run_lines(core, stream, ":grpah loss")
     assert out.splitlines() == [
         "error: unknown command `:grpah`",
-        "  = the commands are :help, :vars, :graph NAME, :draw NAME [FILE], :load FILE, :digits [N], :reset,",
-        ":quit",
+        "  = the commands are :help [TOPIC], :vars, :graph NAME, :draw NAME [FILE], :load FILE, :digits [N],",
+        ":reset, :quit",
         "  = did you mean `:graph`?",
     ]
 
@@ -331,6 +341,17 @@ def test_typed_lines_are_run_and_echoed():
     assert history.get_strings() == ["let x = var 2", "let y = x * 3", "y + 1", ":quit"]
 
 
+def test_enter_on_a_syntax_error_runs_it_and_keeps_it_in_history():
+    # Issue 45, item 1: no held line; the diagnostic is printed at once, the next line is a
+    # new input, and the broken one is in history for Up.
+    status, out, history = run_session("let y = 2 ^ 2\rlet z = 5\r:quit\r")
+    assert status == 0
+    assert "error[syntax-error]: unexpected character `^`" in out
+    assert "help: a power is written with `**`" in out
+    assert out.rstrip().endswith("z = 5 (constant, untracked)")
+    assert history.get_strings() == ["let y = 2 ^ 2", "let z = 5", ":quit"]
+
+
 def test_enter_continues_while_parentheses_are_open():
     status, out, history = run_session("let z = exp(\r(var 1) +\r1)\rz\r\x04")
     assert status == 0
@@ -346,14 +367,17 @@ def test_two_empty_continuation_lines_run_the_unfinished_input():
     assert "error[syntax-error]: unexpected end of input, expected an expression" in out
 
 
-def test_a_syntax_error_is_held_at_the_prompt_until_enter_is_pressed_again():
+def test_each_enter_on_a_syntax_error_prints_it_and_nothing_is_held():
     core, stream = make_core()
-    # The first Enter is refused (the validator puts the cursor on the error); typing there
-    # fixes the line. Then an error that is left as it is runs on the second Enter.
-    status, out, history = run_session("let a = 1 +\r 2\rprint \"{a\r\r:quit\r", core=core, stream=stream)
-    assert out.splitlines()[0] == "a = 3 (add, untracked)"
+    # The first Enter runs `let a = 1 +` (an error: no bracket is open), so ` 2` is an input
+    # of its own, not the end of the held line it once was.
+    status, out, history = run_session("let a = 1 +\r 2\rprint \"{a\r:quit\r", core=core, stream=stream)
+    assert status == 0
+    assert out.splitlines()[0] == "error[syntax-error]: unexpected end of input, expected an expression"
+    assert "2 = 2 (constant, untracked)" in out
     assert "error[syntax-error]: unclosed `{` in a string" in out
-    assert history.get_strings()[:2] == ["let a = 1 + 2", 'print "{a']
+    assert history.get_strings() == ["let a = 1 +", " 2", 'print "{a', ":quit"]
+    assert "a" not in core.session.values
 
 
 def test_ctrl_c_drops_the_line_and_ctrl_d_leaves():
@@ -440,133 +464,6 @@ def test_input_check_does_not_parse_huge_input():
     assert check(long + "(a +")[0] == InputCheck.INCOMPLETE
     assert check(long + '"(" # (')[0] == InputCheck.COMPLETE
     assert check(long + "+ +")[0] == InputCheck.COMPLETE  # not parsed: the run reports it
-
-
-def test_validator_puts_the_cursor_on_the_error():
-    validator = SadValidator(InputCheck())
-    validator.validate(Document("(1 +"))  # incomplete: no error
-    with pytest.raises(ValidationError) as raised:
-        validator.validate(Document("let y = 2 ) + 1"))
-    assert raised.value.cursor_position == 10
-    assert raised.value.diagnostic.kind == "syntax-error"
-    assert toolbar_message(raised.value.diagnostic).startswith("1:11: unexpected `)`")
-
-
-
-class SizedOutput(DummyOutput):
-    """A dummy output of a terminal ``columns`` wide (DummyOutput is 80)."""
-
-    def __init__(self, columns: int) -> None:
-        self.columns = columns
-
-    def get_size(self) -> Size:
-        return Size(rows=24, columns=self.columns)
-
-
-def toolbar_rows(text: str, columns: int) -> list[str]:
-    """What prompt_toolkit's validation toolbar shows under ``text`` after Enter was refused, on
-    a terminal ``columns`` wide: its window (one line high, not wrapped) drawn on a screen."""
-    from prompt_toolkit.application.current import set_app
-    from prompt_toolkit.formatted_text import to_formatted_text
-    from prompt_toolkit.layout import FormattedTextControl
-    from prompt_toolkit.layout.mouse_handlers import MouseHandlers
-    from prompt_toolkit.layout.screen import Screen, WritePosition
-
-    core, _ = make_core()
-    with create_pipe_input() as pipe:
-        session = build_prompt_session(core, InMemoryHistory(), input=pipe, output=SizedOutput(columns))
-        session.default_buffer.text = text
-        assert not session.default_buffer.validate()
-        with set_app(session.app):
-            (window,) = [
-                window for window in session.layout.find_all_windows()
-                if isinstance(window.content, FormattedTextControl)
-                and any("validation-toolbar" in fragment[0] for fragment in to_formatted_text(window.content.text()))
-            ]
-            height = window.preferred_height(columns, 24).preferred
-            screen = Screen()
-            window.write_to_screen(screen, MouseHandlers(), WritePosition(0, 0, columns, height), "", True, None)
-    return ["".join(screen.data_buffer[y][x].char for x in range(columns)).rstrip() for y in range(height)]
-
-
-LONG_ERROR = 'print "{x:.3q} and then some more text"'  # a 91-character message with a help note
-# Syntax errors with and without a help for a Python habit (issue 35, item 3), by column 11
-# or another: each shows in the one form.
-TOOLBAR_ERRORS = [
-    "let x = 1 2", LONG_ERROR, "let y = x ^ 2", "def f(x): x * 2", "for i in range(3):", "x.append(1)", "w -= 1",
-]
-ENTER_AGAIN = "Enter again: whole error"
-
-
-@pytest.mark.parametrize("columns", [40, 80, 100, 120, 200])
-@pytest.mark.parametrize("text", TOOLBAR_ERRORS)
-def test_every_syntax_error_has_one_form_on_the_toolbar_at_every_width(text, columns):
-    _, diagnostic = InputCheck()(text)
-    whole = toolbar_message(diagnostic)
-    rows = toolbar_rows(text, columns)
-    assert len(rows) == 1 and len(rows[0]) <= columns
-    shown = rows[0]
-    # LINE:COLUMN: MESSAGE · help: HINT · Enter again: whole error, parts left out from the
-    # end and cut with … when the terminal is narrower; the same for every error.
-    place = f"{diagnostic.span.line}:{diagnostic.span.column}: "
-    parts = shown.split(" · ")
-    message = " ".join(diagnostic.message.split())
-    assert parts[0].startswith(place) and message.startswith(parts[0][len(place):].removesuffix("…"))
-    helps = [note for note in diagnostic.notes if note.startswith("help: ")]
-    rest = parts[1:]
-    if helps:
-        cut = len(rest) == 1 and rest[0].endswith("…") and helps[0].startswith(rest[0][:-1])
-        assert rest in ([], [helps[0]], [helps[0], ENTER_AGAIN]) or cut, shown
-    else:
-        assert rest in ([], [ENTER_AGAIN]), shown
-    assert whole == place + " · ".join([message, *helps[:1], ENTER_AGAIN])
-    if len(whole) <= columns:
-        assert shown == whole
-
-
-def test_the_help_for_a_python_habit_is_on_the_toolbar_of_a_100_column_terminal():
-    # The issue's terminal: the help shows under the input, not only after a second Enter.
-    assert toolbar_rows("let y = x ^ 2", 100) == ["1:11: unexpected character `^` · help: a power is written with `**`: `x ** 2`"]
-    assert toolbar_rows("let y = x ^ 2", 120) == [
-        "1:11: unexpected character `^` · help: a power is written with `**`: `x ** 2` · Enter again: whole error"
-    ]
-    # Short of room, the message's `expected …` goes before the help is cut.
-    assert toolbar_rows("def f(x): x * 2", 100) == [
-        "1:5: unexpected `f` · help: a function is `fn f(x) = EXPR`: one expression, no `:` and no `return`"
-    ]
-    assert toolbar_rows("def f(x): x * 2", 60) == ["1:5: unexpected `f` · help: a function is `fn f(x) = EXPR`:…"]
-
-
-def test_the_syntax_error_toolbar_is_whole_when_it_fits():
-    assert toolbar_rows("let x = 1 2", 200) == [
-        "1:11: unexpected `2`, expected an operator or the end of the statement · Enter again: whole error"
-    ]
-    assert toolbar_rows("let x = 1 2", 97) == toolbar_rows("let x = 1 2", 200)
-    assert toolbar_rows("let x = 1 2", 80) == ["1:11: unexpected `2`, expected an operator or the end of the statement"]
-    assert toolbar_rows("let x = 1 2", 40) == ["1:11: unexpected `2`, expected an opera…"]
-
-
-def test_the_toolbar_counts_wide_characters_and_fits_even_a_tiny_terminal():
-    _, diagnostic = InputCheck()("let 名前名前名前名前名前名前 = 1 2")
-    for columns in range(1, 120):
-        assert sum(2 if "\u4e00" <= c <= "\u9fff" else 1 for c in toolbar_message(diagnostic, columns)) <= columns
-    assert toolbar_message(diagnostic, 60) == "1:5: unexpected character `名` · help: names are ASCII lett…"
-    assert toolbar_message(diagnostic, 40) == "1:5: unexpected character `名`"
-
-
-def test_the_toolbar_follows_a_resized_terminal():
-    output = SizedOutput(200)
-    core, _ = make_core()
-    with create_pipe_input() as pipe:
-        session = build_prompt_session(core, InMemoryHistory(), input=pipe, output=output)
-        session.default_buffer.text = "let x = 1 2"
-        assert not session.default_buffer.validate()
-        from prompt_toolkit.application.current import set_app
-
-        with set_app(session.app):
-            assert session.default_buffer.validation_error.message.endswith(" · Enter again: whole error")
-            output.columns = 40
-            assert session.default_buffer.validation_error.message == "1:11: unexpected `2`, expected an opera…"
 
 
 # ---- completion --------------------------------------------------------------------------------

@@ -82,8 +82,9 @@ class FakeTerminal(io.StringIO):
 
 @pytest.mark.parametrize(
     "environ, coloured",
-    [({}, True), ({"NO_COLOR": "1"}, False), ({"NO_COLOR": ""}, True), ({"TERM": "dumb"}, False),
-     ({"NO_COLOR": "1", "FORCE_COLOR": "1"}, True), ({"TERM": "dumb", "FORCE_COLOR": "3"}, True)],
+    [({}, True), ({"NO_COLOR": "1"}, False), ({"NO_COLOR": "true"}, False), ({"NO_COLOR": "yes"}, False),
+     ({"NO_COLOR": ""}, True), ({"TERM": "dumb"}, False), ({"NO_COLOR": "1", "FORCE_COLOR": "1"}, True),
+     ({"TERM": "dumb", "FORCE_COLOR": "3"}, True), ({"NO_COLOR": "1", "TERM": "dumb", "FORCE_COLOR": "1"}, True)],
 )
 def test_on_a_terminal_the_colour_follows_the_environment(environ, coloured):
     console = make_console(FakeTerminal(), width=80, color="auto", environ=environ)
@@ -141,6 +142,25 @@ def test_a_json_script_loads_neither_rich_nor_prompt_toolkit():
 def test_a_text_script_loads_no_prompt_toolkit():
     modules = _imported("from scalarlang.front import cli\ncli.main(['-c', 'let x = var 2'])")
     assert not {"prompt_toolkit", "shtab"} & modules
+
+
+def test_a_script_that_shows_nothing_loads_neither_rich_nor_help_nor_pictures():
+    """Issue 41: start-up within 60 ms of Python's own. What a run does not show is not loaded:
+    the consoles (rich) wait for the first outcome, --help's texts for --help."""
+    modules = _imported("from scalarlang.front import cli\nassert cli.main(['-c', 'let x = var 2']) == 0")
+    assert "scalarlang.interpreter.core" in modules
+    unused = {"rich", "scalarlang.render.text", "scalarlang.front.help_layout", "scalarlang.pictures",
+              "scalarlang.pictures.charts", "IPython", "prompt_toolkit"}
+    assert not unused & modules
+
+
+def test_a_script_loads_rich_when_it_first_shows_something(capsys):
+    program = "let x = var 2\nprint x"
+    code = f"from scalarlang.front import cli\nassert cli.main(['-c', {program!r}]) == 0"
+    assert "rich" in _imported(code)
+    assert cli.main(["-c", "let x = var 2\nlet y = nope\nprint x"]) == 1
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err.splitlines()[0]) == ("", "error[undefined-name]: `nope` is not defined")
 
 
 @needs_command

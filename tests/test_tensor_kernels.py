@@ -10,7 +10,7 @@ from pathlib import Path
 from scalarlang import Tensor
 
 ENGINE = Path(__file__).resolve().parent.parent / "scalarlang" / "engine"
-TENSOR_MODULES = ["kernels.py", "shapes.py", *sorted(path.name for path in ENGINE.glob("tensor*.py"))]
+TENSOR_MODULES = ["kernels.py", *sorted(path.name for path in ENGINE.glob("tensor*.py"))]
 
 
 def left_fold(values):

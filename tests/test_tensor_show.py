@@ -19,7 +19,7 @@ from scalarlang.engine.numbers import digits
 from scalarlang.engine.tensor import Tensor
 from scalarlang.front.api import render_outcomes
 from scalarlang.front.repl_core import ReplCore
-from scalarlang.interpreter.outcomes import TensorShown
+from scalarlang.interpreter.tensor_outcomes import TensorShown
 from scalarlang.interpreter.tensor_values import tensor_summary, tensor_text
 from scalarlang.render.events import events_of
 from scalarlang.render.text import Renderer, make_console
@@ -282,7 +282,7 @@ def explained_session():
 
 
 def test_explain_of_a_tensor_node_names_each_vjp_its_shapes_and_scalar_edges():
-    from scalarlang.interpreter.outcomes import TensorExplained
+    from scalarlang.interpreter.tensor_outcomes import TensorExplained
 
     session, A, C = explained_session()
     _, outcomes = run_ok("explain(C)", session)
@@ -312,7 +312,7 @@ def test_explain_of_a_tensor_node_names_each_vjp_its_shapes_and_scalar_edges():
 
 
 def test_explain_of_a_tensor_variable_shows_the_edge_into_it_and_its_gradient():
-    from scalarlang.interpreter.outcomes import TensorExplained
+    from scalarlang.interpreter.tensor_outcomes import TensorExplained
 
     session, A, _ = explained_session()
     _, outcomes = run_ok("explain(A)", session)
@@ -326,7 +326,7 @@ def test_explain_of_a_tensor_variable_shows_the_edge_into_it_and_its_gradient():
 
 
 def test_explain_counts_the_scalar_edges_of_a_real_layer():
-    from scalarlang.interpreter.outcomes import TensorExplained
+    from scalarlang.interpreter.tensor_outcomes import TensorExplained
 
     X = Tensor.randn((32, 30), random.Random(1))
     W = Tensor.randn((30, 200), random.Random(2), variable=True)
@@ -477,3 +477,14 @@ def test_graph_and_draw_take_a_tensor():
     _, outcomes = run_ok("graph(C)\ndraw(C)", session)
     assert [node.label for node in only(outcomes, GraphShown).nodes] == ["A", "B", "C"]
     assert only(outcomes, Drawn).picture.title == "graph of C"
+
+
+def test_a_hole_too_long_for_a_text_is_refused_before_it_is_written():
+    from sessions import failure
+
+    session = with_values(T=Tensor.zeros((9, 9)))
+    diagnostic = failure('print "{T:.500000f}"', session)  # 36 numbers shown, each at least 500,000 characters
+    assert diagnostic.kind == "too-long"
+    assert diagnostic.message == "this text would be at least 18,000,000 characters; the most is 10,000,000"
+    _, outcomes = run_ok('print "{T:.2f}"', session)
+    assert printed(outcomes)[0].splitlines()[1] == "  0.00  0.00  0.00  …  0.00  0.00  0.00"

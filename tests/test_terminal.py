@@ -49,25 +49,16 @@ def test_colour_on_a_terminal_by_default(tmp_path):
     assert SGR.search(output)
 
 
-@pytest.mark.parametrize("value", ["1", "true", "yes"])
-def test_no_color_on_a_terminal_gives_plain_text(tmp_path, value):
-    output, status = run_on_terminal(["-c", PROGRAM], base_env(tmp_path, NO_COLOR=value))
+# The environment's other cases (NO_COLOR's values, an empty one, FORCE_COLOR over NO_COLOR and
+# TERM=dumb) are decided by `make_console` alone, in-process: tests/test_startup.py.
+def test_no_color_on_a_terminal_gives_plain_text(tmp_path):
+    output, status = run_on_terminal(["-c", PROGRAM], base_env(tmp_path, NO_COLOR="1"))
     assert status == 1
     assert not ANSI.search(output), output[:300]
     assert "backward from loss with seed 1" in output
     assert "error[undefined-name]" in output  # the diagnostic is plain too
-
-
-def test_an_empty_no_color_is_not_set(tmp_path):
-    output, _ = run_on_terminal(["-c", PROGRAM], base_env(tmp_path, NO_COLOR=""))
-    assert SGR.search(output)
-
-
-def test_force_color_wins_over_no_color_and_a_dumb_terminal(tmp_path):
     output, _ = run_on_terminal(["-c", PROGRAM], base_env(tmp_path, NO_COLOR="1", TERM="dumb", FORCE_COLOR="1"))
     assert SGR.search(output)
-    output, _ = run_on_terminal(["-c", PROGRAM], base_env(tmp_path, TERM="dumb"))
-    assert not ANSI.search(output)
 
 
 def test_the_color_option_wins_over_the_environment(tmp_path):

@@ -109,8 +109,23 @@ def test_plus_of_two_lists_is_a_new_list():
     error = error_of("let L = [1]\nlet q = L + 2")
     assert error.kind == "not-a-list" and error.message == "`2` is a node, not a list: `+` of a list takes a list"
     assert "help: `L + [2]` is the list with one more item" in error.notes
-    assert error_of("let q = 2 + [1]").kind == "not-a-node"
+    assert error_of("let q = 2 + [1]").kind == "not-a-list"
     assert error_of('let q = [1] + "a"').kind == "not-a-list"
+
+
+def test_plus_of_a_node_and_a_list_or_a_text_is_one_kind_in_either_order():
+    """Issue 40, item 8: `[2] + 1` and `1 + [2]` are both `not-a-list` (docs/language.md: a
+    list and anything else), the node being the culprit; `1 + "a"` is `not-a-text` as
+    `"a" + 1` is."""
+    for program in ("[2] + 1", "1 + [2]", "let z = 1\nlet q = z + [2]"):
+        assert error_of(program).kind == "not-a-list", program
+    error = error_of("let q = 1 + [2]")
+    assert error.message == "`1` is a node, not a list: `+` of a list takes a list"
+    assert "help: `[1] + [2]` is the list with one more item first" in error.notes
+    for program in ('"a" + 1', '1 + "a"'):
+        assert error_of(program).kind == "not-a-text", program
+    assert error_of('let q = 1 + "a"').message == "`1` is a node, not a text: `+` of a text takes a text"
+    assert error_of('let q = "a" + [1]').kind == "not-a-text" and error_of("let q = [1] - 1").kind == "not-a-node"
 
 
 def test_a_list_of_lists_plus_keeps_its_nodes():
@@ -199,6 +214,17 @@ def test_read_text_files(tmp_path):
     assert error_of('let t = read_text("no/such/file.txt")').kind == "io-error"
     error = error_of("let t = read_text(3)")
     assert error.kind == "wrong-arguments" and 'read_text("names.txt")' in error.message
+
+
+@pytest.mark.parametrize("function", ["read_text", "read_table"])
+def test_an_empty_file_name_says_so_not_that_it_is_a_directory(function, tmp_path):
+    # `read_text("")` said "it is a directory": the empty path is the program's folder (issue 40)
+    program = tmp_path / "p.sad"
+    program.write_text(f'let name = ""\nlet t = {function}(name)\n', encoding="utf-8")
+    result = subprocess.run([str(COMMAND), "--json", str(program)], capture_output=True, text=True, timeout=60)
+    error = json.loads(result.stdout.splitlines()[-1])
+    assert error["kind"] == "io-error" and error["message"] == "the file name is empty: there is no file to read"
+    assert result.returncode != 0
 
 
 def test_a_file_name_may_be_a_text_held_in_a_name_or_a_list(tmp_path):

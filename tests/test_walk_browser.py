@@ -140,13 +140,14 @@ def test_the_player_in_an_exported_notebook_steps_through_the_walk(tmp_path, mon
     assert current_edge() == ["3"] and not button("next").is_enabled()
     assert "as `backward` commits a pass" in step.text
 
-    # The last frame's adjoints are the pass table's (the tables printed above the player).
+    # The last frame's adjoints are the last step's. Above the player, the forward graph only
+    # (issue 45, item 2): values and operands, no adjoint to give the walk away.
+    assert adjoints() == {"x": "8", "square": "2", "loss": "1"}
+    assert "adjoints: x 8, square 2, loss 1" in step.text
     table = browser.find_element(By.CSS_SELECTOR, "pre.scalarlang").text.splitlines()
     header = next(index for index, line in enumerate(table) if line.split()[:2] == ["#", "node"])
-    rows = [line.split() for line in table[header + 2 : header + 5]]
-    assert adjoints() == {row[1]: row[4] for row in rows} == {
-        "x": "8", "square": "2", "loss": "1",
-    }
+    assert table[header].split() == ["#", "node", "operation", "value", "operands"]
+    assert table[0].startswith("forward graph of loss")
 
     button("first").click()
     assert player.get_attribute("data-step") == "0" and slider.get_attribute("value") == "0"

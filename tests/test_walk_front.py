@@ -81,6 +81,33 @@ def test_one_edge_per_key_and_q_shows_the_rest():
     assert not keys.keys
 
 
+def test_the_first_screen_is_the_forward_graph_and_gives_no_answer_away():
+    # Issue 45, item 2: before the first Enter, values only (no pass adjoint, no gradient, no
+    # adjoint the walk has yet to compute); the pass's tables come after the last edge.
+    core, stream, keys = make_core("\n", "\n", "\n")
+    out = shown_after(core, stream, "walk(loss)")
+    first = keys.seen[0][len(stream.getvalue()) - len(out):]
+    assert first.startswith("forward graph of loss")
+    assert re.search(r"^#\s+node\s+operation\s+value\s+operands$", first, re.MULTILINE)
+    assert re.search(r"^2\s+loss\s+add\s+8\s+1, 1$", first, re.MULTILINE)
+    for answer in ("pass adjoint  gradient", "gradient", "backward from", "x 8", "x 4", "square 2"):
+        assert answer not in first, answer
+    assert "adjoints at the start: x 0, square 0, loss 1" in first
+    assert out.index("edge 4 of 4") < out.index("pass adjoint  gradient") < out.index("walked 4 edges")
+
+
+def test_a_scripts_walk_through_a_pipe_starts_from_the_forward_graph():
+    from commands import run_program
+
+    done = run_program("\n".join(SEED) + "\nwalk(loss)\n")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.startswith("forward graph of loss (values only: the walk computes the rest)\n")
+    assert out.index("operands") < out.index("edge 1 of 4") < out.index("edge 4 of 4") < out.index("pass adjoint  gradient")
+    assert "gradient" not in out[: out.index("edge 4 of 4")]
+    assert out == scalarlang.run("\n".join(SEED) + "\nwalk(loss)", width=80).text
+
+
 def test_enter_for_every_edge_asks_between_edges_only():
     core, stream, keys = make_core("", "", "")
     out = shown_after(core, stream, "walk(loss)")
@@ -163,9 +190,13 @@ def test_a_walk_is_a_part_whose_text_is_the_commands_and_whose_html_is_the_table
     assert walk.text == scalarlang.run("\n".join(SEED) + "\nwalk(loss)").text  # as the command prints it
     assert repr(walk) == walk.text and walk._repr_html_() == walk.html
     assert walk.html.index("3 unique nodes, 4 operand edges") < walk.html.index('class="scalarlang-walk"')
+    # Above the player the forward graph only, and the player starts before the first edge.
+    tables = walk.html[: walk.html.index('class="scalarlang-walk"')]
+    assert "forward graph of" in tables and "pass adjoint" not in tables and "gradient" not in tables
     assert walk.html in result._repr_html_()
     (player,) = players_in(walk.html)
     assert player["attributes"]["data-steps"] == "4" and player["attributes"]["id"].startswith("scalarlang-walk-")
+    assert player["attributes"]["data-step"] == "0"
     tags = player["tags"]
     actions = [attributes["data-action"] for tag, attributes in tags if tag == "button"]
     assert actions == ["first", "previous", "next", "last"]

@@ -84,7 +84,17 @@ def _non_finite(value: float) -> str:
 
 def format_count(value: float) -> str:
     """A count (``len``, ``node_count``, a loop index) as a whole number: ``100``, whatever the
-    style; a value that is not whole (it cannot be, for a count) falls back to `format_number`."""
+    style and however large (``1000000000000000``, not ``1e+15``); a value that is not whole
+    (it cannot be, for a count) falls back to `format_number`."""
+    if value.is_integer():
+        return str(int(value))
+    return format_number(value)
+
+
+def format_whole(value: float) -> str:
+    """A whole number a message names (an index, a dividend, a count of iterations): ``7``
+    whatever the style, but the short style from 1e15 on, so a message stays short
+    (``index 1e+300 is out of range``); not whole: `format_number`."""
     if value.is_integer() and abs(value) < _FIXED_HIGH:
         return str(int(value))
     return format_number(value)

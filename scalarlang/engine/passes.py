@@ -21,7 +21,9 @@ splits it.
 
 from __future__ import annotations
 
+from functools import reduce as _reduce
 from itertools import repeat
+from operator import add as _add
 from typing import Any, TypeVar
 
 from .errors import (
@@ -273,7 +275,7 @@ def _propagate(order: list[Scalar], seed: float) -> tuple[list[float], list[floa
             previous = adjoints[parent]
             adjoints[parent] = previous + upstream * node._dright
             add_before(previous)
-    marks = sum(adjoints, discarded)
+    marks = _reduce(_add, adjoints, discarded)  # a left fold: the same on every Python (not `sum()`)
     if marks - marks != 0.0:
         return _propagate_checked(order, seed)
     return adjoints, edge_before

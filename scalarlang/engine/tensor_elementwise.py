@@ -23,7 +23,7 @@ from .errors import NonFiniteDerivative, NonFiniteResult
 from .kernels import dot, expand, fold, sum_into
 from .node import ScalarOperation, is_number, leaf_value
 from .scalar import Scalar
-from .shapes import Shape, broadcast, expansion, unravel
+from .tensor_shapes import Shape, broadcast, expansion, unravel
 from .tensor_errors import NonFiniteTensorDerivative, NonFiniteTensorResult
 from .tensor_node import Edge, TensorNode, checked_finite, new_tensor, remakeable, tensor_leaf
 from .tensor_operations import TensorOperation as Op

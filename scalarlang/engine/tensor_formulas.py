@@ -14,7 +14,7 @@ from typing import Any
 
 from .numbers import format_parameter
 from .scalar import Scalar
-from .shapes import show_shape, unravel
+from .tensor_shapes import show_shape, unravel
 from .tensor_node import RemakeableVJP, TensorNode
 from .tensor_operations import TensorOperation as Op
 

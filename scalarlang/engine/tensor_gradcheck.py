@@ -23,7 +23,7 @@ from .errors import ScalarAutodiffError
 from .gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE, ScalarGradientCheck, scalar_gradient_check
 from .node import ScalarOperation
 from .scalar import FORWARD, Scalar
-from .shapes import unravel
+from .tensor_shapes import unravel
 from .tensor_node import TensorNode, tensor_leaf
 from .tensor_operations import TensorOperation
 

@@ -23,7 +23,7 @@ from .kernels import (
 )
 from .node import ScalarOperation, is_number, leaf_value
 from .scalar import Scalar
-from .shapes import (
+from .tensor_shapes import (
     Shape,
     checked_shape,
     index_in,

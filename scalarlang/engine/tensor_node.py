@@ -23,7 +23,7 @@ from typing import Any, Self
 from .errors import NonFiniteResult
 from .node import FREES_OPERANDS_FIRST, ScalarOperation, free_operands_first, new_leaf
 from .scalar import Scalar
-from .shapes import Shape, nested_shape, show_shape, size, unravel
+from .tensor_shapes import Shape, nested_shape, show_shape, size, unravel
 from .tensor_errors import NonFiniteTensorLeaf, NonFiniteTensorResult
 from .tensor_operations import TensorOperation
 

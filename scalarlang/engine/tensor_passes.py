@@ -26,7 +26,7 @@ from .errors import NonFiniteAccumulatedGradient
 from .node import NARY_OPERATIONS
 from .node import write_gradients as _write_gradients
 from .records import BackwardNode, BackwardPass
-from .shapes import unravel
+from .tensor_shapes import unravel
 from .tensor_errors import NonFiniteAccumulatedTensorGradient, NonFiniteTensorAdjoint
 from .tensor_operations import TENSOR_OPERATIONS
 

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from .functions import exp_value
 from .kernels import along, fibers, fold, from_fibers
-from .shapes import axis_of, fibers as shape_fibers, index_in, nested_shape
+from .tensor_shapes import axis_of, fibers as shape_fibers, index_in, nested_shape
 from .tensor_errors import ShapeMismatch
 from .tensor_node import TensorNode, constant_scalar, new_scalar, new_tensor, remakeable, tensor_leaf
 from .tensor_operations import TensorOperation as Op

@@ -28,6 +28,7 @@ from ..engine.tensor_node import TensorNode
 from ..language.diagnostics import Diagnostic
 from ..pictures import DrawingError, Picture, graph_picture, svg_text, write_picture
 from ..interpreter.core import Interpreter
+from ..interpreter.failures import out_of_memory, release_reserve
 from ..interpreter.outcomes import BackwardShown, Charted, Drawn, Failed, Outcome, WalkShown
 from ..interpreter.values import ListValue, TextValue
 from ..render.text import DEFAULT_WIDTH, Renderer, make_console
@@ -94,8 +95,8 @@ class ChartPart:
 
 @dataclass(frozen=True, slots=True)
 class WalkPart:
-    """A `walk`: its text as the command prints it (the pass's tables and every step), and in
-    HTML the tables and the player (player.py: the picture, buttons and a slider over the
+    """A `walk`: its text as the command prints it (the forward graph, every step, then the
+    pass's tables), and in HTML the forward graph and the player (player.py: the picture, buttons and a slider over the
     edges)."""
 
     text: str
@@ -251,44 +252,57 @@ class _TextBuffer:
 
 
 def walk_part(walk: WalkShown, width: int = DEFAULT_WIDTH) -> WalkPart:
-    """A walk's text as the command prints it (its pass's tables, the header, every step and
-    the closing line); in HTML its tables, then the player."""
+    """A walk's text as the command prints it (the forward graph, the header, every step, the
+    pass's tables and the closing line); in HTML the forward graph, then the player."""
+    from ..render.tables import forward_tables
     from .player import player_html, walk_text
 
     text = walk_text(walk, width)
-    header, steps, end = text
     buffer = _TextBuffer(width)
-    buffer.plain.backward(walk.backward)
-    buffer.coloured.backward(walk.backward)
-    for lines in (header, *steps, end):
-        buffer.plain.lines(lines)
+    buffer.plain.outcome(walk)  # as a script prints it
+    # Above the player, the forward graph only: the player fills in the adjoints edge by edge.
+    for part in forward_tables(walk.backward, width, buffer.coloured.row_limit):
+        buffer.coloured.lines(part)
     return WalkPart(buffer.plain_file.getvalue(), buffer.html() + player_html(walk, text))
 
 
 def render_outcomes(outcomes: Iterable[Outcome], width: int = DEFAULT_WIDTH) -> Result:
     """Render each outcome as it arrives; pictures (`draw` without a file) as SVG, walks as
-    players, the rest as text."""
+    players, the rest as text. The memory running out while an outcome is rendered is an
+    `out-of-memory` failure after what was rendered before it (the session reports its own)."""
     seen: list[Outcome] = []
     parts: list[Part] = []
     buffer = _TextBuffer(width)
-    for outcome in outcomes:
-        seen.append(outcome)
-        match outcome:
-            case WalkShown():
-                parts.extend(buffer.parts())
-                buffer = _TextBuffer(width)
-                parts.append(walk_part(outcome, width))
-            case Drawn(path=None):  # a picture not written to a file: shown
-                parts.extend(buffer.parts())
-                buffer = _TextBuffer(width)
-                parts.append(PicturePart(outcome.picture, svg_text(outcome.picture), outcome.dot))
-            case Charted(path=None):  # a chart not written to a file: shown
-                parts.extend(buffer.parts())
-                buffer = _TextBuffer(width)
-                parts.append(chart_part(outcome, width))
-            case _:  # text (the renderer takes every kind of outcome)
-                buffer.add(outcome)
+    memory_ran_out = False
+    try:
+        for outcome in outcomes:
+            seen.append(outcome)
+            match outcome:
+                case WalkShown():
+                    parts.extend(buffer.parts())
+                    buffer = _TextBuffer(width)
+                    parts.append(walk_part(outcome, width))
+                case Drawn(path=None):  # a picture not written to a file: shown
+                    parts.extend(buffer.parts())
+                    buffer = _TextBuffer(width)
+                    parts.append(PicturePart(outcome.picture, svg_text(outcome.picture), outcome.dot))
+                case Charted(path=None):  # a chart not written to a file: shown
+                    parts.extend(buffer.parts())
+                    buffer = _TextBuffer(width)
+                    parts.append(chart_part(outcome, width))
+                case _:  # text (the renderer takes every kind of outcome)
+                    buffer.add(outcome)
+    except MemoryError:
+        memory_ran_out = True  # (reported once the handler has freed the renderer's frames)
+    if memory_ran_out:
+        release_reserve()
     parts.extend(buffer.parts())
+    if memory_ran_out:
+        failed = Failed(out_of_memory(None, None, "the output was written"))
+        seen.append(failed)
+        failure = _TextBuffer(width)
+        failure.add(failed)
+        parts.extend(failure.parts())
     return Result(tuple(seen), tuple(parts))
 
 

@@ -14,6 +14,16 @@ def new_parser(**settings):
     import argparse
 
     class Parser(argparse.ArgumentParser):
+        # A function giving the description and the epilog: laid out when help is shown,
+        # not each time the command starts.
+        texts = None
+
+        def format_help(self) -> str:
+            if self.texts is not None:
+                self.description, self.epilog = self.texts()
+                self.texts = None
+            return super().format_help()
+
         def _print_message(self, message, file=None):
             if message:
                 GuardedStream(file or sys.stderr).write(message)

@@ -85,18 +85,19 @@ def help_width() -> int:
 
 
 def build_parser():
-    description, epilog = help_texts(help_width())
     # The options are listed under the usage: spelled out in it, they could not wrap within a
     # narrow terminal (argparse keeps `[--color {auto,always,never}]` whole).
-    parser = new_parser(prog="scalarlang", usage="%(prog)s [options] [FILE ...]", description=description, epilog=epilog)
+    parser = new_parser(prog="scalarlang", usage="%(prog)s [options] [FILE ...]")
+    parser.texts = lambda: help_texts(help_width())
     parser.add_argument("files", nargs="*", metavar="FILE", help="a .sad program to run ('-' reads standard input)")
     parser.add_argument("-c", dest="program", metavar="PROGRAM", help="run PROGRAM text")
     parser.add_argument("--demo", action="store_true", help="print the seed chapter's demo output")
     parser.add_argument("--json", action="store_true", help="write one JSON object per event instead of text")
     parser.add_argument(
         "--quiet", action="store_true",
-        help="run the whole program as a loop body: show only print, graph, gradcheck, draw, "
-        "explain, paths, walk and errors",
+        help="run the whole program as a loop body: no value lines, backward tables or descend "
+        "echoes; print, graph, gradcheck, draw, explain, paths, walk, plot, boundary, warnings "
+        "and errors still show",
     )
     parser.add_argument(
         "--width", type=positive_width, default=None, metavar="N",
@@ -146,7 +147,7 @@ def command() -> NoReturn:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except (OSError, ValueError):
+        except (OSError, ValueError, MemoryError):
             pass  # (`main` reported a failing stream, and its status says so)
     os._exit(status)
 
@@ -182,6 +183,8 @@ def main(argv: list[str] | None = None) -> int:
         except BrokenPipeError:  # the REPL writes to the real streams
             _set_sigint(signal.SIG_IGN)
             status = _output_failed(BrokenPipeError(32, os.strerror(32)))
+        except MemoryError:  # where a session could not report it (a script's is an error event)
+            status = _out_of_memory(out, err)
     finally:
         _restore_sigint(previous)
         sys.unraisablehook = previous_hook
@@ -269,6 +272,21 @@ def _interrupted(out: GuardedStream, err: GuardedStream) -> int:
     return EXIT_INTERRUPTED
 
 
+def _out_of_memory(out: GuardedStream, err: GuardedStream) -> int:
+    """One line on standard error, in the memory the reserve gave back."""
+    from ..interpreter.failures import release_reserve
+
+    release_reserve()
+    _set_sigint(signal.SIG_IGN)
+    try:
+        _try_flush(out)
+        err.write("error[out-of-memory]: the memory ran out\n")
+        err.flush()
+    except (OutputError, MemoryError):
+        pass  # (the status says it)
+    return EXIT_RUNTIME
+
+
 def _output_failed(error: OSError) -> int:
     """One line on standard error (none for a closed pipe), and nothing left for Python to
     flush at exit into the stream that failed."""
@@ -310,6 +328,8 @@ def _set_sigint(handler) -> None:
     try:
         signal.signal(signal.SIGINT, handler)
     except ValueError:  # not the main thread (main() called from a thread): leave it
+        pass
+    except MemoryError:  # (the handler is set, or stays as it was: the old one's conversion to an enum failed)
         pass
 
 

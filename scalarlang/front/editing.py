@@ -1,5 +1,6 @@
-"""What the prompt does while an input is edited: whether it is complete (Enter runs it or
-opens a new line; the validator marks a syntax error), Tab completion, and highlighting.
+"""What the prompt does while an input is edited: whether it is complete (Enter runs it, a
+syntax error included, or opens a new line while a bracket is open), Tab completion, and
+highlighting.
 
 The completer and the lexer are guarded: a fault of theirs is kept and reported after the
 input (`ReplCore.background_fault`), so a bug in them never ends the session.
@@ -10,12 +11,9 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterable, Iterator
 
-from prompt_toolkit.application.current import get_app
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
 from prompt_toolkit.document import Document
 from prompt_toolkit.lexers import Lexer, PygmentsLexer, RegexSync
-from prompt_toolkit.utils import get_cwidth
-from prompt_toolkit.validation import ValidationError, Validator
 
 from ..interpreter.library.registry import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
 from ..interpreter.failures import RUNTIME_KINDS
@@ -35,8 +33,9 @@ PARSE_LIMIT = 4_000
 
 
 class InputCheck:
-    """What the parser makes of the text being edited; the last answer is remembered, so
-    the Enter key and the validator parse a text once."""
+    """What the parser makes of the text being edited (complete, continued while a bracket
+    is open, or a syntax error, which Enter runs too); the last answer is remembered, so a
+    text is parsed once however often Enter asks."""
 
     COMPLETE, INCOMPLETE, ERROR = "complete", "incomplete", "error"
 
@@ -96,107 +95,6 @@ def open_blocks(text: str) -> int:
         elif token == "}":
             depth = max(depth - 1, 0)
     return depth
-
-
-class SadValidator(Validator):
-    """Rejects input with a syntax error, at the error's position, before it is accepted: the
-    cursor goes to the error and the toolbar under the input says what it is. Enter again on
-    the same text runs it (repl.py), which prints the whole diagnostic.
-
-    Input that only ended while parentheses were open is not an error (Enter continues it).
-    """
-
-    def __init__(self, check: InputCheck):
-        self.check = check
-
-    def validate(self, document: Document) -> None:
-        state, diagnostic = self.check(document.text)
-        if state != InputCheck.ERROR or diagnostic is None:
-            return
-        span = diagnostic.span
-        raise HeldSyntaxError(span.start if span is not None else len(document.text), diagnostic)
-
-
-class HeldSyntaxError(ValidationError):
-    """The validator's error. prompt_toolkit's validation toolbar is one line, cut at the
-    terminal's width, and reads ``message`` at each redraw: here ``message`` is the diagnostic
-    fitted to the width of that moment (`toolbar_message`), a resized terminal included."""
-
-    def __init__(self, cursor_position: int, diagnostic: Diagnostic) -> None:
-        self.diagnostic = diagnostic
-        super().__init__(cursor_position, toolbar_message(diagnostic))
-
-    @property  # type: ignore[override]
-    def message(self) -> str:
-        return toolbar_message(self.diagnostic, _terminal_columns())
-
-    @message.setter
-    def message(self, value: str) -> None:
-        pass  # always computed from the diagnostic
-
-
-def _terminal_columns() -> int:
-    try:
-        return get_app().output.get_size().columns
-    except Exception:
-        return 80
-
-
-# The parts of the toolbar's line after the message, and what Enter again does.
-_SEPARATOR = " · "
-ENTER_AGAIN = "Enter again: whole error"
-# A help cut shorter than this many columns says too little to keep.
-_FEWEST_HELP = 16
-
-
-def toolbar_message(diagnostic: Diagnostic, columns: int | None = None) -> str:
-    """The toolbar's line for a syntax error, at most ``columns`` wide (None: whole), in one
-    form for every error: ``LINE:COLUMN: MESSAGE · help: HINT · Enter again: whole error``
-    (the help, the `.sad` form of a Python habit, when the error has one). Narrower, its parts
-    give way in one order: what Enter again does (:help and the README say it too), then the
-    message's `, expected …` when there is a help, then the help is cut with `…` (dropped
-    when too little of it would show), then the message is."""
-    message = " ".join(diagnostic.message.split())
-    found, comma, expected = message.partition(", expected ")
-    expected = comma + expected
-    span = diagnostic.span
-    place = f"{span.line}:{span.column}: " if span is not None else ""
-    helps = [" ".join(note.split()) for note in diagnostic.notes if note.startswith("help: ")]
-    hint = helps[0] if helps else ""
-
-    def line(expected: str, hint: str, enter: bool) -> str:
-        parts = [place + found + expected, hint, ENTER_AGAIN if enter else ""]
-        return _SEPARATOR.join(part for part in parts if part)
-
-    whole = line(expected, hint, True)
-    if columns is None or _width(whole) <= columns:
-        return whole
-    if not hint:
-        return _shortened(line(expected, "", False), max(columns, 1))
-    for shorter in (line(expected, hint, False), line("", hint, False)):
-        if _width(shorter) <= columns:
-            return shorter
-    room = columns - _width(line("", "", False) + _SEPARATOR)
-    if room >= _FEWEST_HELP:
-        return line("", _shortened(hint, room), False)
-    return _shortened(line("", "", False), max(columns, 1))
-
-
-def _width(text: str) -> int:
-    return sum(get_cwidth(char) for char in text)  # a terminal's columns (wide characters: 2)
-
-
-def _shortened(text: str, columns: int) -> str:
-    """``text`` in ``columns`` (at least 1): whole, or cut and ended with `…`."""
-    if _width(text) <= columns:
-        return text
-    kept, used = [], 1
-    for char in text:
-        used += get_cwidth(char)
-        if used > columns:
-            break
-        kept.append(char)
-    return "".join(kept) + "…"
 
 
 # ---- completion and highlighting, each guarded against its own bugs ------------------------

@@ -46,8 +46,14 @@ def magics_class() -> type:
         @cell_magic
         def sad(self, line: str, cell: str) -> None:
             """Run the cell as `.sad` text in this kernel's session."""
+            # Named by the execution count Jupyter shows (`In [6]`: `<cell 6>`), which counts
+            # every cell run, not only `%%sad` ones: the displayhook's `Out [N]` count, the
+            # running cell's in every IPython (9 counts the shell's execution_count up before a
+            # cell runs, 8 after). Where no cell is counted (a magic called from Python), ours.
             self.cells += 1
-            show(self.session.run(cell, name=f"<cell {self.cells}>"))
+            count = getattr(getattr(self.shell, "displayhook", None), "prompt_count", None)
+            number = count if isinstance(count, int) and count >= 1 else self.cells
+            show(self.session.run(cell, name=f"<cell {number}>"))
 
         @line_magic
         def sad_reset(self, line: str) -> None:

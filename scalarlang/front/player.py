@@ -5,8 +5,9 @@ and the step's text as a script prints it.
 Self-contained HTML: the SVG inline (our own layout, so that its elements are known), a
 little CSS scoped to the player, the frames as JSON in a ``<script type="application/json">``
 and a few lines of plain JavaScript; no widget library, no external URL, so it works in a
-trusted notebook and in an exported HTML file alike. Without JavaScript (an untrusted
-notebook) the picture shows the end of the walk and the controls stay hidden.
+trusted notebook and in an exported HTML file alike. The page starts before the first edge
+(the forward values, each adjoint as the walk starts: nothing the walk computes is given away);
+without JavaScript (an untrusted notebook) it stays there and the controls stay hidden.
 
 What tests (and people) can rely on, inside ``div.scalarlang-walk`` (``id`` unique on the page):
 
@@ -64,12 +65,12 @@ def player_html(walk: WalkShown, text: WalkText) -> str:
         for action, title, face in _BUTTONS
     )
     return (
-        f'<div class="scalarlang-walk" id="{key}" data-step="{last}" data-steps="{last}" tabindex="0">'
+        f'<div class="scalarlang-walk" id="{key}" data-step="0" data-steps="{last}" tabindex="0">'
         f"<style>{_STYLE}</style>"
         f'<div class="sl-controls" hidden>{buttons}'
-        f'<input type="range" class="sl-slider" min="0" max="{last}" step="1" value="{last}" aria-label="edge">'
-        f'<span class="sl-position">{last} / {last}</span></div>'
-        f'<pre class="sl-step" style="min-height:{lines * 1.35:.2f}em">{escape(data["texts"][-1])}</pre>'
+        f'<input type="range" class="sl-slider" min="0" max="{last}" step="1" value="0" aria-label="edge">'
+        f'<span class="sl-position">0 / {last}</span></div>'
+        f'<pre class="sl-step" style="min-height:{lines * 1.35:.2f}em">{escape(data["texts"][0])}</pre>'
         f'<div class="sl-picture">{picture}</div>'
         f'<script type="application/json" class="sl-data">{encoded}</script>'
         f"<script>{_SCRIPT.replace('PLAYER_ID', key)}</script>"
@@ -104,7 +105,7 @@ def _plain(lines: list[Text]) -> str:
 
 
 def _picture_svg(walk: WalkShown, data: dict) -> str:
-    """The pass's picture with each tracked node's adjoint at the end of the walk (boxes wide
+    """The pass's picture with each tracked node's adjoint at the start of the walk (boxes wide
     enough for every adjoint it takes on); empty when the graph is too large to draw."""
     shown = walk.backward
     try:
@@ -116,9 +117,9 @@ def _picture_svg(walk: WalkShown, data: dict) -> str:
         if operand is not None:
             texts[parent].append(after)
     widest = _with_adjoints(picture, {index: max(values, key=len) for index, values in texts.items()})
-    final = _with_adjoints(picture, {index: values[-1] for index, values in texts.items()})
-    title = final.title.replace("backward from", "walk from", 1)
-    svg = to_svg(replace(final, title=title), layout(widest), marks=True)
+    start = _with_adjoints(picture, {index: values[0] for index, values in texts.items()})
+    title = start.title.replace("backward from", "walk from", 1)
+    svg = to_svg(replace(start, title=title), layout(widest), marks=True)
     return svg[svg.find("<svg") :]
 
 

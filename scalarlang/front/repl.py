@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Callable
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
-from prompt_toolkit.buffer import ValidationState
 from prompt_toolkit.completion import Completer
 from prompt_toolkit.enums import DEFAULT_BUFFER
 from prompt_toolkit.filters import has_focus, is_searching
@@ -33,7 +32,7 @@ from prompt_toolkit.styles import Style
 
 from .._version import __version__
 from ..render.text import Renderer, make_console
-from .editing import GuardedCompleter, InputCheck, ReplLexer, SadCompleter, SadValidator, open_blocks
+from .editing import GuardedCompleter, InputCheck, ReplLexer, SadCompleter, open_blocks
 from .highlight import prompt_toolkit_style_rules
 from .history import history_path, open_history
 from .repl_core import ReplCore
@@ -51,7 +50,6 @@ def _style(color: bool) -> Style:
         "prompt": "bold",
         "continuation": "ansibrightblack",
         "meta-command": "bold ansiyellow",
-        "validation-toolbar": "bg:ansired ansiwhite",
     }
     if color:
         rules.update(prompt_toolkit_style_rules())
@@ -60,8 +58,8 @@ def _style(color: bool) -> Style:
 
 
 def key_bindings(check: InputCheck, interrupts: EnterInterrupts | None = None) -> KeyBindings:
-    """Enter runs the input when it is complete and continues it while a parenthesis, bracket
-    or brace is open; when it runs one, ``interrupts`` holds SIGINT back until it runs."""
+    """Enter runs the input, a syntax error included, and continues it while a parenthesis,
+    bracket or brace is open; when it runs one, ``interrupts`` holds SIGINT back until it runs."""
     bindings = KeyBindings()
     editing = has_focus(DEFAULT_BUFFER) & ~is_searching
 
@@ -79,12 +77,9 @@ def key_bindings(check: InputCheck, interrupts: EnterInterrupts | None = None) -
             if state.current_completion is not None:
                 return  # Enter takes the chosen completion; the next Enter runs the input
         text = buffer.text
-        if buffer.validation_state == ValidationState.INVALID:
-            # Enter again on the text the validator rejected: run it and print the diagnostic.
-            buffer.validation_state = ValidationState.VALID
-            buffer.validation_error = None
-            accept(event)
-            return
+        # A complete input runs, and so does one that does not parse: its diagnostic is
+        # printed under it, a fresh prompt follows and Up brings the line back to fix, as in
+        # Python's REPL. Only an open bracket or brace continues the input.
         status, _ = check(text)
         at_end = buffer.cursor_position == len(text)
         if status == InputCheck.INCOMPLETE and not (at_end and _ends_in_empty_lines(text)):
@@ -143,8 +138,6 @@ def build_prompt_session(
         complete_while_typing=False,
         auto_suggest=AutoSuggestFromHistory(),
         lexer=ReplLexer(core.background_fault, lexer) if color or lexer is not None else None,
-        validator=SadValidator(check),
-        validate_while_typing=False,
         key_bindings=key_bindings(check, interrupts),
         style=_style(color),
         include_default_pygments_style=False,
@@ -313,7 +306,10 @@ def run_repl(arguments) -> int:
     debug = bool(getattr(arguments, "debug", False))
     out = Renderer(make_console(sys.stdout, width=width, color=color), echo_bindings=True)
     errors = Renderer(make_console(sys.stderr, width=width, color=color), echo_bindings=True)
-    core = ReplCore(out, errors, debug=debug, read_key=terminal_key_reader(sys.stdin, _terminal_stream(sys.stdout)))
+    core = ReplCore(
+        out, errors, debug=debug, read_key=terminal_key_reader(sys.stdin, _terminal_stream(sys.stdout)),
+        pager=_terminal_pager(sys.stdout),
+    )
     if getattr(arguments, "draw", None):  # --draw DIR: every pass of the session is drawn too
         from ..pictures import PassDrawer
 
@@ -340,3 +336,13 @@ def _terminal_stream(stream):
         return stream if stream.isatty() else None
     except (AttributeError, ValueError):
         return None
+
+
+def _terminal_pager(stream) -> Callable[[str], None] | None:
+    """pydoc's pager (``$PAGER``, else `less`) for the long `:help` page, when ``stream`` is a
+    terminal; None otherwise (the page is printed)."""
+    if _terminal_stream(stream) is None:
+        return None
+    import pydoc
+
+    return pydoc.pager

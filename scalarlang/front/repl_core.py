@@ -11,11 +11,12 @@ with ``Interpreter.run(source, atomic=True)`` or is a meta-command (`:help`, `:v
 from __future__ import annotations
 
 import difflib
+from dataclasses import replace
 import os
 import re
 import sys
 import traceback
-from typing import TYPE_CHECKING, Iterable, Protocol, TextIO, cast
+from typing import TYPE_CHECKING, Callable, Iterable, Protocol, TextIO, cast
 
 from rich.text import Text
 
@@ -30,7 +31,7 @@ from ..language.diagnostics import Diagnostic
 from ..language.source import Source, Span
 from ..render.styles import STYLES
 from ..render.text import Renderer, value_line
-from .help_layout import Heading, Paragraph, Row, language_blocks, lay_out
+from .help_layout import Block, Heading, Paragraph, Row, language_blocks, lay_out, plain
 from .runner import read_source
 from .walking import KeyReader, show_walk
 
@@ -39,10 +40,10 @@ if TYPE_CHECKING:
     from ..engine.tensor_node import TensorNode
 
 META_COMMANDS = {
-    "help": ("", "this list"),
+    "help": ("[TOPIC]", "this list; one task or form: :help lists, :help plot, :help keys"),
     "vars": ("", "every binding with its value and gradient"),
     "graph": ("NAME", "the graph of a bound name"),
-    "draw": ("NAME [FILE]", "its picture: DOT text, or FILE (.svg, .png, .dot)"),
+    "draw": ("NAME [FILE]", "its picture: a text tree, or FILE (.svg, .png, .dot)"),
     "load": ("FILE", "run a .sad file into this session"),
     "digits": ("[N]", "print numbers with N decimals (12: the chapter's); without N, short again"),
     "reset": ("", "forget every binding"),
@@ -52,9 +53,8 @@ META_COMMANDS = {
 KEYS = (
     Row("Enter", "runs the input, or starts a new line while a `(`, `[` or `{` is open (indented in a block); "
         "two empty lines run an unfinished input (the error says what is missing)"),
-    Row("Enter again", "a syntax error holds the input: Enter puts the cursor on it and the line under the input says "
-        "what it is (and the `.sad` form of a Python habit); edit it, or press Enter again to run it as it is: "
-        "the whole error is printed and the line kept in history (Up brings it back)"),
+    Row("a syntax error", "Enter prints it under the input (with the `.sad` form of a Python habit) and gives a "
+        "fresh prompt; the line is kept in history: Up brings it back to fix"),
     Row("Alt-Enter", "a new line"),
     Row("Tab", "completes keywords, built-ins, bound names, and error kinds after `expect`"),
     Row("Right", "takes the grey suggestion from history"),
@@ -97,10 +97,12 @@ class ReplCore:
         session: Interpreter | None = None,
         debug: bool = False,
         read_key: KeyReader | None = None,
+        pager: Callable[[str], None] | None = None,
     ):
         self.session = session if session is not None else Interpreter()
         self.session.keep_history()  # `explain` of a pass typed lines before it
         self.read_key = read_key
+        self.pager = pager  # shows a long text a screen at a time (a terminal's); None: printed
         self.out = out
         self.errors = errors if errors is not None else out
         self.debug = debug
@@ -131,6 +133,8 @@ class ReplCore:
         except KeyboardInterrupt:
             if not blank:
                 self.message("interrupted: nothing of this input was kept")
+        except MemoryError:
+            self.out_of_memory("this input ran")
         except Exception as error:  # a bug of ours: report it, keep the session
             self.internal_error("running the input", error)
         return True
@@ -147,7 +151,7 @@ class ReplCore:
         try:
             for outcome in outcomes:
                 if isinstance(outcome, Failed):
-                    self.show(outcome)
+                    self.show(_with_repl_hint(outcome, source.text))
                     if shown:
                         self.message("the statements before it in this input were undone")
                     return False
@@ -166,6 +170,8 @@ class ReplCore:
         renderer = renderer or (self.errors if failed else self.out)
         try:
             renderer.outcome(outcome)
+        except MemoryError:
+            self.out_of_memory("the result was shown")
         except Exception as error:
             self.internal_error("showing the result", error)
         if isinstance(outcome, Failed) and outcome.traceback:
@@ -204,7 +210,7 @@ class ReplCore:
         if command == "quit":
             return False
         if command == "help":
-            self.help()
+            self.help(argument)
         elif command == "vars":
             self.show_vars()
         elif command == "graph":
@@ -220,11 +226,36 @@ class ReplCore:
             self.message("the session is reset: no names are bound")
         return True
 
-    def help(self) -> None:
+    def help(self, topic: str = "") -> None:
         """The language by task (its forms, then every built-in of the registry under its
-        task), the commands, the error kinds and the keys, at the console's width."""
+        task), the commands, the error kinds and the keys, at the console's width; with a
+        topic, its part of that page (help_topics.py). The whole page goes through ``pager``
+        when there is one (a terminal) and the page is taller than the console."""
+        from .help_topics import closest_topic, topic_blocks, topic_words
+
+        blocks = self.help_blocks()
+        if topic:
+            chosen = topic_blocks(topic, blocks)
+            if not chosen:
+                meant = closest_topic(topic, blocks)
+                self.complain(
+                    f"no help topic `{shorten(topic, 30)}`",
+                    (f"the topics: {', '.join(topic_words(blocks))}, or a form or built-in's name (`:help plot`)",)
+                    + ((f"did you mean `:help {meant}`?",) if meant else ()),
+                )
+                return
+            blocks = chosen
+        lines = lay_out(blocks, self.out.console.width)
+        if not topic and self.pager is not None and len(lines) > self.out.console.height - 2:
+            self.pager(plain(lines))
+            return
+        roles = {"heading": STYLES["label"], "form": STYLES["header"], "text": ""}
+        for line in lines:
+            self.out.line(Text.assemble(*((text, roles[role]) for text, role in line)))
+
+    def help_blocks(self) -> list[Block]:
         commands = [Row(f":{name} {parameter}".rstrip(), about) for name, (parameter, about) in META_COMMANDS.items()]
-        blocks = [
+        return [
             *language_blocks(help_rows()),
             Heading("commands"), *commands,
             Heading("error kinds"),
@@ -232,9 +263,6 @@ class ReplCore:
             Heading("keys"), *KEYS,
             Heading("more"), Paragraph("docs/language.md: the whole language; the README: examples"),
         ]
-        roles = {"heading": STYLES["label"], "form": STYLES["header"], "text": ""}
-        for line in lay_out(blocks, self.out.console.width):
-            self.out.line(Text.assemble(*((text, roles[role]) for text, role in line)))
 
     def set_digits(self, argument: str) -> None:
         """``:digits N``: N decimals from now on; ``:digits``: whole numbers short, others with
@@ -352,6 +380,14 @@ class ReplCore:
         for note in notes:
             self.errors.line(Text.assemble(("  = ", STYLES["arrow"]), (note, STYLES["note"])))
 
+    def out_of_memory(self, while_: str) -> None:
+        """The memory ran out outside a statement (the session reports a statement's): the
+        typed error, in the memory the reserve gives back; the session goes on."""
+        from ..interpreter.failures import out_of_memory, release_reserve
+
+        release_reserve()
+        self.errors.outcome(Failed(out_of_memory(None, None, while_)))
+
     def internal_error(self, where: str, error: BaseException) -> None:
         """A bug of ours: one short line (the traceback with --debug); the session goes on."""
         try:
@@ -392,6 +428,28 @@ class ReplCore:
         file = self.errors.console.file
         file.write(text if text.endswith("\n") else text + "\n")
         file.flush()
+
+
+# A word typed alone that is a command of other REPLs and shells, not a `.sad` name: what
+# does it here (in place of a `did you mean` some built-in).
+_REPL_WORDS = {
+    "clear": "help: `:reset` forgets every binding; Ctrl-L clears the screen",
+    "cls": "help: `:reset` forgets every binding; Ctrl-L clears the screen",
+    "reset": "help: `:reset` forgets every binding",
+    "exit": "help: Ctrl-D or `:quit` leaves",
+    "quit": "help: Ctrl-D or `:quit` leaves",
+    "help": "help: `:help` shows the language by task (`:help TOPIC`, one task)",
+    "vars": "help: `:vars` shows every binding",
+}
+
+
+def _with_repl_hint(failed: Failed, text: str) -> Failed:
+    diagnostic = failed.diagnostic
+    word = text.strip()
+    hint = _REPL_WORDS.get(word)
+    if hint is None or diagnostic.kind != "undefined-name" or diagnostic.fields.get("name") != word:
+        return failed
+    return Failed(replace(diagnostic, notes=(hint,)), failed.traceback, failed.static)
 
 
 def command_named(word: str) -> str | None:

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import IO, Callable, Iterable, Iterator
+from typing import IO, TYPE_CHECKING, Callable, Iterable, Iterator
 
 from ..language.diagnostics import Diagnostic
 from ..interpreter.core import DEFAULT_TEXT_WIDTH
 from ..interpreter.outcomes import Failed, Outcome, Warned
 from ..language.source import Source
+
+if TYPE_CHECKING:
+    from ..render.text import Renderer
 
 EXIT_OK, EXIT_RUNTIME, EXIT_STATIC = 0, 1, 2
 
@@ -175,21 +178,35 @@ class ScriptOutput:
         self.json_lines = json_lines
         self.debug = debug
         self.file: str | None = None  # the name of the source running, for JSON events
+        self.line_open = False  # a JSON line started and not ended
         # --draw DIR: one drawer for the whole command, so passes are numbered across files.
         self.pass_drawer: Callable[..., object] | None = None
         if draw_dir is not None:
             from ..pictures import PassDrawer
 
             self.pass_drawer = PassDrawer(draw_dir)
-        # The width charts are drawn at: the console's, or --width (100 without one) for JSON.
+        # The consoles (and rich) are made when the first outcome is shown: a program that
+        # prints nothing does not load them.
+        self._width, self._color = width, color
+        self._text: Renderer | None = None
+        self._errors: Renderer | None = None
+        # The width charts are drawn at: the console's, or --width (100 without one). Only a
+        # terminal's console knows its own width; without one it is the default (make_console).
         self.text_width = width if width is not None else DEFAULT_TEXT_WIDTH
-        if not json_lines:
-            from ..render.text import Renderer, make_console
-
-            # width None: a terminal's own width, else the default (make_console decides)
-            self.text = Renderer(make_console(out, width=width, color=color))
-            self.errors = Renderer(make_console(err, width=width, color=color))
+        if not json_lines and width is None and _isatty(out):
             self.text_width = self.text.console.width
+
+    @property
+    def text(self) -> Renderer:
+        if self._text is None:
+            self._text = _renderer(self.out, self._width, self._color)
+        return self._text
+
+    @property
+    def errors(self) -> Renderer:
+        if self._errors is None:
+            self._errors = _renderer(self.err, self._width, self._color)
+        return self._errors
 
     def run(self, item: Source | Diagnostic) -> int:
         """Run ``item`` (a program, or the diagnostic of one that could not be read: status 2,
@@ -210,9 +227,22 @@ class ScriptOutput:
         session.lives_to_exit = self.own_process
         session.text_width = self.text_width
         # Scripts show no bindings, as text or JSON: the session need not build them.
-        for outcome in session.run(item, quiet=self.quiet, echo=False):
-            self.show(outcome)
-            status = max(status, exit_status(outcome))
+        try:
+            for outcome in session.run(item, quiet=self.quiet, echo=False):
+                self.show(outcome)
+                status = max(status, exit_status(outcome))
+        except MemoryError:  # while an outcome was written (the session reports its own)
+            memory_ran_out = True
+        else:
+            memory_ran_out = False
+        if memory_ran_out:
+            # Its graph freed, and the reserve given back: room to say so.
+            from ..interpreter.failures import out_of_memory, release_reserve
+
+            release_reserve()
+            del session
+            self.show(Failed(out_of_memory(item, None, "the output was written")))
+            return max(status, EXIT_RUNTIME)
         if self.own_process:
             _left_for_exit.append(session)
         return status
@@ -227,8 +257,12 @@ class ScriptOutput:
         if self.json_lines:
             from ..render.events import event_pieces
 
+            if self.line_open:  # (an event cut short when the memory ran out: it ends here)
+                self.out.write("\n")
             for piece in event_pieces(outcome, self.file):
+                self.line_open = True
                 self.out.write(piece)
+                self.line_open = not piece.endswith("\n")
         elif isinstance(outcome, (Failed, Warned)):
             self.out.flush()  # keep diagnostics after the output that came before them
             self.errors.outcome(outcome)
@@ -237,3 +271,17 @@ class ScriptOutput:
             self.text.outcome(outcome)
         if isinstance(outcome, Failed) and outcome.traceback and self.debug:
             self.err.write(outcome.traceback)
+
+
+def _renderer(stream: IO[str], width: int | None, color: str) -> Renderer:
+    from ..render.text import Renderer, make_console
+
+    # width None: a terminal's own width, else the default (make_console decides)
+    return Renderer(make_console(stream, width=width, color=color))
+
+
+def _isatty(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False

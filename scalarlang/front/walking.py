@@ -2,7 +2,7 @@
 
 The pass was committed before its outcome arrives, as `backward` would commit it; only the
 display is walked. `show_walk` prints what a script prints of a walk (render/chain_rule.py's
-tables, header, steps and closing line), one edge at a time: after each edge but the last it
+forward graph, header, steps, the pass's tables and closing line), one edge at a time: after each edge but the last it
 asks ``read_key`` what to do. The key reader is injected: the terminal front end (repl.py)
 passes one that reads a key from the terminal; without one (tests, a loaded file) every step
 prints at once. A reader returns what was typed (Enter: the next edge; `q`: the rest at
@@ -18,7 +18,8 @@ from rich.text import Text
 
 from ..engine.numbers import format_number
 from ..interpreter.outcomes import WalkShown
-from ..render.chain_rule import walk_end_lines, walk_header, walk_step_lines
+from ..render.chain_rule import walk_end_parts, walk_header, walk_step_lines
+from ..render.tables import forward_tables
 from ..render.styles import STYLES
 from ..render.text import Renderer
 
@@ -32,7 +33,8 @@ def show_walk(out: Renderer, walk: WalkShown, read_key: KeyReader | None = None)
     steps = walk.steps
     asking = read_key is not None and len(steps) > 1
     try:
-        out.backward(walk.backward)
+        for part in forward_tables(walk.backward, width, out.row_limit):  # values only
+            out.lines(part)
         out.lines(walk_header(walk, width))
         if asking:
             out.line(Text(walk_hint(len(steps)), STYLES["dim"]))
@@ -46,7 +48,8 @@ def show_walk(out: Renderer, walk: WalkShown, read_key: KeyReader | None = None)
                     typed = "q"
                 if typed.strip().lower().startswith("q"):
                     asking = False
-        out.lines(walk_end_lines(walk, width))
+        for part in walk_end_parts(walk, width, out.row_limit):  # the pass filled in
+            out.lines(part)
     except KeyboardInterrupt:
         out.line(Text(stopped_message(walk), STYLES["dim"]))
         return False

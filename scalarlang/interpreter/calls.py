@@ -12,7 +12,7 @@ from ..language import tree
 from ..language.diagnostics import LanguageError
 from ..language.hints import call_hint
 from ..language.source import Span
-from .context import Function
+from .context import MAX_CALLS, Function
 from .failures import with_note
 from .library.registry import arity, call_problem as builtin_problem, options_problem
 from .values import LABEL_LIMIT, ListValue, TextValue, shorten, suggestion
@@ -28,12 +28,15 @@ def invocation(compiler: Compiling, call: tree.Call, fixed: Function | None):
     when the compiler resolved it (in a function body), else looked up when the call runs."""
     call_origin, get = compiler.origin(call.span), compiler.names.get
     note = f"in the call `{compiler.text_of(call)}` at {call.span.line}:{call.span.column}"
-    name, count = call.function, len(call.args)
+    name, count, budget = call.function, len(call.args), compiler.budget
 
     def call_with(operands: tuple):
         function = fixed if fixed is not None else get(name)
         if function.__class__ is not Function or function.arity != count:
             raise compiler.resolve_failure(call, function)
+        budget.calls -= 1
+        if budget.calls < 0:
+            raise _too_many_calls(compiler, call)
         try:
             result = function.body(operands)
         except LanguageError as error:
@@ -64,6 +67,18 @@ def invocation(compiler: Compiling, call: tree.Call, fixed: Function | None):
         return lambda args: call_with(tuple([operand(args) for operand in operand_closures]))
 
     return combine, call.args, fuse
+
+
+def _too_many_calls(compiler: Compiling, call: tree.Call) -> LanguageError:
+    """`too-long` at the call past the statement's budget of calls (as a loop's iterations)."""
+    return compiler.fail(
+        "too-long",
+        f"this statement has called functions defined with `fn` {MAX_CALLS:,} times, the most one statement may",
+        call.span,
+        {"calls": MAX_CALLS, "limit": MAX_CALLS},
+        ("help: a function that calls another twice, which calls another twice, ... makes calls that double at"
+         " each level: thirty levels make 2^30",),
+    )
 
 
 def compile_call(compiler: Compiling, call: tree.Call):

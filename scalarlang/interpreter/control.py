@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Callable, Generator, assert_never
 
-from ..engine.numbers import format_count
+from ..engine.numbers import format_whole
 from ..engine.scalar import Scalar
 from ..language import tree
 from ..language.diagnostics import Diagnostic, LanguageError
@@ -24,7 +24,6 @@ from . import texts
 from .checks import compile_assert, compile_expect
 from .expressions import Compiler
 from .failures import with_note
-from .context import MAX_ITEMS
 from .operations import COMPARISONS, characters_of, compared, number_of
 from .outcomes import Outcome
 from .state import Journal
@@ -158,7 +157,7 @@ class Run:
                     stack.pop()
                     continue
                 frame.index = index + 1
-                self.budget.left = MAX_ITEMS
+                self.budget.refill()
                 statement = self.current = body[index]
                 self.left -= 1
                 if self.left < 0:
@@ -387,12 +386,12 @@ class Run:
         count = self.compiler.whole(value, span, what)
         if count < 0:
             raise self.compiler.fail(
-                "not-a-count", f"{what} must not be negative, not {format_count(value)}", span, {"value": value}
+                "not-a-count", f"{what} must not be negative, not {format_whole(value)}", span, {"value": value}
             )
         if count > MAX_ITERATIONS:
             raise self.compiler.fail(
                 "too-long",
-                f"{what} is {format_count(float(count)) if count >= 10**15 else f'{count:,}'} iterations; "
+                f"{what} is {format_whole(float(count)) if count >= 10**15 else f'{count:,}'} iterations; "
                 f"a loop may run at most {MAX_ITERATIONS:,}",
                 span,
                 {"iterations": count, "limit": MAX_ITERATIONS},

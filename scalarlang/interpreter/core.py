@@ -14,7 +14,7 @@ from __future__ import annotations
 import gc
 from random import Random
 import traceback
-from typing import Callable, Generator
+from typing import TYPE_CHECKING, Callable, Generator
 
 from ..engine.passes import topology as topology_of
 from ..engine.scalar import Scalar
@@ -27,13 +27,17 @@ from ..language.lexicon import KEYWORDS  # the lexical rules live in the grammar
 from ..language.parser import parse_program
 from ..language.source import Source, Span
 from .control import MAX_ITERATIONS, MAX_STATEMENTS, Run
-from .context import Budget, Builtins, Function
+from .context import Budget, Function
+from .failures import keep_reserve, out_of_memory, release_reserve
 from .outcomes import Failed, GraphNode, GraphShown, NodeState, Outcome
 from .library.registry import LIBRARY, STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
 from .state import History, Journal, SessionState
 from .statements import node_state
 from .tensor_values import TENSOR_TEXT_WIDTH, is_tensor
 from .values import LABEL_LIMIT, ListValue, TextValue, is_count, label_of, operation_text
+
+if TYPE_CHECKING:
+    from .context import Builtins
 
 __all__ = [
     "KEYWORDS",
@@ -112,7 +116,7 @@ class Interpreter:
 
     def graph_of(self, node: Scalar, span: Span) -> GraphShown:
         """The ``graph(...)`` outcome for ``node``, as the REPL's ``:graph`` shows it too."""
-        topology = topology_of(node)
+        topology = node.topology() if node.__class__ is Scalar else topology_of(node)  # (a tensor: one node)
         positions = {id(member): index for index, member in enumerate(topology)}
         nodes = tuple(_graph_node(index, member, positions) for index, member in enumerate(topology))
         edge_count = sum(len(graph_node.operands) for graph_node in nodes)
@@ -151,13 +155,21 @@ class Interpreter:
         """
         if "explain" in source.text:  # (a mention is enough: a history only costs memory)
             self.keep_history()
+        keep_reserve()
+        program = None
         try:
             program = parse_program(source)
         except LanguageError as error:
             yield Failed(error.diagnostic, static=True)
             return
+        except MemoryError:
+            pass  # (reported below, once the handler has freed the parser's frames)
         except Exception as error:  # a bug of ours in the parser
             yield _internal_failure(error, source)
+            return
+        if program is None:
+            release_reserve()
+            yield Failed(out_of_memory(source, None, "the program was parsed"))
             return
         yield from self.run_program(program, source, atomic=atomic, quiet=quiet, echo=echo)
 
@@ -191,6 +203,7 @@ class Interpreter:
         try:
             while True:
                 failure = None
+                memory_ran_out = False
                 width = TENSOR_TEXT_WIDTH.set(self.text_width)  # (a tensor's text in `print`, `{T}`)
                 try:
                     if collecting:
@@ -200,6 +213,10 @@ class Interpreter:
                     return
                 except LanguageError as error:
                     failure = Failed(error.diagnostic)
+                except MemoryError:
+                    # Reported once out of this handler: its traceback's frames, and all they
+                    # hold of the statement's work, are freed by then.
+                    memory_ran_out = True
                 except Exception as error:  # a bug of ours: report it, keep the session
                     current = run.current
                     failure = _internal_failure(error, source, current.span if current is not None else None)
@@ -213,6 +230,10 @@ class Interpreter:
                             # 20,000-statement program takes 1.20 s without it, 1.03 s with it.
                             gc.freeze()
                         gc.enable()
+                if memory_ran_out:
+                    release_reserve()
+                    current = run.current
+                    failure = Failed(out_of_memory(source, current.span if current is not None else None))
                 if failure is not None:
                     self._undo()
                     yield failure

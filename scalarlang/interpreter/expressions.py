@@ -23,7 +23,7 @@ once: `fn` reports them where the function is defined.
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..engine.errors import ScalarAutodiffError
 from ..engine.numbers import format_number
@@ -34,13 +34,16 @@ from ..language.diagnostics import LanguageError
 from ..language.hints import name_hint
 from ..language.source import Source, Span
 from . import calls, operations, texts
-from .context import Budget, Builtins, Function
+from .context import Budget, Function
 from .failures import drawing_failure, engine_failure, failure, not_a_list, not_a_node, not_a_text
 from .operations import arithmetic, fused, literal_value
 from .library.registry import LIBRARY
 from .values import (
     LABEL_LIMIT, MAX_LIST, ListValue, Made, TextValue, formatted_value, occurrences, shorten, suggestion, whole_number,
 )
+
+if TYPE_CHECKING:
+    from .context import Builtins
 
 Evaluate = Callable[[tuple | None], Any]  # a Scalar, a ListValue or a TextValue
 # Deeper expressions run on an explicit stack (Python's recursion limit is 1,000 frames).

@@ -16,7 +16,7 @@ import operator
 from typing import Any, Callable, Iterator, TYPE_CHECKING, cast
 
 from ..engine.errors import ScalarAutodiffError
-from ..engine.numbers import format_count, format_number
+from ..engine.numbers import format_number, format_whole
 from ..engine.scalar import Scalar
 from ..language import tree
 from . import texts
@@ -169,7 +169,7 @@ def remainder(compiler: Compiling, node: tree.Binary):
             raise failure(
                 source,
                 "non-finite-result",
-                f"the remainder of {format_count(left._value)} by 0 is not a number",
+                f"the remainder of {format_whole(left._value)} by 0 is not a number",
                 span,
                 {"operation": "remainder", "value": float("nan")},
             )
@@ -195,7 +195,7 @@ def floor_division(compiler: Compiling, node: tree.Binary):
             raise failure(
                 source,
                 "non-finite-result",
-                f"the floor division of {format_count(dividend)} by {format_count(divisor)} is "
+                f"the floor division of {format_whole(dividend)} by {format_whole(divisor)} is "
                 + ("not a number" if divisor == 0.0 else f"not finite ({format_number(quotient)})"),
                 span,
                 {"operation": "floor-divide", "value": quotient},
@@ -210,7 +210,7 @@ def floor_division(compiler: Compiling, node: tree.Binary):
 # ---- lists -----------------------------------------------------------------------------------
 
 # As for `for` loops: at most this many iterations of one range (and of comprehensions in all
-# while one statement runs, `context.MAX_ITEMS`).
+# while one statement runs, `context.MAX_ITEMS`; calls of `fn` functions, `context.MAX_CALLS`).
 MAX_RANGE = 1_000_000
 _DONE = object()
 

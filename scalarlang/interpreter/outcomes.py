@@ -11,147 +11,171 @@ renderer is a type error.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..engine.gradcheck import ScalarGradientCheck
 from ..engine.records import BackwardPass
 from ..language.diagnostics import Diagnostic
+from ..language.plain_data import PlainData
 from ..language.source import Span
 from .values import ListValue
+
+from .tensor_outcomes import TensorExplained, TensorShown
 
 if TYPE_CHECKING:
     from ..pictures.charts import Chart
     from ..pictures.picture import Picture
 
-@dataclass(frozen=True, slots=True)
-class NodeState:
+
+class NodeState(PlainData):
     """A node as it was when the statement ran."""
 
-    label: str
-    operation: str
-    value: float
-    tracked: bool
-    gradient: float | None
-    # A count (`len`, `node_count`, a loop index): its value is shown as a whole number.
-    count: bool = False
+    __slots__ = __match_args__ = ("label", "operation", "value", "tracked", "gradient", "count")
+
+    def __init__(
+        self, label: str, operation: str, value: float, tracked: bool, gradient: float | None, count: bool = False
+    ) -> None:
+        self.label = label
+        self.operation = operation
+        self.value = value
+        self.tracked = tracked
+        self.gradient = gradient
+        # A count (`len`, `node_count`, a loop index): its value is shown as a whole number.
+        self.count = count
 
 
-@dataclass(frozen=True, slots=True)
-class ValueShown:
+class ValueShown(PlainData):
     """A bare expression's value line."""
 
-    span: Span
-    node: NodeState
+    __slots__ = __match_args__ = ("span", "node")
+
+    def __init__(self, span: Span, node: NodeState) -> None:
+        self.span = span
+        self.node = node
 
 
-@dataclass(frozen=True, slots=True)
-class ListShown:
+class ListShown(PlainData):
     """A bare expression's value line when its value is a list (lists never change, so the
     value itself is kept; ``values.formatted_value`` says it)."""
 
-    span: Span
-    value: ListValue
+    __slots__ = __match_args__ = ("span", "value")
+
+    def __init__(self, span: Span, value: ListValue) -> None:
+        self.span = span
+        self.value = value
 
 
-@dataclass(frozen=True, slots=True)
-class TensorState:
-    """A tensor node as it was when the statement ran: its values row major (a tensor's values
-    never change), ``shape`` their dimensions."""
-
-    label: str
-    operation: str
-    shape: tuple[int, ...]
-    values: tuple[float, ...]
-    tracked: bool
-
-
-@dataclass(frozen=True, slots=True)
-class TensorShown:
-    """A bare expression's value line when its value is a tensor: its shape and a grid of its
-    values (``tensor_values.tensor_lines`` lays it out at the console's width)."""
-
-    span: Span
-    tensor: TensorState
-
-
-@dataclass(frozen=True, slots=True)
-class TextShown:
+class TextShown(PlainData):
     """A bare expression's value line when its value is a text."""
 
-    span: Span
-    text: str
+    __slots__ = __match_args__ = ("span", "text")
+
+    def __init__(self, span: Span, text: str) -> None:
+        self.span = span
+        self.text = text
 
 
-@dataclass(frozen=True, slots=True)
-class Bound:
+class Bound(PlainData):
     """``let NAME = ...``: silent in scripts, echoed by the REPL."""
 
-    span: Span
-    name: str
-    node: NodeState
+    __slots__ = __match_args__ = ("span", "name", "node")
+
+    def __init__(self, span: Span, name: str, node: NodeState) -> None:
+        self.span = span
+        self.name = name
+        self.node = node
 
 
-@dataclass(frozen=True, slots=True)
-class Defined:
+class Defined(PlainData):
     """``fn NAME(...) = ...`` or ``let NAME = [ ... ]`` (a list): silent in scripts, echoed by
     the REPL as ``description``."""
 
-    span: Span
-    name: str
-    description: str
+    __slots__ = __match_args__ = ("span", "name", "description")
+
+    def __init__(self, span: Span, name: str, description: str) -> None:
+        self.span = span
+        self.name = name
+        self.description = description
 
 
-@dataclass(frozen=True, slots=True)
-class Printed:
-    span: Span
-    text: str
+class Printed(PlainData):
+    __slots__ = __match_args__ = ("span", "text")
+
+    def __init__(self, span: Span, text: str) -> None:
+        self.span = span
+        self.text = text
 
 
-@dataclass(frozen=True, slots=True)
-class GraphNode:
-    index: int
-    label: str
-    operation: str  # as tables show it: `pow 2`
-    value: float | tuple[float, ...]  # a tensor node's: its values, row major
-    count: bool  # its value is shown as a whole number
-    tracked: bool
-    gradient: float | tuple[float, ...] | None
-    operands: tuple[int, ...]
-    shape: tuple[int, ...] = ()  # a tensor node's; () for a scalar node
+class GraphNode(PlainData):
+    __slots__ = __match_args__ = ("index", "label", "operation", "value", "count", "tracked", "gradient", "operands",
+                                  "shape")
+
+    def __init__(
+        self,
+        index: int,
+        label: str,
+        operation: str,
+        value: float | tuple[float, ...],
+        count: bool,
+        tracked: bool,
+        gradient: float | tuple[float, ...] | None,
+        operands: tuple[int, ...],
+        shape: tuple[int, ...] = (),
+    ) -> None:
+        self.index = index
+        self.label = label
+        self.operation = operation  # as tables show it: `pow 2`
+        self.value = value  # a tensor node's: its values, row major
+        self.count = count  # its value is shown as a whole number
+        self.tracked = tracked
+        self.gradient = gradient
+        self.operands = operands
+        self.shape = shape  # a tensor node's; () for a scalar node
 
 
-@dataclass(frozen=True, slots=True)
-class BackwardShown:
+class BackwardShown(PlainData):
     """A pass's records (the engine's, which never change) and, by topology index, how each
     node reads: its label and its operation (`pow 2`); ``counts``: the topology indices of the
     nodes whose values are shown as whole numbers."""
 
-    span: Span
-    label: str
-    backward_pass: BackwardPass
-    labels: tuple[str, ...]
-    operations: tuple[str, ...]
-    counts: frozenset[int] = frozenset()
+    __slots__ = __match_args__ = ("span", "label", "backward_pass", "labels", "operations", "counts")
+
+    def __init__(
+        self,
+        span: Span,
+        label: str,
+        backward_pass: BackwardPass,
+        labels: tuple[str, ...],
+        operations: tuple[str, ...],
+        counts: frozenset[int] = frozenset(),
+    ) -> None:
+        self.span = span
+        self.label = label
+        self.backward_pass = backward_pass
+        self.labels = labels
+        self.operations = operations
+        self.counts = counts
 
 
-@dataclass(frozen=True, slots=True)
-class EdgeShare:
+class EdgeShare(PlainData):
     """One operand edge into a node in a pass: its consumer, slot, the consumer's pass adjoint
-    (the upstream), the local derivative, and their product, the edge's contribution."""
+    (the upstream), the local derivative, and their product, the edge's contribution. An edge
+    of a tensor operation (`T * s`, `tensor(L)`) has its VJP's formula instead of the upstream
+    and the local derivative (None), which are whole tensors there."""
 
-    consumer: str
-    slot: int
-    upstream: float | None
-    local: float | None
-    contribution: float
-    # An edge of a tensor operation (`T * s`, `tensor(L)`): its VJP's formula, in place of the
-    # upstream and the local derivative (None), which are whole tensors there.
-    formula: str | None = None
+    __slots__ = __match_args__ = ("consumer", "slot", "upstream", "local", "contribution", "formula")
+
+    def __init__(self, consumer: str, slot: int, upstream: float | None, local: float | None, contribution: float,
+                 formula: str | None = None) -> None:
+        self.consumer = consumer
+        self.slot = slot
+        self.upstream = upstream
+        self.local = local
+        self.contribution = contribution
+        self.formula = formula
 
 
-@dataclass(frozen=True, slots=True)
-class Explained:
+class Explained(PlainData):
     """``explain(X)``: X's pass adjoint as the sum of its edges' contributions in the latest
     kept pass whose graph holds X, and its stored gradient as the sum of the pass adjoints
     committed since its last `zero_grad` (``passes``: (pass number, adjoint), oldest first).
@@ -160,186 +184,198 @@ class Explained:
     the session keeps, or a `zero_grad` between), ``note`` says why, as it says why there is
     nothing to explain (an untracked node, one in no pass)."""
 
-    span: Span
-    label: str
-    tracked: bool
-    pass_number: int | None
-    pass_output: str | None
-    pass_adjoint: float | None
-    seeded: bool  # X is the pass's output: its adjoint is the seed, not a sum of edges
-    edges: tuple[EdgeShare, ...]
-    gradient: float | None
-    passes: tuple[tuple[int, float], ...]
-    complete: bool
-    note: str | None = None
+    __slots__ = __match_args__ = ("span", "label", "tracked", "pass_number", "pass_output", "pass_adjoint", "seeded", "edges", "gradient", "passes", "complete", "note")
+
+    def __init__(
+        self,
+        span: Span,
+        label: str,
+        tracked: bool,
+        pass_number: int | None,
+        pass_output: str | None,
+        pass_adjoint: float | None,
+        seeded: bool,
+        edges: tuple[EdgeShare, ...],
+        gradient: float | None,
+        passes: tuple[tuple[int, float], ...],
+        complete: bool,
+        note: str | None = None,
+    ) -> None:
+        self.span = span
+        self.label = label
+        self.tracked = tracked
+        self.pass_number = pass_number
+        self.pass_output = pass_output
+        self.pass_adjoint = pass_adjoint
+        self.seeded = seeded  # X is the pass's output: its adjoint is the seed, not a sum of edges
+        self.edges = edges
+        self.gradient = gradient
+        self.passes = passes
+        self.complete = complete
+        self.note = note
 
 
-@dataclass(frozen=True, slots=True)
-class TensorSummary:
-    """Many numbers in a line: their shape (``()`` for one number), the first few row major,
-    and the one of largest magnitude with its index."""
-
-    shape: tuple[int, ...]
-    first: tuple[float, ...]
-    largest: float
-    at: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class TensorEdge:
-    """An edge of a tensor operation: ``node`` the consumer, ``operand`` the node it leads to
-    (in ``slot``), the operation on its shapes (``[32, 30] @ [30, 200] → [32, 200]``), its
-    VJP's formula, how many scalar edges it stands for and of what kind (multiply, scalar), and
-    in a pass its contribution (None: not computed, the operand is untracked)."""
-
-    node: str
-    slot: int
-    operand: str
-    shapes: str
-    formula: str
-    scalar_edges: int
-    edge_kind: str
-    operand_tracked: bool
-    contribution: TensorSummary | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class TensorExplained:
-    """``explain(T)`` of a tensor node: its operand edges (how an adjoint reaching it goes on:
-    each VJP, the shapes, the scalar edges it stands for), and, in the latest kept pass whose
-    graph holds it, the adjoint that reached it and the edges into it from its consumers, whose
-    contributions add up to it (``adds_up``: exactly, in the pass's order); its stored gradient
-    and the passes that added to it since its last `zero_grad` (``passes``)."""
-
-    span: Span
-    label: str
-    operation: str
-    shape: tuple[int, ...]
-    tracked: bool
-    operands: tuple[TensorEdge, ...]
-    pass_number: int | None
-    pass_output: str | None
-    adjoint: TensorSummary | None
-    consumers: tuple[TensorEdge, ...]
-    adds_up: bool
-    gradient: TensorSummary | None
-    passes: tuple[int, ...]
-    note: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class PathShown:
+class PathShown(PlainData):
     """One path from an output down to a node through operand edges: the labels from the
     output to the node, the local derivative of each edge, and their product; ``slots``: each
     edge's operand slot (`x * x` gives two paths whose labels are alike, told apart by their slots)."""
 
-    labels: tuple[str, ...]
-    locals: tuple[float, ...]
-    product: float
-    slots: tuple[int, ...] = ()
+    __slots__ = __match_args__ = ("labels", "locals", "product", "slots")
+
+    def __init__(
+        self, labels: tuple[str, ...], locals: tuple[float, ...], product: float, slots: tuple[int, ...] = ()
+    ) -> None:
+        self.labels = labels
+        self.locals = locals
+        self.product = product
+        self.slots = slots
 
 
-@dataclass(frozen=True, slots=True)
-class PathsShown:
+class PathsShown(PlainData):
     """``paths(OUT, X)``: every path and the sum of their products, which is X's pass adjoint
     in a pass from OUT with seed 1 (``pass_adjoint``, computed apart, for comparison)."""
 
-    span: Span
-    output: str
-    variable: str
-    count: int
-    paths: tuple[PathShown, ...]
-    total: float
-    pass_adjoint: float
+    __slots__ = __match_args__ = ("span", "output", "variable", "count", "paths", "total", "pass_adjoint")
+
+    def __init__(
+        self,
+        span: Span,
+        output: str,
+        variable: str,
+        count: int,
+        paths: tuple[PathShown, ...],
+        total: float,
+        pass_adjoint: float,
+    ) -> None:
+        self.span = span
+        self.output = output
+        self.variable = variable
+        self.count = count
+        self.paths = paths
+        self.total = total
+        self.pass_adjoint = pass_adjoint
 
 
-@dataclass(frozen=True, slots=True)
-class WalkStep:
+class WalkStep(PlainData):
     """One edge of a walked pass, in the reverse walk's order, and every tracked node's pass
     adjoint after it (``adjoints``: (label, adjoint), in topology order)."""
 
-    index: int
-    consumer: str
-    slot: int
-    operand: str
-    upstream: float
-    local: float
-    contribution: float
-    operand_tracked: bool
-    before: float | None
-    after: float | None
-    adjoints: tuple[tuple[str, float], ...]
+    __slots__ = __match_args__ = ("index", "consumer", "slot", "operand", "upstream", "local", "contribution", "operand_tracked", "before", "after", "adjoints")
+
+    def __init__(
+        self,
+        index: int,
+        consumer: str,
+        slot: int,
+        operand: str,
+        upstream: float,
+        local: float,
+        contribution: float,
+        operand_tracked: bool,
+        before: float | None,
+        after: float | None,
+        adjoints: tuple[tuple[str, float], ...],
+    ) -> None:
+        self.index = index
+        self.consumer = consumer
+        self.slot = slot
+        self.operand = operand
+        self.upstream = upstream
+        self.local = local
+        self.contribution = contribution
+        self.operand_tracked = operand_tracked
+        self.before = before
+        self.after = after
+        self.adjoints = adjoints
 
 
-@dataclass(frozen=True, slots=True)
-class WalkShown:
+class WalkShown(PlainData):
     """``walk(OUT[, SEED])``: the pass and commit of ``backward`` (``backward``: its tables),
     and its edges one by one (``start``: every tracked node's adjoint before the first edge)."""
 
-    span: Span
-    backward: BackwardShown
-    start: tuple[tuple[str, float], ...]
-    steps: tuple[WalkStep, ...]
+    __slots__ = __match_args__ = ("span", "backward", "start", "steps")
+
+    def __init__(
+        self, span: Span, backward: BackwardShown, start: tuple[tuple[str, float], ...], steps: tuple[WalkStep, ...]
+    ) -> None:
+        self.span = span
+        self.backward = backward
+        self.start = start
+        self.steps = steps
 
 
-@dataclass(frozen=True, slots=True)
-class GraphShown:
-    span: Span
-    label: str
-    nodes: tuple[GraphNode, ...]
-    edge_count: int
+class GraphShown(PlainData):
+    __slots__ = __match_args__ = ("span", "label", "nodes", "edge_count")
+
+    def __init__(self, span: Span, label: str, nodes: tuple[GraphNode, ...], edge_count: int) -> None:
+        self.span = span
+        self.label = label
+        self.nodes = nodes
+        self.edge_count = edge_count
 
 
-@dataclass(frozen=True, slots=True)
-class GradcheckShown:
-    span: Span
-    label: str
-    variable: str
-    check: ScalarGradientCheck
+class GradcheckShown(PlainData):
+    __slots__ = __match_args__ = ("span", "label", "variable", "check")
+
+    def __init__(self, span: Span, label: str, variable: str, check: ScalarGradientCheck) -> None:
+        self.span = span
+        self.label = label
+        self.variable = variable
+        self.check = check
 
 
-@dataclass(frozen=True, slots=True)
-class Expected:
+class Expected(PlainData):
     """``expect KIND: ...`` saw the error it expected."""
 
-    span: Span
-    kind: str
-    message: str
+    __slots__ = __match_args__ = ("span", "kind", "message")
+
+    def __init__(self, span: Span, kind: str, message: str) -> None:
+        self.span = span
+        self.kind = kind
+        self.message = message
 
 
-@dataclass(frozen=True, slots=True)
-class Warned:
+class Warned(PlainData):
     """The statement ran, but likely not as meant; the run goes on. ``kind`` says what:
     `no-backward`: a ``descend`` stepped by gradients that no backward pass wrote (every one 0,
     and no committed pass reached ``names`` since they were made or zeroed: a training loop
     that forgot ``backward``). Shown once per statement, not once per iteration."""
 
-    span: Span
-    kind: str
-    names: tuple[str, ...]
+    __slots__ = __match_args__ = ("span", "kind", "names")
+
+    def __init__(self, span: Span, kind: str, names: tuple[str, ...]) -> None:
+        self.span = span
+        self.kind = kind
+        self.names = names
 
 
-@dataclass(frozen=True, slots=True)
-class Failed:
+class Failed(PlainData):
     """The statement (or the whole program, for a syntax error) failed."""
 
-    diagnostic: Diagnostic
-    # The text of our own traceback, for ``internal-error`` only (shown with --debug).
-    traceback: str | None = None
-    # The program did not parse, so nothing ran (the command exits 2 rather than 1).
-    static: bool = False
+    __slots__ = __match_args__ = ("diagnostic", "traceback", "static")
+
+    def __init__(self, diagnostic: Diagnostic, traceback: str | None = None, static: bool = False) -> None:
+        self.diagnostic = diagnostic
+        # The text of our own traceback, for ``internal-error`` only (shown with --debug).
+        self.traceback = traceback
+        # The program did not parse, so nothing ran (the command exits 2 rather than 1).
+        self.static = static
 
 
-@dataclass(frozen=True, slots=True)
-class Drawn:
-    """``draw(EXPR)``: a picture to show (a notebook draws it, a terminal prints its DOT text);
+class Drawn(PlainData):
+    """``draw(EXPR)``: a picture to show (a notebook draws it, a terminal prints it as a tree);
     ``draw(EXPR, "FILE")``: the picture was written to ``path``."""
 
-    span: Span
-    label: str
-    picture: Picture
-    path: str | None = None
-    format: str | None = None  # of the file: svg, png or dot
+    __slots__ = __match_args__ = ("span", "label", "picture", "path", "format")
+
+    def __init__(
+        self, span: Span, label: str, picture: Picture, path: str | None = None, format: str | None = None
+    ) -> None:
+        self.span = span
+        self.label = label
+        self.picture = picture
+        self.path = path
+        self.format = format  # of the file: svg, png or dot
 
     @property
     def dot(self) -> str:
@@ -348,17 +384,21 @@ class Drawn:
         return to_dot(self.picture)
 
 
-@dataclass(frozen=True, slots=True)
-class Charted:
+class Charted(PlainData):
     """``plot(...)`` or ``boundary(...)``: a chart (pictures/charts.py: data, drawn by each
     front end as text, SVG or a JSON event) of ``label`` (the plotted list's source text, or
     the boundary's function); with ``file:``, written to ``path`` (``format``: svg or txt)."""
 
-    span: Span
-    label: str
-    chart: Chart
-    path: str | None = None
-    format: str | None = None
+    __slots__ = __match_args__ = ("span", "label", "chart", "path", "format")
+
+    def __init__(
+        self, span: Span, label: str, chart: Chart, path: str | None = None, format: str | None = None
+    ) -> None:
+        self.span = span
+        self.label = label
+        self.chart = chart
+        self.path = path
+        self.format = format
 
 
 Outcome = (

@@ -196,9 +196,10 @@ class Journal:
         # draws and `random_seed` are undone with the rest.
         self.random = state.random
         self.random_state = state.random.getstate()
-        # Which variables passes reached (`descend`'s warning): an immutable set, kept as is.
+        # Which variables passes reached (`descend`'s warning): the set as it is, which the
+        # session copies before it changes it.
         self.reached = state.reached
-        self.reached_variables = state.reached.variables
+        self.reached_variables = state.reached.snapshot()
         self.names: dict[str, object] = {}
         self.gradients: dict[Scalar, float] = {}
         self.prune_at = PRUNE_MINIMUM
@@ -273,7 +274,7 @@ class Journal:
                 bindings[name] = previous
         restore_gradients(list(self.gradients.items()))
         self.random.setstate(self.random_state)
-        self.reached.variables = self.reached_variables
+        self.reached.restore(self.reached_variables)
         if self.history is not None and self.history_saved is not None:
             self.history.restore(self.history_saved)
         self.names = {}
@@ -288,35 +289,54 @@ REACHED_MINIMUM = 1_024
 
 
 class Reached:
-    """``variables`` is a frozenset, replaced at each change, never changed in place: an undo
-    journal keeps the one it started with and puts it back (a REPL input that ran `backward` and
-    then failed reached nothing), at no cost per statement."""
+    """``variables`` is changed in place (a training step adds its variables, not a copy of
+    the set: a copy a step measured 2.5% of examples/xor.sad), except when an undo journal holds
+    it (``snapshot``): the next change copies it first, so the journal's stays as it was and is
+    put back (a REPL input that ran `backward` and then failed reached nothing). One copy per
+    input at most, none per statement."""
 
-    __slots__ = ("variables", "names", "prune_at")
+    __slots__ = ("variables", "names", "prune_at", "shared")
 
     def __init__(self, names: dict[str, object]) -> None:
-        self.variables: frozenset[Scalar] = frozenset()
+        self.variables: set[Scalar] = set()
         self.names = names  # the session's names: what `descend` can reach
         self.prune_at = REACHED_MINIMUM
+        self.shared = False  # a journal holds ``variables``: copy before changing it
+
+    def snapshot(self) -> set[Scalar]:
+        """The variables as they are, for a journal to put back; not changed in place after."""
+        self.shared = True
+        return self.variables
+
+    def restore(self, variables: set[Scalar]) -> None:
+        self.variables = variables
+        self.shared = True  # (the journal's, which it may put back again)
+
+    def _own(self) -> set[Scalar]:
+        if self.shared:
+            self.variables = set(self.variables)
+            self.shared = False
+        return self.variables
 
     def committed(self, topology: Iterable[Scalar]) -> None:
         """A pass over ``topology`` was committed: its variables were reached."""
-        variables = self.variables.union([node for node in topology if node._left is None and node._gradient is not None])
+        variables = self._own()
+        variables.update([node for node in topology if node._left is None and node._gradient is not None])
         if len(variables) > self.prune_at:
             held = {id(node) for value in self.names.values() for node in distinct_nodes(value)}
-            variables = frozenset([node for node in variables if id(node) in held])
+            self.variables = variables = {node for node in variables if id(node) in held}
             # (the walk of the names is paid for by as many variables added before the next)
             self.prune_at = max(REACHED_MINIMUM, 2 * len(variables), len(held))
-        self.variables = variables
 
     def forget(self, nodes: Iterable[Scalar]) -> None:
         """``nodes`` were zeroed: no pass has reached them since."""
         if self.variables:
-            self.variables = self.variables.difference(nodes)
+            self._own().difference_update(nodes)
 
     def clear(self) -> None:
         """Every node a name reaches was zeroed (`zero_grad` alone)."""
-        self.variables = frozenset()
+        self.variables = set()
+        self.shared = False
 
     def __contains__(self, node: Scalar) -> bool:
         return node in self.variables

@@ -21,9 +21,10 @@ from ..language.source import Span
 from .context import Function
 from .expressions import MAX_CALL_DEPTH, Compiler
 from .failures import raising
-from .outcomes import Bound, Defined, ListShown, NodeState, Printed, TensorShown, TensorState, TextShown, ValueShown, Warned
+from .outcomes import Bound, Defined, ListShown, NodeState, Printed, TextShown, ValueShown, Warned
+from .tensor_outcomes import TensorShown, TensorState
 from .library.registry import call_problem
-from .list_walks import Places, name_items, rebuilt
+from .list_walks import Places, check_written, name_items, rebuilt
 from .tensor_values import is_tensor, tensor_summary
 from .values import (
     ListValue,
@@ -31,6 +32,7 @@ from .values import (
     TextValue,
     describe,
     distinct_nodes,
+    formatted_value,
     is_count,
     label_of,
     named,
@@ -292,7 +294,7 @@ def compile_expression_statement(run: Running, statement: tree.ExprStatement):
         value = evaluate(None)
         if show:
             if value.__class__ is ListValue:
-                run.compiler.check_written_whole(value, span)
+                check_written(run.compiler.fail, (value,), (span,), "a value line")
                 run.emit(ListShown(span, value))
             elif value.__class__ is TextValue:
                 run.emit(TextShown(span, str(value)))
@@ -305,11 +307,18 @@ def compile_expression_statement(run: Running, statement: tree.ExprStatement):
 
 
 def compile_print(run: Running, statement: tree.Print):
-    pieces = tuple(run.compiler.text(item) for item in statement.items)
+    """``print A, B``: the values one after another, a space between them (a text as it is,
+    counts as whole numbers). Their size is known before their text is built: more than a
+    list may hold is `too-long`, and so are more characters of texts than a text may have."""
+    compiler = run.compiler
+    evaluators = tuple(compiler.expression(item) for item in statement.items)
+    spans = tuple(item.span for item in statement.items)
     span = statement.span
 
     def print_line(show):
-        run.emit(Printed(span, " ".join([piece(None) for piece in pieces])))
+        values = [evaluate(None) for evaluate in evaluators]
+        check_written(compiler.fail, values, spans, "`print`")
+        run.emit(Printed(span, " ".join([formatted_value(value) for value in values])))
 
     return print_line
 

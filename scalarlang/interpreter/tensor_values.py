@@ -37,6 +37,15 @@ def is_tensor(value: object) -> bool:
     return isinstance(value, TensorNode)
 
 
+def shown_cells(shape: Sequence[int]) -> int:
+    """How many numbers the text of a tensor of ``shape`` writes at most (each dimension past
+    `ELIDE_PAST` shows 2 × `EDGE`): what writing it costs (list_walks.py)."""
+    cells = 1
+    for dimension in shape:
+        cells *= dimension if dimension <= ELIDE_PAST else 2 * EDGE
+    return cells
+
+
 def shape_text(shape: Sequence[int]) -> str:
     """``[2, 3]``, as `shape(T)` writes a shape."""
     return "[" + ", ".join(str(dimension) for dimension in shape) + "]"

@@ -5,7 +5,8 @@ engine's add), and comparisons of texts (`==`, `!=`: the constant 1 or 0).
 A text is a `values.TextValue`: a constant with no node and no gradient, so nothing here makes
 a node but the 1 or 0 of a comparison. A text or a list made by `+` is at most `MAX_TEXT`
 characters or `MAX_LIST` items (`too-long`): a loop that doubles one would otherwise fill the
-memory before any other limit is reached.
+memory before any other limit is reached. A string's holes make at most `MAX_TEXT` characters,
+refused from the least their parts can make (`list_walks`) before any is written.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ..language import tree
 from ..language.source import join
 from .failures import not_a_list, not_a_node, not_a_text, with_note
 from .values import MAX_LIST, MAX_TEXT, ListValue, TextValue, formatted_value
+from .list_walks import least_hole_length, spec_length
 
 if TYPE_CHECKING:
     from .context import Compiling
@@ -41,7 +43,21 @@ def string_literal(compiler: Compiling, node: tree.StringLiteral):
     if not holes:
         constant = TextValue("".join(pieces))
         return (lambda args: constant), (), None
+    literal_length = sum(len(piece) for piece in pieces if piece.__class__ is str)
+
     def combine(args, *values):
+        # The least it can be is known from its parts: refused before anything is written.
+        least = literal_length
+        at = 0
+        for piece in pieces:
+            if piece.__class__ is not str:
+                if piece.spec is not None and values[at].__class__ is TextValue:
+                    raise piece.not_a_node(values[at])  # a format spec such as `.3f` is for numbers
+                compiler.check_written_whole(values[at], node.span)
+                least += least_hole_length(values[at], piece.length)
+                at += 1
+        if least > MAX_TEXT:
+            raise _too_long(compiler, node, least, least=True)
         texts = []
         at = 0
         for piece in pieces:
@@ -50,9 +66,6 @@ def string_literal(compiler: Compiling, node: tree.StringLiteral):
                 continue
             value = values[at]
             at += 1
-            if piece.spec is not None and value.__class__ is TextValue:
-                raise piece.not_a_node(value)  # a format spec such as `.3f` is for numbers
-            compiler.check_written_whole(value, node.span)
             texts.append(formatted_value(value, piece.spec))
         text = TextValue("".join(texts))
         if len(text) > MAX_TEXT:
@@ -63,17 +76,18 @@ def string_literal(compiler: Compiling, node: tree.StringLiteral):
 
 
 class _Hole:
-    __slots__ = ("spec", "not_a_node")
+    __slots__ = ("spec", "not_a_node", "length")
 
     def __init__(self, spec: str | None, not_a_node: Callable | None):
         self.spec = spec
         self.not_a_node = not_a_node
+        self.length = spec_length(spec)  # the least its spec writes of a number
 
 
 def concatenation(compiler: Compiling, node: tree.Binary) -> Callable[[Any, Any], Any]:
     """What `left + right` is when one of them is not a node: two texts or two lists joined,
-    else the error for the operand that does not fit (the right one, when the left one says
-    what `+` is)."""
+    else the error for the operand that does not fit: a text or a list on either side says
+    what `+` is (the left one when both do), and the other operand is the culprit."""
     source, left_text, right_text = compiler.source, compiler.text_of(node.left), compiler.text_of(node.right)
     left_span, right_span = node.left.span, node.right.span
 
@@ -97,6 +111,15 @@ def concatenation(compiler: Compiling, node: tree.Binary) -> Callable[[Any, Any]
             return ListValue(left + right)
         if kind is not Scalar:  # (not reached: a left operand is a node, a text or a list)
             raise not_a_node(source, left, left_text, left_span, "`+`")
+        # A node and a text or a list, in either order, is that `+`'s error (`"a" + 1` too).
+        if right.__class__ is TextValue:
+            raise not_a_text(
+                source, left, left_text, left_span, "`+` of a text",
+                (f'help: write a value into a text with a hole: `"{{{left_text}}}…"`',),
+            )
+        if right.__class__ is ListValue:
+            error = not_a_list(source, left_text, left_span, "`+` of a list", left)
+            raise with_note(error, f"help: `[{left_text}] + {right_text}` is the list with one more item first")
         raise not_a_node(source, right, right_text, right_span, "`+`")
 
     return joined
@@ -130,11 +153,12 @@ def comparison(compiler: Compiling, op: str, left_expr: tree.Expr, right_expr: t
     return holds
 
 
-def _too_long(compiler: Compiling, node: tree.Expr, size: int, what: str = "characters"):
+def _too_long(compiler: Compiling, node: tree.Expr, size: int, what: str = "characters", least: bool = False):
     limit = MAX_TEXT if what == "characters" else MAX_LIST
     return compiler.fail(
         "too-long",
-        f"this {'text' if what == 'characters' else 'list'} would be {size:,} {what}; the most is {limit:,}",
+        f"this {'text' if what == 'characters' else 'list'} would be {'at least ' if least else ''}{size:,} {what};"
+        f" the most is {limit:,}",
         node.span,
         {"length": size, "limit": limit},
     )

@@ -160,6 +160,15 @@ def token_hint(tok: Any, expected: set[str], stack: list, text: str) -> tuple[st
     first_word = first.group(1) if first else None
     header = _open_header(stack)
 
+    if first_word in ("import", "from") and before.strip() == first_word:
+        return (_NOTHING_TO_IMPORT,)
+    if kind == "RPAR" and _ZERO_GRAD_CALL.search(before):
+        return ("help: `zero_grad` alone (no parentheses) zeroes every bound name's gradient;"
+                " `zero_grad(EXPR)` the graph of EXPR",)
+    if kind == "NAME" and first_word is not None and before.strip() == first_word:
+        meant = _misspelled_keyword(first_word)  # `ler z = 3`
+        if meant is not None:
+            return (f"help: did you mean `{meant}`?",)
     if kind == "_EQUAL" and header == "FN":
         return ("help: a function's parameters are in parentheses, even none: `fn one() = 1`",)
     if kind == "_EQUAL":
@@ -217,6 +226,36 @@ def token_hint(tok: Any, expected: set[str], stack: list, text: str) -> tuple[st
     if kind == "DOTDOT":
         return ("help: `A..B` is a range of a `for` loop: `for i in 0..3 { ... }`",)
     return ()
+
+
+_NOTHING_TO_IMPORT = ("help: nothing needs importing: `exp`, `log`, `tanh`, `sqrt`, `relu`, `dot`, `sum`, `uniform`"
+                      " and the rest are built in (`:help` lists them)")
+_ZERO_GRAD_CALL = re.compile(r"\bzero_grad[ \t]*\([ \t]*\Z")
+# Words that start a statement: a name one letter off one of them, followed by another word, is
+# a misspelled keyword (`ler z = 3`, `pritn x`).
+_STATEMENT_WORDS = ("let", "fn", "print", "assert", "expect", "repeat", "for", "if", "while", "descend", "quiet",
+                    "zero_grad")
+
+
+def _misspelled_keyword(word: str) -> str | None:
+    """The statement keyword ``word`` is one typo from (a letter changed, added, dropped, or two
+    swapped), if any."""
+    if word in _STATEMENT_WORDS:
+        return None
+    return next((keyword for keyword in _STATEMENT_WORDS if _one_typo(word, keyword)), None)
+
+
+def _one_typo(word: str, keyword: str) -> bool:
+    if abs(len(word) - len(keyword)) > 1 or len(keyword) < 3:
+        return False
+    if len(word) == len(keyword):
+        different = [i for i in range(len(word)) if word[i] != keyword[i]]
+        if len(different) == 1:
+            return True
+        i = different[0] if different else 0
+        return len(different) == 2 and different[1] == i + 1 and word[i] == keyword[i + 1] and word[i + 1] == keyword[i]
+    shorter, longer = (word, keyword) if len(word) < len(keyword) else (keyword, word)
+    return any(longer[:i] + longer[i + 1 :] == shorter for i in range(len(longer)))
 
 
 _PYTHON_FOR = re.compile(

@@ -79,6 +79,6 @@ EXAMPLES: tuple[tuple[str, str, str], ...] = (
     (CHAIN_RULE, "paths(loss, x)", "every path from loss down to x"),
     (CHAIN_RULE, "walk(loss)", "the backward pass, one edge at a time"),
     (PICTURES, 'draw(loss, "loss.svg")', "a picture of the graph (.svg, .png or .dot)"),
-    (PICTURES, "plot(losses)", "a line chart (title:, log: and file: too)"),
+    (PICTURES, "plot(losses)", "a line chart (title:, xlabel:, ylabel:, log:, file:)"),
     (PICTURES, "boundary(score, data)", "where a classifier says + and -, over its data"),
 )

@@ -35,9 +35,12 @@ from .tree import Expr, ExprStatement, Program
 
 
 def parse_program(source: Source) -> Program:
-    """Parse a whole program; any syntax problem raises ``LanguageError`` (and nothing else)."""
+    """Parse a whole program; any syntax problem raises ``LanguageError``, and the memory
+    running out ``MemoryError`` (nothing else)."""
     try:
         return _parse(source.text)
+    except MemoryError:
+        raise  # (its caller reports it once the parser's frames are freed: a diagnostic needs memory)
     except Exception as exc:  # every failure becomes one of our diagnostics
         raise LanguageError(diagnostic(exc, source)) from None
 

@@ -6,6 +6,7 @@ spans of tokens are `source.tok_span` and `source.join`).
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any
 
 from .source import Span, join, text_span, tok_span
@@ -113,7 +114,7 @@ def formatted(expr: Expr, token: Any) -> Formatted:
     start = token.start_pos + 1
     spec_span = text_span(start, start + len(spec), token.line, token.column + 1)
     try:
-        format(1.5, spec)
+        _check_spec(spec)
     except (ValueError, TypeError) as error:
         raise syntax_error(
             f"`{printable(spec[:40])}` is not a format spec for numbers ({error})",
@@ -121,3 +122,17 @@ def formatted(expr: Expr, token: Any) -> Formatted:
             (_SPEC_FORMS,),
         ) from None
     return Formatted(join(expr.span, tok_span(token)), expr, spec, spec_span)
+
+
+_LONG_NUMBER = re.compile(r"0?(\d{5,})")
+
+
+def _check_spec(spec: str) -> None:
+    """Python's check of a float's format spec (ValueError), without the text it would make:
+    `{x:>1000000000}` made 10⁹ characters to be checked (the run refuses such a hole as
+    too long from its spec, before writing it). A width or a precision of five digits or more
+    is checked as 9999, unless Python would refuse it for its size alone."""
+    for number in _LONG_NUMBER.finditer(spec):
+        if int(number[1]) > sys.maxsize:
+            format(1.5, spec)  # ("Too many decimal digits in format string", before any text)
+    format(1.5, _LONG_NUMBER.sub(lambda number: number[0][: len(number[0]) - len(number[1])] + "9999", spec))

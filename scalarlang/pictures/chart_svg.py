@@ -11,7 +11,9 @@ What a reader (or a test) can find in it:
 - a boundary: ``<g class="regions">`` with one ``<rect class="cell" data-sign>`` per grid cell
   (rows bottom to top, columns left to right), ``<path class="zero-line">``, and one
   ``<circle class="point" data-label>`` per point;
-- ``<g class="legend">`` and ``<text class="title">``.
+- ``<g class="legend">`` and ``<text class="title">``;
+- ``<text class="axis-title" data-axis="x|y">``: an axis's title (`xlabel:`, `ylabel:`),
+  under the x axis's labels, and up the left side (rotated) for y.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ FONT_SIZE, TITLE_SIZE = 12, 14
 CHAR_WIDTH = 7.2  # a monospace character at FONT_SIZE
 TICK = 5.0
 LEGEND_ROW = 18.0
+AXIS_TITLE_ROOM = 18.0  # a row for the x axis's title, a column for the y axis's
 SERIES_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
 REGION_COLOURS = {1: "#c6dbef", -1: "#fdd0a2", 0: "#e0e0e0"}
 REGION_CLASSES = {1: "positive", -1: "negative", 0: "zero"}
@@ -61,10 +64,11 @@ def chart_svg(chart: Chart, *, width: float = WIDTH, height: float = HEIGHT) -> 
     """The chart as an SVG document ``width`` × ``height`` px."""
     legend = _legend(chart)
     label_chars = max(len(tick.label) for tick in chart.y_scale.ticks)
-    left = 10 + label_chars * CHAR_WIDTH + TICK + 4
+    left = 10 + label_chars * CHAR_WIDTH + TICK + 4 + (AXIS_TITLE_ROOM if chart.y_label else 0.0)
     top = 34.0 if chart.title else 14.0
     legend_rows = _legend_rows(legend, width - 20)
-    bottom = 34.0 + LEGEND_ROW * len(legend_rows)
+    x_title_room = AXIS_TITLE_ROOM if chart.x_label else 0.0
+    bottom = 34.0 + x_title_room + LEGEND_ROW * len(legend_rows)
     box = (left, top, max(20.0, width - left - 20), max(20.0, height - top - bottom))
     out = SvgWriter()
     out.lines.append('<?xml version="1.0" encoding="UTF-8"?>')
@@ -98,7 +102,8 @@ def chart_svg(chart: Chart, *, width: float = WIDTH, height: float = HEIGHT) -> 
             _points(out, chart, box)
         case _:
             assert_never(chart)
-    _draw_legend(out, legend_rows, box[1] + box[3] + 34.0)
+    _axis_titles(out, chart, box)
+    _draw_legend(out, legend_rows, box[1] + box[3] + 34.0 + x_title_room)
     out.close("svg")
     return out.text()
 
@@ -135,6 +140,21 @@ def _axes(out: SvgWriter, chart: Chart, box) -> None:
             "stroke": "none", "fill": "black",
         }, tick.label)
     out.close("g")
+
+
+def _axis_titles(out: SvgWriter, chart: Chart, box) -> None:
+    x0, y0, w, h = box
+    if chart.x_label:
+        out.element("text", {
+            "class": "axis-title", "data-axis": "x", "x": x0 + w / 2, "y": y0 + h + TICK + 2 * FONT_SIZE + 10,
+            "text-anchor": "middle",
+        }, chart.x_label)
+    if chart.y_label:
+        x, y = 10 + FONT_SIZE * 0.5, y0 + h / 2
+        out.element("text", {
+            "class": "axis-title", "data-axis": "y", "x": x, "y": y, "text-anchor": "middle",
+            "transform": f"rotate(-90 {_n(x)} {_n(y)})",
+        }, chart.y_label)
 
 
 def _series(out: SvgWriter, chart: LineChart, box) -> None:

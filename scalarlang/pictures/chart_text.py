@@ -3,15 +3,16 @@
     for row in chart_rows(chart, 80, colour=True): ...   # render/chart_text.py colours them
     chart_text(chart, 80)                                # the colourless picture, for .txt
 
-The picture: the title, the plot with the y axis's round ticks on its left, the x axis and
-its ticks, and a legend (several series, or a boundary's regions and labels). The x axis row
+The picture: the title, the y axis's title (`ylabel:`) above its ticks, the plot with the y
+axis's round ticks on its left, the x axis and its ticks, the x axis's title (`xlabel:`)
+centred under them, and a legend (several series, or a boundary's regions and labels). The x axis row
 is exactly ``width`` columns; no row is wider or ends in spaces. Lines are Unicode braille
 (2 × 4 dots a cell). With colour each series has its colour, and a boundary's regions are
 half blocks (two rows of the grid a cell); without colour the first series is braille and
 the others markers (``x``, ``o``, ...), and regions read ``+``, ``-`` (``·`` where the score
 is 0). Points are markers by label (``o``, ``x``, ...) everywhere.
 
-Style names (render/chart_text.py maps them to colours): ``title``, ``axis``,
+Style names (render/chart_text.py maps them to colours): ``title``, ``axis``, ``axis-title``,
 ``series-N``, ``positive``, ``negative``, ``zero``, ``point-N``, and ``A/B`` for A's colour
 on B's (a half block's two halves, a point on its region); ``""`` is unstyled.
 """
@@ -57,7 +58,8 @@ def chart_rows(chart: Chart, width: int, height: int | None = None, *, colour: b
     plot_width = width - label_width - 2
     legend = _legend_rows(_legend(chart, colour), width)
     title = _one_line(chart.title or "").strip()
-    around = (1 if title else 0) + 2 + len(legend)
+    x_title, y_title = (_one_line(text or "").strip() for text in (chart.x_label, chart.y_label))
+    around = (1 if title else 0) + (1 if y_title else 0) + 2 + (1 if x_title else 0) + len(legend)
     plot_rows = height - around if height is not None else max(MIN_DERIVED_ROWS, min(MAX_DERIVED_ROWS, width // 4))
     if plot_width < MIN_PLOT_WIDTH or plot_rows < MIN_PLOT_ROWS:
         raise ChartError(
@@ -77,6 +79,8 @@ def chart_rows(chart: Chart, width: int, height: int | None = None, *, colour: b
     if title:
         title = _fit(title, width)
         rows.append([(" " * ((width - _cells(title)) // 2), ""), (title, "title")])
+    if y_title:
+        rows.append([(_fit(y_title, width), "axis-title")])
     tick_labels: dict[int, str] = {}
     for tick in chart.y_scale.ticks:
         tick_labels.setdefault(_row_of(chart.y_scale, tick.value, plot_rows), tick.label)
@@ -85,6 +89,10 @@ def chart_rows(chart: Chart, width: int, height: int | None = None, *, colour: b
         axis = "┤" if label is not None else "│"
         rows.append([(_pad_left(label or "", label_width) + " ", ""), (axis, "axis"), *line])
     rows.extend(_x_axis(chart.x_scale, label_width, plot_width))
+    if x_title:
+        x_title = _fit(x_title, width)
+        left = min(label_width + 2 + (plot_width - _cells(x_title)) // 2, width - _cells(x_title))
+        rows.append([(" " * max(0, left), ""), (x_title, "axis-title")])
     rows.extend(legend)
     return [_tidy(row) for row in rows]
 

@@ -32,7 +32,7 @@ from .errors import (
     UNDEFINED_SCORE,
     ChartError,
 )
-from .scales import Scale, linear_scale, log_scale, widen
+from .scales import Scale, linear_scale, log_scale, widen, widen_by
 
 DEFAULT_GRID = 40
 MIN_GRID, MAX_GRID = 2, 200
@@ -57,6 +57,8 @@ class LineChart:
     series: tuple[Series, ...]
     x_scale: Scale
     y_scale: Scale
+    x_label: str | None = None  # the axes' titles (`xlabel:`, `ylabel:`)
+    y_label: str | None = None
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,8 @@ class BoundaryChart:
     classes: tuple[float, ...]
     x_scale: Scale
     y_scale: Scale
+    x_label: str | None = None
+    y_label: str | None = None
 
 
 Chart = Union[LineChart, BoundaryChart]
@@ -102,11 +106,14 @@ def line_chart(
     labels: Sequence[str] | None = None,
     title: str | None = None,
     log: bool = False,
+    x_label: str | None = None,
+    y_label: str | None = None,
 ) -> LineChart:
     """One series per list of ``ys``, each against ``x`` (shared) or 0, 1, 2, ....
 
     ``labels`` name the series in the legend (by default none for one series, ``series 1``,
-    ``series 2``, ... for several); ``log`` makes y's scale logarithmic (every y > 0)."""
+    ``series 2``, ... for several); ``log`` makes y's scale logarithmic (every y > 0);
+    ``x_label`` and ``y_label`` title the axes."""
     if len(ys) == 0:
         raise ChartError(NO_SERIES, "nothing to plot: the list of series is empty")
     if labels is not None and len(labels) != len(ys):
@@ -122,14 +129,19 @@ def line_chart(
     )
     all_x = [value for one in series for value in one.x]
     all_y = [value for one in series for value in one.y]
-    x_scale = _checked_scale("x", min(all_x), max(all_x), lambda lo, hi: linear_scale(lo, hi, count=X_TICKS))
+    # Whole-number data (steps, counts) gets whole-number ticks: no step 0.5 between 0 and 1.
+    whole_x, whole_y = (all(value.is_integer() for value in values) for values in (all_x, all_y))
+    x_scale = _checked_scale(
+        "x", min(all_x), max(all_x), lambda lo, hi: linear_scale(lo, hi, count=X_TICKS, whole=whole_x)
+    )
     if log:
         y_scale = _checked_scale("y", min(all_y), max(all_y), lambda lo, hi: log_scale(lo, hi, count=Y_TICKS))
     else:
         y_scale = _checked_scale(
-            "y", min(all_y), max(all_y), lambda lo, hi: linear_scale(lo, hi, count=Y_TICKS, extend=True)
+            "y", min(all_y), max(all_y),
+            lambda lo, hi: linear_scale(lo, hi, count=Y_TICKS, extend=True, whole=whole_y),
         )
-    return LineChart(title, series, x_scale, y_scale)
+    return LineChart(title, series, x_scale, y_scale, x_label, y_label)
 
 
 def boundary_chart(
@@ -139,6 +151,8 @@ def boundary_chart(
     signs: Sequence[Sequence[float]] | None = None,
     grid: float = DEFAULT_GRID,
     title: str | None = None,
+    x_label: str | None = None,
+    y_label: str | None = None,
 ) -> BoundaryChart:
     """The sign of ``score`` over the points' range (each side widened by 10%) on ``grid`` ×
     ``grid`` cells, and the points ``(x, y, label)``.
@@ -166,7 +180,7 @@ def boundary_chart(
             )
         rows = tuple(tuple(_sign(float(value), x, y) for x, value in zip(xs, row)) for y, row in zip(ys, signs))
     classes = tuple(sorted({point.label for point in checked}))
-    return BoundaryChart(title, SignGrid(xs, ys, rows), checked, classes, x_scale, y_scale)
+    return BoundaryChart(title, SignGrid(xs, ys, rows), checked, classes, x_scale, y_scale, x_label, y_label)
 
 
 def boundary_grid(points: Sequence[Sequence[float]], grid: float = DEFAULT_GRID) -> SignGrid:
@@ -246,8 +260,10 @@ def _boundary_scales(points: tuple[Point, ...]) -> tuple[Scale, Scale]:
 
         def with_margin(low: float, high: float) -> Scale:
             low, high = widen(low, high)
-            margin = (high - low) * MARGIN
-            return linear_scale(low - margin, high + margin, count=X_TICKS if axis == "x" else Y_TICKS)
+            low, high = widen_by(low, high, MARGIN)
+            return linear_scale(low, high, count=X_TICKS if axis == "x" else Y_TICKS, whole=whole)
+
+        whole = all(value.is_integer() for value in values)
 
         scales.append(_checked_scale(axis, min(values), max(values), with_margin))
     return scales[0], scales[1]
@@ -266,9 +282,12 @@ def _sign(value: float, x: float, y: float) -> int:
 
 
 def _checked_scale(axis: str, low: float, high: float, make: Callable[[float, float], Scale]) -> Scale:
+    """The scale ``make`` gives, or `range-too-wide` when the values' span is no double (or,
+    not reached, the scale has no finite ends or no ticks)."""
     scale = make(low, high) if math.isfinite(high - low) else None
-    ends = () if scale is None else (scale.low, scale.high, scale.high - scale.low)
-    if scale is None or not all(map(math.isfinite, ends)) or not all(math.isfinite(t.value) for t in scale.ticks):
+    ends = () if scale is None else (scale.low, scale.high, scale.fraction(low), scale.fraction(high))
+    finite = scale is not None and all(map(math.isfinite, ends)) and scale.low < scale.high
+    if scale is None or not finite or not scale.ticks or not all(math.isfinite(tick.value) for tick in scale.ticks):
         raise ChartError(
             RANGE_TOO_WIDE,
             f"the {axis} values from {_show(low)} to {_show(high)} span more than a chart can scale",

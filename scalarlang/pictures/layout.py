@@ -14,6 +14,7 @@ Texts are set in a monospace font, so their widths are known without font metric
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .picture import Picture
@@ -195,7 +196,7 @@ def _reduce_crossings(items: _Items, layers: list[list[int]], sweeps: int) -> li
                 linked = neighbours[item]
                 if not linked:
                     return ((position[item] + 0.5) / own, position[item])
-                return (sum(position[other] + 0.5 for other in linked) / (len(linked) * reference), position[item])
+                return (_total(position[other] + 0.5 for other in linked) / (len(linked) * reference), position[item])
 
             current[layer].sort(key=key)
             for index, item in enumerate(current[layer]):
@@ -266,7 +267,16 @@ def _desired(items: _Items, xs: list[float], item: int, pick: str) -> float:
     linked = items.up[item] if pick == "up" else items.down[item] if pick == "down" else items.up[item] + items.down[item]
     if not linked:
         return xs[item]
-    return sum(xs[other] for other in linked) / len(linked)
+    return _total(xs[other] for other in linked) / len(linked)
+
+
+def _total(values: Iterable[float]) -> float:
+    """A left fold, so positions are the same bits on every Python (`sum()` of floats is
+    compensated since 3.12)."""
+    total = 0.0
+    for value in values:
+        total += value
+    return total
 
 
 def _offsets(items: _Items, layer: list[int]) -> list[float]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence, cast
 
 from ..engine.numbers import format_number, format_parameter
 from ..engine.passes import topology as topology_of
-from ..engine.shapes import show_shape
+from ..engine.tensor_shapes import show_shape
 from ..engine.tensor_formulas import tensor_edges, vjp_formula
 from ..engine.tensor_node import TensorNode
 from ..engine.tensor_operations import TensorOperation

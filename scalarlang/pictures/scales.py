@@ -9,14 +9,18 @@ that makes an axis's labels shorter. A log scale's ticks are powers of ten.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from decimal import Decimal
 
 # Below this (relative to the values) a range is one value: its width is float noise.
 _SAME_VALUE = 1e-12
 _TINY = 1e-290
-# A log scale's ends stay normal doubles, so 10^exponent is never 0 or inf.
-_DECADE_LIMIT = 307
+# The powers of ten a double holds (1e-323 is the last above 0); a log scale's ends stay
+# inside, or at the largest and smallest doubles for data beyond them.
+_LOWEST_DECADE, _HIGHEST_DECADE = -323, 308
+_LARGEST = sys.float_info.max
+_SMALLEST = math.ulp(0.0)
 
 
 @dataclass(frozen=True)
@@ -40,38 +44,68 @@ class Scale:
         if self.log:
             low, high = math.log10(self.low), math.log10(self.high)
             return (math.log10(value) - low) / (high - low) if value > 0 else -math.inf
-        return (value - self.low) / (self.high - self.low)
+        width, offset = self.high - self.low, value - self.low
+        if math.isfinite(width) and math.isfinite(offset):
+            return offset / width
+        # (a range wider than the largest double: the same fraction of halves)
+        return (value / 2 - self.low / 2) / (self.high / 2 - self.low / 2)
 
     def value_at(self, fraction: float) -> float:
         """The value at ``fraction`` of the way from ``low`` to ``high``."""
         if self.log:
             low, high = math.log10(self.low), math.log10(self.high)
-            return 10.0 ** (low + fraction * (high - low))
-        return self.low + fraction * (self.high - self.low)
+            return _finite(10.0 ** (low + fraction * (high - low)))
+        width = self.high - self.low
+        if math.isfinite(width):
+            return self.low + fraction * width
+        half = fraction * (self.high / 2 - self.low / 2)
+        return _finite(self.low + half + half)
 
 
 def widen(low: float, high: float) -> tuple[float, float]:
     """A range of one value (or of float noise around one) made 10% of it wide on each side
-    (1 when the value is 0), so a constant series still has an axis."""
+    (1 when the value is 0), so a constant series still has an axis; never past the largest
+    double."""
     if high - low > max(abs(low), abs(high)) * _SAME_VALUE and high - low > _TINY:
         return low, high
     centre = (low + high) / 2
+    if not math.isfinite(centre):
+        centre = low / 2 + high / 2
     pad = abs(centre) * 0.1 if abs(centre) > _TINY else 1.0
-    return centre - pad, centre + pad
+    return _finite(centre - pad), _finite(centre + pad)
 
 
-def linear_scale(low: float, high: float, *, count: int = 5, extend: bool = False) -> Scale:
+def widen_by(low: float, high: float, share: float) -> tuple[float, float]:
+    """[low, high] with ``share`` of its width added on each side, never past the largest double."""
+    margin = (high - low) * share
+    if not math.isfinite(margin):
+        margin = high * share - low * share
+    return _finite(low - margin), _finite(high + margin)
+
+
+def linear_scale(
+    low: float, high: float, *, count: int = 5, extend: bool = False, whole: bool = False
+) -> Scale:
     """A linear scale over [low, high] (widened when they are one value) with about ``count``
-    ticks; ``extend`` moves the ends out to the nearest ticks."""
+    ticks; ``extend`` moves the ends out to the nearest ticks (an end that would pass the
+    largest double stays); ``whole`` (whole-number data: steps, counts) ticks whole numbers
+    only."""
     low, high = widen(low, high)
-    mantissa, exponent = nice_step((high - low) / count)
+    raw = (high - low) / count
+    if not math.isfinite(raw):
+        raw = high / count - low / count
+    mantissa, exponent = nice_step(raw)
+    if whole and exponent < 0:
+        mantissa, exponent = 1, 0
     step = _exact(mantissa, exponent)
     if extend:
         first, last = math.floor(low / step), math.ceil(high / step)
         # (a quotient that underflows or rounds inward must not cut a value off)
         first -= _exact(first * mantissa, exponent) > low
         last += _exact(last * mantissa, exponent) < high
-        low, high = _exact(first * mantissa, exponent), _exact(last * mantissa, exponent)
+        low_end, high_end = _exact(first * mantissa, exponent), _exact(last * mantissa, exponent)
+        low = low_end if math.isfinite(low_end) else low
+        high = high_end if math.isfinite(high_end) else high
     else:
         first, last = math.ceil(low / step - 1e-9), math.floor(high / step + 1e-9)
     values = [(k * mantissa, _exact(k * mantissa, exponent)) for k in range(first, last + 1)]
@@ -96,15 +130,20 @@ def log_scale(low: float, high: float, *, count: int = 5) -> Scale:
     every = 1
     while (last - first) / every > count:
         every = _next_round(every)
-    first = max(-_DECADE_LIMIT, math.floor(first / every) * every)
-    last = min(_DECADE_LIMIT, math.ceil(last / every) * every)
+    first = max(_LOWEST_DECADE, math.floor(first / every) * every)
+    last = min(_HIGHEST_DECADE, math.ceil(last / every) * every)
+    if last <= first:  # (one decade clamped at either end: the one next to it too)
+        first, last = (last - 1, last) if last == _HIGHEST_DECADE else (first, first + 1)
     ticks = []
     for decade in range(first, last + 1):
-        if decade % every == 0:
+        if decade % every == 0 or decade in (first, last):
             ticks.append(Tick(_exact(1, decade), format_tick(1, decade)))
         if last - first <= 2 and decade < last:
             ticks.extend(Tick(_exact(m, decade), format_tick(m, decade)) for m in (2, 5))
-    return Scale(_exact(1, first), _exact(1, last), True, tuple(ticks))
+    # Data beyond the powers of ten a double holds (below 1e-323, above 1e308) still fits.
+    bottom = _exact(1, first) if _exact(1, first) <= low else _SMALLEST
+    top = _exact(1, last) if _exact(1, last) >= high else _LARGEST
+    return Scale(bottom, top, True, tuple(tick for tick in ticks if bottom <= tick.value <= top))
 
 
 def nice_step(raw: float) -> tuple[int, int]:
@@ -143,6 +182,11 @@ def format_tick(number: int, exponent: int, *, exponent_form: bool | None = None
 def _exact(number: int, exponent: int) -> float:
     """The double nearest ``number`` × 10^``exponent``: 3 × 10^-1 is 0.3, as written."""
     return float(Decimal(number).scaleb(exponent))
+
+
+def _finite(value: float) -> float:
+    """``value`` held to the doubles: ±inf becomes the largest double of its sign."""
+    return max(-_LARGEST, min(_LARGEST, value))
 
 
 def _decade_at_or_below(value: float) -> int:

@@ -4,12 +4,13 @@ Every number goes through the one formatter; every line fits the width it is giv
 wrapped before its ``+`` and cut with a count, a label is cut at `LABEL_LIMIT`). The REPL's
 interactive walk shows a walk a step at a time with the functions a script's walk uses:
 
+- `forward_tables(shown.backward, width, rows)` (tables.py): the graph, values only;
 - `walk_header(shown, width)`: what a walk shows, and every tracked node's adjoint at the start;
 - `walk_step_lines(shown, index, width)`: the edge ``shown.steps[index]`` and the adjoints
   after it;
-- `walk_end_lines(shown, width)`: the closing line, the pass committed.
+- `walk_end_parts(shown, width)`: the pass's tables filled in, and the closing line.
 
-A script prints `walk_parts`: the pass's tables as ``backward`` shows them, then all of these.
+A script prints `walk_parts`: all of these, in this order.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from rich.text import Text
 from ..engine.numbers import format_number
 from ..interpreter.outcomes import EdgeShare, Explained, PathShown, PathsShown, WalkShown, WalkStep
 from .styles import STYLES
-from .tables import _Column, _titled_table, pass_tables
+from .tables import _Column, _titled_table, forward_tables, pass_tables
 
 # Labels in these lines are cut to this many characters (tables cut theirs to fit).
 LABEL_LIMIT = 40
@@ -165,12 +166,19 @@ def path_lines(path: PathShown, number: int, width: int, with_slots: bool = Fals
 
 
 def walk_parts(shown: WalkShown, width: int, row_limit: int = 200) -> Iterator[list[Text]]:
-    """What a script prints of a walk, a part at a time: the pass's tables as ``backward``
-    shows them, the header, every step in order, and the closing line."""
-    yield from pass_tables(shown.backward, width, row_limit)
+    """What a script prints of a walk, a part at a time: the forward graph (values only, so
+    that the walk does not give its answers away first), the header, every step in order,
+    then the pass's tables as ``backward`` shows them and the closing line."""
+    yield from forward_tables(shown.backward, width, row_limit)
     yield walk_header(shown, width)
     for index in range(len(shown.steps)):
         yield walk_step_lines(shown, index, width)
+    yield from walk_end_parts(shown, width, row_limit)
+
+
+def walk_end_parts(shown: WalkShown, width: int, row_limit: int = 200) -> Iterator[list[Text]]:
+    """After the last step: the pass filled in (``backward``'s tables) and the closing line."""
+    yield from pass_tables(shown.backward, width, row_limit)
     yield walk_end_lines(shown, width)
 
 

@@ -1,7 +1,8 @@
 """A chart as the fields of its ``--json`` event (docs/json.md): ``kind`` (``line`` or
-``boundary``), ``title``, ``series`` (each ``label``, ``x``, ``y``) or ``grid`` (``x``,
-``y``, ``sign``: a row of signs per y, one per x) and ``points`` (each ``x``, ``y``,
-``label``), and ``path``, the file written (null without one).
+``boundary``), ``title``, ``xlabel`` and ``ylabel`` (the axes' titles, null without),
+``series`` (each ``label``, ``x``, ``y``) or ``grid`` (``x``, ``y``, ``sign``: a row of signs
+per y, one per x) and ``points`` (each ``x``, ``y``, ``label``), and ``path``, the file
+written (null without one).
 
 The event's own head (``event``, ``file`` as the source's name, ``line``, ``column``) is
 added where every event gets it; the written file is ``path`` here, as in the ``draw``
@@ -33,7 +34,9 @@ def chart_fields(chart: Chart, path: str | None = None) -> dict[str, Any]:
     """The event's fields; non-finite numbers are the strings ``inf``, ``-inf``, ``nan``."""
     from ..pictures.charts import BoundaryChart, LineChart  # (a run that charts nothing never imports them)
 
-    fields: dict[str, Any] = {"kind": chart.kind, "title": chart.title}
+    fields: dict[str, Any] = {
+        "kind": chart.kind, "title": chart.title, "xlabel": chart.x_label, "ylabel": chart.y_label,
+    }
     match chart:
         case LineChart():
             fields["series"] = [

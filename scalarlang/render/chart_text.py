@@ -18,6 +18,7 @@ POINT_COLOURS = ("red3", "blue3", "green4", "purple4", "dark_orange3", "dark_cya
 CHART_STYLES = {
     "title": "bold",
     "axis": "dim",
+    "axis-title": "italic",
     "positive": "sky_blue2",
     "negative": "light_salmon1",
     "zero": "grey70",

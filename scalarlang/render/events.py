@@ -26,8 +26,6 @@ from ..interpreter.outcomes import (
     PathsShown,
     Printed,
     ListShown,
-    TensorExplained,
-    TensorShown,
     TextShown,
     ValueShown,
     WalkShown,
@@ -35,6 +33,7 @@ from ..interpreter.outcomes import (
     Warned,
 )
 from ..engine.tensor_node import nest
+from ..interpreter.tensor_outcomes import TensorExplained, TensorShown
 from ..interpreter.values import plain_values, shape
 from ..language.diagnostics import help_and_notes
 from ..language.source import Span

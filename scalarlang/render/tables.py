@@ -15,7 +15,7 @@ from typing import Iterator
 from rich.text import Text
 
 from ..engine.numbers import current_digits, decimal_point, format_count, format_number
-from ..engine.shapes import show_shape
+from ..engine.tensor_shapes import show_shape
 from ..engine.tensor_formulas import tensor_edges
 from ..engine.tensor_node import TensorNode
 from ..engine.tensor_operations import TensorOperation
@@ -118,6 +118,29 @@ def value_cell(value: float | tuple[float, ...], shape: tuple[int, ...] = ()) ->
 
 
 _UNTRACKED_LEGEND = "untracked upstream: an untracked consumer (no variable below it) has no pass adjoint to send back"
+
+
+def forward_tables(shown: BackwardShown, width: int, row_limit: int) -> Iterator[list[Text]]:
+    """A walk's start: the graph as the forward pass left it (each node's value and its
+    operands, by topology index), no adjoint and no gradient, which the walk's steps compute."""
+    backward_pass = shown.backward_pass
+    nodes, labels, counts = backward_pass.nodes, shown.labels, shown.counts
+    operands: dict[int, list[tuple[int, int]]] = {}
+    for edge in backward_pass.edges:
+        operands.setdefault(edge.child, []).append((edge.operand, edge.parent))
+    yield [Text.assemble("forward graph of ", (shown.label, STYLES["label"]), " (values only: the walk computes the rest)")]
+    rows = [
+        [
+            str(record.topology_index),
+            labels[record.topology_index],
+            shown.operations[record.topology_index],
+            format_count(record.value) if record.topology_index in counts else format_number(record.value),
+            ", ".join(str(parent) for _, parent in sorted(operands.get(record.topology_index, []))) or "-",
+        ]
+        for record in _limited(nodes, row_limit)
+    ]
+    yield _titled_table(None, _FORWARD_COLUMNS, rows, len(nodes), width)
+    yield [Text(node_and_edge_counts(len(nodes), len(backward_pass.edges)))]
 
 
 def graph_tables(shown: GraphShown, width: int, row_limit: int) -> Iterator[list[Text]]:
@@ -318,6 +341,13 @@ _EDGE_COLUMNS = [
     _Column("upstream", "number"),
     _Column("contribution", "number"),
     _Column("operand adjoint", "number"),
+]
+_FORWARD_COLUMNS = [
+    _Column("#", "number"),
+    _Column("node", "label"),
+    _Column("operation", "text"),
+    _Column("value", "number"),
+    _Column("operands", "text"),
 ]
 _GRAPH_COLUMNS = [
     _Column("#", "number"),

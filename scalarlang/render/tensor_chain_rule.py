@@ -9,7 +9,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from ..engine.numbers import format_number
-from ..interpreter.outcomes import TensorEdge, TensorExplained, TensorSummary
+from ..interpreter.tensor_outcomes import TensorEdge, TensorExplained, TensorSummary
 from ..interpreter.tensor_values import shape_text
 from .chain_rule import INDENT, _label, _name, _note, sentence
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine.tensor_node import nest
-from ..interpreter.outcomes import TensorEdge, TensorExplained, TensorState, TensorSummary
+from ..interpreter.tensor_outcomes import TensorEdge, TensorExplained, TensorState, TensorSummary
 
 
 def tensor_fields(tensor: TensorState) -> dict[str, Any]:

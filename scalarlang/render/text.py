@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import sys
-from typing import IO, Mapping, assert_never, cast
+from typing import IO, Iterator, Mapping, assert_never, cast
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions
+from rich.segment import Segment
 from rich.text import Text
 
 from ..engine.numbers import format_count, format_exponent, format_number
@@ -33,15 +35,13 @@ from ..interpreter.outcomes import (
     PathsShown,
     Printed,
     ListShown,
-    TensorExplained,
-    TensorShown,
-    TensorState,
     TextShown,
     ValueShown,
     WalkShown,
     Warned,
 )
 from ..interpreter.tensor_values import shape_text, tensor_lines
+from ..interpreter.tensor_outcomes import TensorExplained, TensorShown, TensorState
 from ..interpreter.values import formatted_value, quoted, shorten
 from ..language.diagnostics import Diagnostic
 from ..language.source import Source, Span
@@ -151,7 +151,7 @@ class Renderer:
                 if self.echo_bindings:
                     self.line(Text.assemble((outcome.name, STYLES["label"]), (f" {outcome.description}", STYLES["dim"])))
             case Printed():
-                self.line(Text(outcome.text))
+                self.printed(outcome.text)
             case BackwardShown():
                 self.backward(outcome)
             case GraphShown():
@@ -174,7 +174,7 @@ class Renderer:
             case Expected():
                 self.line(Text.assemble(("expected ", STYLES["ok"]), (outcome.kind, STYLES["ok"]), f": {outcome.message}"))
             case Warned():
-                self.line(warning_line(outcome))
+                self.lines(warning_lines(outcome, self.console.width))
             case Failed():
                 self.diagnostic(outcome.diagnostic)
             case _:
@@ -182,6 +182,21 @@ class Renderer:
 
     def line(self, text: Text) -> None:
         self.lines([text])
+
+    def printed(self, text: str) -> None:
+        r"""`print`'s text as it is, a line of output for each of its lines: never wrapped at
+        the width nor trimmed, its tabs kept (rich's `Text` would drop `\r`, `\v` and `\f`
+        and expand tabs, so it is written as one segment). On a terminal, and in colour (the
+        notebook's HTML), its control characters but tab and newline show as the escapes a
+        value line writes (`\x1b`, `\r`), dimmed: raw, they would move the cursor or change
+        the terminal's state. Anywhere else (a pipe, a file, a golden) it is the text's own
+        characters."""
+        self.console.print(_Verbatim(text, self.shows_escapes), soft_wrap=True)
+
+    @property
+    def shows_escapes(self) -> bool:
+        console = self.console
+        return console.color_system is not None or _isatty(console.file)
 
     def lines(self, texts: list[Text]) -> None:
         """Prose wraps at the console's width (at spaces; a word longer than a line is
@@ -211,15 +226,18 @@ class Renderer:
             self.lines(part)
 
     def drawn(self, drawn: Drawn) -> None:
-        """A picture written to a file is named; one without a file is printed as DOT text:
-        code to copy into Graphviz (`dot -Tsvg`), so never wrapped; its lines are short, and
-        fit the usual widths."""
+        """A picture written to a file is named; one without a file is drawn as text, a tree
+        from the output down (graph_tree.py), the same on a terminal and through a pipe; DOT
+        only goes to a `.dot` file."""
+        from .graph_tree import graph_tree_lines
+
         picture = drawn.picture
         counted = node_and_edge_counts(len(picture.nodes), len(picture.edges))
         if drawn.path is not None:
             self.line(Text.assemble("drew ", (drawn.label, STYLES["label"]), f" to {drawn.path} ({counted})"))
             return
-        self.console.print(Text(drawn.dot.rstrip("\n")), soft_wrap=True)
+        self.lines(graph_tree_lines(picture, self.console.width))
+        self.line(Text(f"{counted}; draw({drawn.label}, \"graph.svg\") writes the picture", STYLES["dim"]))
 
     def charted(self, charted: Charted) -> None:
         """A chart written to a file is named; one without a file is drawn, exactly as wide as
@@ -247,6 +265,37 @@ class Renderer:
     def diagnostic(self, diagnostic: Diagnostic) -> None:
         for text in diagnostic_lines(diagnostic, self.console.width):
             self.line(text)
+
+
+# The control characters a terminal acts on (ESC starts a sequence, `\r` returns the cursor,
+# NUL, DEL and the C1 controls), all but the tab and the newline that lay a text out.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]+")
+
+
+class _Verbatim:
+    """A text written as it is, then a newline (a rich renderable of its own segments), its
+    control characters as escapes when ``escaped``."""
+
+    def __init__(self, text: str, escaped: bool):
+        self.text = text
+        self.escaped = escaped
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Segment]:
+        text = self.text
+        if not self.escaped:
+            yield Segment(text)
+            yield Segment.line()
+            return
+        style = console.get_style(STYLES["dim"])
+        at = 0
+        for controls in _CONTROLS.finditer(text):
+            if controls.start() > at:
+                yield Segment(text[at : controls.start()])
+            yield Segment("".join(repr(char)[1:-1] for char in controls.group()), style)
+            at = controls.end()
+        if at < len(text):
+            yield Segment(text[at:])
+        yield Segment.line()
 
 
 def value_line(node: NodeState) -> Text:
@@ -304,17 +353,36 @@ def gradcheck_line(shown: GradcheckShown) -> Text:
     )
 
 
-def warning_line(warned: Warned) -> Text:
+def warning_lines(warned: Warned, width: int = DEFAULT_WIDTH) -> list[Text]:
     """``warning[no-backward]: `descend` at 9:3 steps w, b by zero gradients: ...``: one line,
     wrapped at the console's width like any prose."""
-    return Text.assemble((f"warning[{warned.kind}]", STYLES["warning"]), f": {warning_message(warned)}")
+    return heading("warning", warned.kind, STYLES["warning"], Text(f" {warning_message(warned)}"), width)
+
+
+def heading(word: str, kind: str, style: str, rest: Text, width: int) -> list[Text]:
+    """``error[kind]:`` then ``rest``, wrapped later at ``width`` like any prose. Where
+    ``error[kind]:`` is wider than a line, it breaks before the ``[`` (and, for a kind wider
+    than a line itself, after its hyphens), never inside a word of the kind (`chart-too-smal`)."""
+    whole = f"{word}[{kind}]:"
+    if len(whole) <= width:
+        return [Text.assemble((whole[:-1], style), ":", rest)]
+    tail = f"[{kind}]:"
+    pieces = [word, *([tail] if len(tail) <= width else re.findall(r"[^-]*-|[^-]+$", tail))]
+    lines, line = [], ""
+    for piece in pieces:
+        if line and len(line) + len(piece) > width:
+            lines.append(Text(line, style))
+            line = ""
+        line += piece
+    lines.append(Text.assemble((line[:-1], style), ":", rest))
+    return lines
 
 
 def diagnostic_lines(diagnostic: Diagnostic, width: int = DEFAULT_WIDTH) -> list[Text]:
     """Rust-style: ``error[kind]: message``, `` --> file:line:col``, the line and a caret, the
     notes (``= help: ...``); then each related note (``note: ...``) with its own excerpt. The
     excerpts share one gutter, as wide as the longest line number."""
-    lines = [Text.assemble((f"error[{diagnostic.kind}]", STYLES["error"]), (f": {diagnostic.message}", "bold"))]
+    lines = heading("error", diagnostic.kind, STYLES["error"], Text(f" {diagnostic.message}", "bold"), width)
     span, source = diagnostic.span, diagnostic.source
     if span is None or source is None:
         lines.extend(Text(f"  = {note}", STYLES["note"]) for note in diagnostic.notes)

@@ -6,7 +6,8 @@ or raises `TableError`, data for the interpreter to turn into a diagnostic. The 
 - The file is UTF-8, with or without a byte-order mark; lines end in LF, CRLF or a CR alone (as
   old Mac programs and some spreadsheets write). It is read in one go, after its size is
   checked: more than `MAX_BYTES` is an ``io-error``, and so is a missing or unreadable file, a
-  directory, bytes that are not UTF-8 or a NUL byte (a binary file).
+  directory or any other file that is not a regular one (a FIFO, a device, a socket: reading
+  one could block forever or never end), bytes that are not UTF-8 or a NUL byte (a binary file).
 - Cells are separated by commas. A cell is a finite decimal number in Python's float syntax
   (``-1``, ``0.5``, ``.5``, ``1e-3``, ``1_000``), with blanks (spaces, tabs) around it allowed.
   Anything else is a ``bad-table`` error at the cell: an empty cell, text, ``nan``, ``inf``,
@@ -31,6 +32,8 @@ included), a row with too few cells at the character after its last.
 
 from __future__ import annotations
 
+from functools import reduce
+import operator
 import os
 import re
 import stat
@@ -105,16 +108,14 @@ def read_table(path: Path, name: str | None = None) -> list[tuple[float, ...]]:
 def _text(path: Path, name: str) -> str:
     """The file's text, byte-order mark removed, or an ``io-error``."""
     try:
-        if os.path.isdir(path):
-            raise _io_error(name, "is a directory")
-        with open(path, "rb") as file:
+        with open_regular(path) as file:
             status = os.fstat(file.fileno())
-            regular = stat.S_ISREG(status.st_mode)
-            if regular and status.st_size > MAX_BYTES:
+            if status.st_size > MAX_BYTES:
                 raise _too_large(name, status.st_size)
-            # A regular file's size is known (one byte more sees it grow meanwhile); a pipe or
-            # a device is read to one byte past the limit.
-            data = file.read((status.st_size if regular else MAX_BYTES) + 1)
+            # (one byte more than its size sees it grow meanwhile)
+            data = file.read(status.st_size + 1)
+    except NotRegular as error:
+        raise _io_error(name, f"is {error.what}") from None
     except OSError as error:
         raise _io_error(name, error.strerror or str(error)) from None
     except ValueError as error:  # a NUL in the path
@@ -133,6 +134,46 @@ def _text(path: Path, name: str) -> str:
             name, f"is not valid UTF-8 (byte {error.start} on line {line})", line, column, byte=error.start
         ) from None
     return text.removeprefix("\ufeff")
+
+
+class NotRegular(Exception):
+    """A path that names no regular file: ``what`` it is, as a message says it after "is"
+    (``a directory``, ``a FIFO (a named pipe), not a regular file``)."""
+
+    def __init__(self, what: str):
+        super().__init__(what)
+        self.what = what
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (a named pipe), not a regular file"),
+    (stat.S_ISCHR, "a device, not a regular file"),
+    (stat.S_ISBLK, "a device, not a regular file"),
+    (stat.S_ISSOCK, "a socket, not a regular file"),
+)
+
+
+def open_regular(path: Path):
+    """``path`` opened for reading in binary, or `NotRegular` when it is not a regular file
+    (or OSError). A FIFO would block the open until a writer comes, a device read may never
+    end: the file's kind is asked first, without opening it, and asked again of the file
+    opened (without blocking) in case it was replaced meanwhile."""
+    _check_regular(os.stat(path).st_mode)
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        _check_regular(os.fstat(descriptor).st_mode)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(descriptor, True)
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
+
+
+def _check_regular(mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        raise NotRegular(next((what for test, what in _KINDS if test(mode)), "not a regular file"))
 
 
 def _place_of_byte(data: bytes, offset: int) -> tuple[int, int]:
@@ -207,7 +248,7 @@ class _Reader:
                     continue
                 self.check_cells(record)
                 raise AssertionError(f"line {number} of {self.name} is neither a row nor an error")  # pragma: no cover
-            total = sum(row)
+            total = reduce(operator.add, row, 0.0)  # a left fold (Python 3.12's `sum()` is compensated)
             if total - total != 0 or suspect:  # an inf or nan cell (or finite cells whose sum overflows)
                 self.check_cells(record)
             if not rows:

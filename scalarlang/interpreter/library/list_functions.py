@@ -173,6 +173,11 @@ def compile_read_table(compiler: Compiling, call: tree.Call):
 
     def table(args) -> Any:
         name = name_of(args)
+        if not name:  # (the path would be the folder, "a directory")
+            raise compiler.fail(
+                "io-error", "the file name is empty: there is no file to read", argument.span,
+                {"file": name, "line_in_file": None, "column_in_file": None},
+            )
         path = Path(name) if folder is None else Path(folder) / name
         try:
             rows = read_table(path, name)

@@ -4,21 +4,20 @@
 
 How they appear in a graph is what a learner reads in `explain`, `paths`, `walk` and pictures:
 `logsumexp(L)` is one n-ary node with an edge to each item, whose local derivatives are the
-softmax of the items; `softmax(L)` is `exp(L[i] - logsumexp(L))` for each item, around one
-shared logsumexp node; `cross_entropy(L, T)` is `logsumexp(L) - L[T]`; `max(L)` is one `max_of`
+softmax of the items; `softmax(L)` is each `exp(L[i] - max(L))` over their left-folded sum
+(`max(L)` a constant); `cross_entropy(L, T)` is `logsumexp(L) - L[T]`; `max(L)` is one `max_of`
 node whose gradient goes to the first largest item. The nodes made on the way are labelled by
-what they are (`logsumexp(z)`, `z[1] - logsumexp(z)`, `softmax(z)[1]`), so tables tell them
-apart. `argmax`, `argmin`, `one_hot` and `sample` make constants: no gradient flows through
+what they are (`logsumexp(z)`, `z[1] - max(z)`, `sum(exp(z - max(z)))`, `softmax(z)[1]`), so
+tables tell them apart. `argmax`, `argmin`, `one_hot` and `sample` make constants: no gradient flows through
 a choice.
 """
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Callable
 
 from ...engine.errors import ScalarAutodiffError
-from ...engine.numbers import format_count, format_number
+from ...engine.numbers import format_number, format_whole
 from ...engine.scalar import Scalar
 from ...language import tree
 from ...language.diagnostics import LanguageError
@@ -141,25 +140,40 @@ def compile_logsumexp(compiler: Compiling, call: tree.Call):
 
 
 def compile_softmax(compiler: Compiling, call: tree.Call):
-    """``softmax(L)``: the list ``exp(L[i] - logsumexp(L))``, one logsumexp node shared."""
+    """``softmax(L)``: each ``exp(L[i] - max(L))`` over their sum (a left fold), as PyTorch
+    computes it: the probabilities sum to 1 whatever the logits' size (`softmax([1e15, 1e15])`
+    is exactly 0.5 each), where ``exp(L[i] - logsumexp(L))`` absorbs. ``max(L)`` is a constant:
+    a softmax does not change when every logit moves by the same amount, so no gradient goes
+    through it."""
     (argument,) = compiler.values(call)
     span, engine_error = call.span, compiler.engine_error
-    total_tag = compiler.origin(argument.span, form="logsumexp({})")
-    shifted_tag = _labels(compiler, argument.span, "{}[{i}] - logsumexp({})")
+    top_tag = compiler.origin(argument.span, form="max({})")
+    total_tag = compiler.origin(argument.span, form="sum(exp({} - max({})))")
+    shifted_tag = _labels(compiler, argument.span, "{}[{i}] - max({})")
+    weight_tag = _labels(compiler, argument.span, "exp({}[{i}] - max({}))")
     item_tag = _labels(compiler, call.span, "{}[{i}]")
 
     def softmax(args, items):  # (`NODES`)
-        total = _logsumexp(items)
-        total.tag = total_tag
-        made = []
+        top = Scalar.constant(max([item._value for item in items]))  # (values are finite)
+        top.tag = top_tag
+        weights = []
         try:
             for index, item in enumerate(items):
-                shifted = item - total
+                shifted = item - top
                 shifted.tag = shifted_tag(index)
-                probability = shifted.exp()  # at most 1: never overflows
+                weight = shifted.exp()  # at most 1: never overflows
+                weight.tag = weight_tag(index)
+                weights.append(weight)
+            total = weights[0]
+            for weight in weights[1:]:  # a left fold, the same bits on every Python
+                total = total + weight
+                total.tag = total_tag
+            made = []
+            for index, weight in enumerate(weights):
+                probability = weight / total  # the sum is at least 1 (the largest's weight)
                 probability.tag = item_tag(index)
                 made.append(probability)
-        except ScalarAutodiffError as error:  # (cannot happen: finite differences of finite values)
+        except ScalarAutodiffError as error:  # a nan or infinite logit
             raise engine_error(error, span) from None
         return ListValue(made)
 
@@ -219,7 +233,7 @@ def compile_one_hot(compiler: Compiling, call: tree.Call):
             )
         if not 0 <= at < count:
             raise compiler.fail(
-                "index-out-of-range", f"index {format_count(index._value)} is out of range for `one_hot` of {count}",
+                "index-out-of-range", f"index {format_whole(index._value)} is out of range for `one_hot` of {count}",
                 index_expr.span, {"index": index._value, "length": count},
                 (f"help: the indices of a list of {count} are 0 to {count - 1}",),
             )
@@ -249,7 +263,9 @@ def compile_sample(compiler: Compiling, call: tree.Call):
                     "bad-probabilities", f"`{text}[{index}]` is {format_number(weight)}: a probability is at least 0",
                     argument.span, {"problem": "negative", "index": index, "value": weight},
                 )
-        total = math.fsum(weights)
+        total = 0.0
+        for weight in weights:  # a left fold, as the language's `sum(P)`: the same bits on every Python
+            total += weight
         if not abs(total - 1.0) <= SUM_TOLERANCE:
             raise compiler.fail(
                 "bad-probabilities", f"the probabilities `{text}` sum to {format_number(total)}, not 1",

@@ -14,6 +14,7 @@ nothing and puts the generator back as it found it, so the session is as it was.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any, Callable
 
 from ...engine.numbers import format_number
@@ -22,13 +23,12 @@ from ...language import tree
 from ...language.diagnostics import LanguageError
 from ...language.source import Span
 from ..failures import not_a_text, with_note
-from ..context import MAX_ITEMS
 from ..outcomes import Charted
 from ..values import ListValue, TextValue, describe
 
 if TYPE_CHECKING:
-    from ..context import Compiling, Function, Running
     from ...pictures.charts import Chart
+    from ..context import Compiling, Function, Running
 
 
 def compile_plot(run: Running, statement: tree.ExprStatement, call: tree.Call):
@@ -39,11 +39,16 @@ def compile_plot(run: Running, statement: tree.ExprStatement, call: tree.Call):
     y_of = compiler.expression(y_expr)
     x_of = compiler.expression(x_expr) if x_expr is not None else None
     options = {keyword.name: keyword.value for keyword in call.keywords}
-    title_of = compiler.text_argument(options["title"], "`title:`") if "title" in options else None
-    log_of = compiler.number(options["log"]) if "log" in options else None  # type: ignore[arg-type]
-    labels_expr = options.get("labels")
-    labels_of = compiler.expression(labels_expr) if labels_expr is not None else None  # type: ignore[arg-type]
     output = _Output(run, options.get("file"), statement.span)
+    readers = _text_readers(compiler, options, output)
+    if "log" in options:
+        log_of, log_span = compiler.number(options["log"]), options["log"].span  # type: ignore[arg-type]
+        readers["log"] = lambda: _flag(compiler, log_of(None), log_span)
+    labels_expr = options.get("labels")
+    if labels_expr is not None:
+        labels_of = compiler.expression(labels_expr)  # type: ignore[arg-type]
+        readers["labels"] = lambda: _texts(compiler, labels_of(None), labels_expr)  # type: ignore[arg-type]
+    read_options = _in_written_order(call, readers)
     # A single series is known by its source text; the items of a list literal of series by theirs.
     label = compiler.text_of(y_expr)
     item_labels = (
@@ -65,24 +70,26 @@ def compile_plot(run: Running, statement: tree.ExprStatement, call: tree.Call):
         from ...pictures.charts import line_chart
         from ...pictures.errors import ChartError
 
-        target = output.target()
-        ys, several = _series(compiler, y_of(None), y_expr)
         x = None
-        if x_of is not None and x_expr is not None:
+        if x_of is not None and x_expr is not None:  # (left to right: X, Y, then the options as written)
             x = _numbers(compiler, x_of(None), x_expr, "`plot`'s X")
-        title = title_of(None) if title_of is not None else None
-        log = _flag(compiler, log_of(None), options["log"].span) if log_of is not None else False
-        if labels_of is not None and labels_expr is not None:
-            labels: tuple[str, ...] | None = _texts(compiler, labels_of(None), labels_expr)
+        ys, several = _series(compiler, y_of(None), y_expr)
+        read = read_options()
+        labels: tuple[str, ...] | None
+        if "labels" in read:
+            labels = read["labels"]
         elif several:
             labels = item_labels if item_labels is not None and len(item_labels) == len(ys) else None
         else:
             labels = (label,)
         try:
-            chart = line_chart(ys, x, labels=labels, title=title, log=log)
+            chart = line_chart(
+                ys, x, labels=labels, title=read.get("title"), log=read.get("log", False),
+                x_label=read.get("xlabel"), y_label=read.get("ylabel"),
+            )
         except ChartError as error:
             raise compiler.drawing_error(error, spans(error)) from None
-        output.show(chart, label, target)
+        output.show(chart, label, read.get("file", (None, None)))
 
     return plot
 
@@ -96,9 +103,12 @@ def compile_boundary(run: Running, statement: tree.ExprStatement, call: tree.Cal
     data_expr = compiler.values(call)[1]
     data_of = compiler.expression(data_expr)
     options = {keyword.name: keyword.value for keyword in call.keywords}
-    title_of = compiler.text_argument(options["title"], "`title:`") if "title" in options else None
-    grid_of = compiler.number(options["grid"]) if "grid" in options else None  # type: ignore[arg-type]
     output = _Output(run, options.get("file"), statement.span)
+    readers = _text_readers(compiler, options, output)
+    if "grid" in options:
+        grid_of = compiler.number(options["grid"])  # type: ignore[arg-type]
+        readers["grid"] = lambda: grid_of(None)
+    read_options = _in_written_order(call, readers)
     name, name_span = function_name.name, function_name.span
 
     def boundary(show: bool) -> None:
@@ -106,15 +116,16 @@ def compile_boundary(run: Running, statement: tree.ExprStatement, call: tree.Cal
         from ...pictures.errors import ChartError
 
         function = _function(compiler, name, name_span)
-        target = output.target()
         points = _points(compiler, data_of(None), data_expr)
-        grid = grid_of(None) if grid_of is not None else DEFAULT_GRID
-        title = title_of(None) if title_of is not None else None
+        read = read_options()  # (all before F runs: the file's format is known before the work)
         score = _score(run, compiler, function, call.span)
         generator = run.state.random
         drawn = generator.getstate()  # (F may draw: its draws are dropped with its nodes)
         try:
-            chart = boundary_chart(points, score, grid=grid, title=title)
+            chart = boundary_chart(
+                points, score, grid=read.get("grid", DEFAULT_GRID), title=read.get("title"),
+                x_label=read.get("xlabel"), y_label=read.get("ylabel"),
+            )
         except ChartError as error:
             where = options["grid"].span if error.kind == "grid-out-of-range" and "grid" in options else (
                 call.span if error.kind == "undefined-score" else data_expr.span
@@ -122,7 +133,7 @@ def compile_boundary(run: Running, statement: tree.ExprStatement, call: tree.Cal
             raise compiler.drawing_error(error, where) from None
         finally:
             generator.setstate(drawn)
-        output.show(chart, name, target)
+        output.show(chart, name, read.get("file", (None, None)))
 
     return boundary
 
@@ -173,6 +184,28 @@ class _Output:
 
 
 # ---- reading the session's values ------------------------------------------------------------
+
+
+def _text_readers(compiler: Compiling, options: dict, output: _Output) -> dict[str, Callable[[], Any]]:
+    """Readers of a chart's text options: `title:`, `xlabel:` and `ylabel:` (the axes'
+    titles), and `file:` (its path and format, `output.target`)."""
+    readers: dict[str, Callable[[], Any]] = {}
+    for name in ("title", "xlabel", "ylabel"):
+        if name in options:
+            readers[name] = partial(compiler.text_argument(options[name], f"`{name}:`"), None)
+    if "file" in options:
+        readers["file"] = output.target
+    return readers
+
+
+def _in_written_order(call: tree.Call, readers: dict[str, Callable[[], Any]]) -> Callable[[], dict[str, Any]]:
+    """The named options' values, read in the order the call writes them (left to right)."""
+    order = [keyword.name for keyword in call.keywords if keyword.name in readers]
+
+    def read() -> dict[str, Any]:
+        return {name: readers[name]() for name in order}
+
+    return read
 
 
 def _series(compiler: Compiling, value: object, expr: tree.Expr) -> tuple[list[tuple[float, ...]], bool]:
@@ -256,11 +289,12 @@ def _function(compiler: Compiling, name: str, span: Span) -> Function:
 
 
 def _score(run: Running, compiler: Compiling, function: Function, span: Span) -> Callable[[float, float], float]:
-    """F at (x1, x2): its value, each call with a statement's budget of comprehension items."""
+    """F at (x1, x2): its value, each call with a statement's budget of comprehension items
+    and of calls."""
     budget, body, name = run.budget, function.body, function.name
 
     def score(x: float, y: float) -> float:
-        budget.left = MAX_ITEMS
+        budget.refill()
         try:
             result = body((Scalar.constant(x), Scalar.constant(y)))
         except LanguageError as error:

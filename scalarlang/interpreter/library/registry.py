@@ -240,12 +240,14 @@ STATEMENT_FUNCTIONS: dict[str, StatementCall] = _table(
         "draws start again as Python's random.seed(N) would", _DATA),
     StatementCall("plot", arity(1, 2), plots.compile_plot, ("plot(Y)", "plot(X, Y)", "plot([Y1, Y2])"),
         "a line chart of lists of numbers", _CHARTS,
-        options={"title": TEXT, "log": VALUE, "file": TEXT, "labels": VALUE},
-        notes=('(named: title: "T", log: 1 for a log y axis, labels: ["a", "b"], file: "F.svg" or "F.txt")',)),
+        options={"title": TEXT, "xlabel": TEXT, "ylabel": TEXT, "log": VALUE, "file": TEXT, "labels": VALUE},
+        notes=('(named: title: "T", xlabel: "step", ylabel: "loss" for the axes, log: 1 for a log y axis, '
+               'labels: ["a", "b"], file: "F.svg" or "F.txt")',)),
     StatementCall("boundary", arity(2), plots.compile_boundary, "boundary(F, DATA)",
         "the sign of F(x1, x2) over DATA's rows x1, x2, label", _CHARTS,
-        (FUNCTION, VALUE), options={"grid": VALUE, "title": TEXT, "file": TEXT},
-        notes=('(named: grid: N cells a side, 40 by default; title: "T", file: "F.svg" or "F.txt")',)),
+        (FUNCTION, VALUE), options={"grid": VALUE, "title": TEXT, "xlabel": TEXT, "ylabel": TEXT, "file": TEXT},
+        notes=('(named: grid: N cells a side, 40 by default; title: "T", xlabel: "x1", ylabel: "x2", '
+               'file: "F.svg" or "F.txt")',)),
 )
 
 
@@ -333,10 +335,12 @@ def _kind_problem(entry: Entry, kind: Kind, arg: tree.Expr, which: str) -> str |
 
 
 def _never_a_text(arg: tree.Expr) -> bool:
-    """Whether ``arg``'s form cannot give a text (a number, a list, a comparison, `-x`, `x * y`)."""
-    if isinstance(arg, tree.Binary):
-        return arg.op != "+"
-    return isinstance(arg, (tree.Number, tree.Leaf, tree.Unary, tree.Compare, tree.ListLiteral, tree.Comprehension))
+    """Whether ``arg`` is written as something else than a text (a number, `-2`, `var 2`, a
+    list in brackets). A computed value (`z - 1`, `a < b`) is checked when it runs, after its
+    own errors: `not-a-text` as for `z + 1`."""
+    if isinstance(arg, tree.Unary):
+        return isinstance(arg.operand, tree.Number)
+    return isinstance(arg, (tree.Number, tree.Leaf, tree.ListLiteral, tree.Comprehension))
 
 
 def options_problem(entry: Entry | None, call: tree.Call, fail: Fail) -> LanguageError | None:

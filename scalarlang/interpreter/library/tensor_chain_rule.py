@@ -13,11 +13,11 @@ from __future__ import annotations
 from operator import add
 from typing import Any, Sequence
 
-from ...engine.shapes import unravel
+from ...engine.tensor_shapes import unravel
 from ...engine.tensor_formulas import operation_shapes, scalar_edges, tensor_edges, vjp_formula
 from ...engine.tensor_node import TensorNode
 from ...engine.tensor_operations import TensorOperation
-from ..outcomes import TensorEdge, TensorExplained, TensorSummary
+from ..tensor_outcomes import TensorEdge, TensorExplained, TensorSummary
 from ..state import History, KeptPass, Zeroed
 from ..values import label_of
 

@@ -9,7 +9,6 @@ A text is a constant: none of these makes a node, except `encode`, whose indices
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +17,7 @@ from ...engine.scalar import Scalar
 from ...language import tree
 from ..failures import index_out_of_range, not_a_text
 from ..values import MAX_TEXT, ListValue, TextValue, characters, describe, quoted, whole_number
+from .csv_reader import NotRegular, open_regular
 
 if TYPE_CHECKING:
     from ..context import Compiling
@@ -35,6 +35,10 @@ def compile_read_text(compiler: Compiling, call: tree.Call):
 
     def read(args) -> TextValue:
         name = name_of(args)
+        if not name:  # (the path would be the folder, "a directory")
+            raise compiler.fail(
+                "io-error", "the file name is empty: there is no file to read", argument.span, {"path": name}
+            )
         path = Path(name) if folder is None else Path(folder) / name
         data = _bytes(compiler, path, name, argument.span)
         try:
@@ -59,10 +63,10 @@ def compile_read_text(compiler: Compiling, call: tree.Call):
 def _bytes(compiler: Compiling, path: Path, name: str, span) -> bytes:
     """The file's bytes (at most one more than `MAX_TEXT_BYTES`), or the error."""
     try:
-        if os.path.isdir(path):
-            raise compiler.fail("io-error", f"cannot read `{name}`: it is a directory", span, {"path": name})
-        with open(path, "rb") as file:
+        with open_regular(path) as file:
             data = file.read(MAX_TEXT_BYTES + 1)
+    except NotRegular as error:  # a FIFO would block, a device might never end
+        raise compiler.fail("io-error", f"cannot read `{name}`: it is {error.what}", span, {"path": name}) from None
     except OSError as error:
         raise compiler.fail(
             "io-error", f"cannot read `{name}`: {error.strerror or error}", span, {"path": name}
@@ -211,6 +215,11 @@ def compile_decode(compiler: Compiling, call: tree.Call):
 
     def decode(args, items, vocabulary):  # (L: `NODES`)
         letters, of_text = vocabulary_of(vocabulary).characters, vocabulary.__class__ is TextValue
+        if len(items) > MAX_TEXT:  # a character an index
+            raise compiler.fail(
+                "too-long", f"the decoded text would be {len(items):,} characters; the most is {MAX_TEXT:,}",
+                call.span, {"length": len(items), "limit": MAX_TEXT},
+            )
         length = len(letters)
         made = []
         for position, item in enumerate(items):
