@@ -488,3 +488,40 @@ def test_a_hole_too_long_for_a_text_is_refused_before_it_is_written():
     assert diagnostic.message == "this text would be at least 18,000,000 characters; the most is 10,000,000"
     _, outcomes = run_ok('print "{T:.2f}"', session)
     assert printed(outcomes)[0].splitlines()[1] == "  0.00  0.00  0.00  …  0.00  0.00  0.00"
+
+
+def test_draw_as_text_shows_tensor_boxes_and_vjp_edges():
+    A, B, C, loss = layer_loss()
+    session = with_values(A=A, B=B, C=C, loss=loss)
+    _, outcomes = run_ok("draw(loss)", session)
+    assert rendered(outcomes).splitlines()[:5] == [
+        "graph of loss",
+        "loss  sum · value 36 · grad 0",
+        "└─ slot 0, dA = dC, repeated over every element: C  matmul [2, 2] · 4.5, 7, 9.5, … · tracked",
+        "   ├─ slot 0, dA = dC @ Bᵀ: A  variable [2, 2] · 1, 2, 3, … · tracked",
+        "   └─ slot 1, dB = Aᵀ @ dC: B  constant [2, 2] · 0.5, 1, 2, … · untracked",
+    ]
+
+
+def test_walk_is_for_scalar_graphs_and_says_so_changing_nothing():
+    from sessions import failure
+
+    A, B, C, loss = layer_loss()
+    session = with_values(A=A, B=B, C=C, loss=loss)
+    diagnostic = failure("walk(loss)", session)
+    assert diagnostic.kind == "tensor-graph" and diagnostic.fields == {"output": "loss", "tensor_nodes": 3}
+    assert "`explain(T)`" in diagnostic.notes[0]
+    assert A.gradient == (0.0, 0.0, 0.0, 0.0)  # nothing committed
+
+
+def test_the_forward_table_of_a_graph_holding_tensors_shows_shapes_and_operands():
+    from scalarlang.render.tables import forward_tables
+    from scalarlang.interpreter.outcomes import BackwardShown
+    from scalarlang.language.source import Span
+
+    A, B, C, loss = layer_loss()
+    backward_pass = loss.reverse_pass()
+    shown = BackwardShown(Span(0, 1, 1, 1, 1, 2), "loss", backward_pass, ("A", "B", "C", "loss"),
+                          ("variable", "constant", "matmul", "sum"))
+    lines = [line.plain for part in forward_tables(shown, 100, 200) for line in part]
+    assert "2  C     matmul     [2, 2] 4.5, 7, …  0, 1" in lines and lines[-1] == "4 unique nodes, 3 operand edges"

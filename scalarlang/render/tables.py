@@ -95,13 +95,17 @@ def _holds_tensors(topology) -> bool:
     return any(isinstance(node, TensorNode) for node in topology)
 
 
+def _operands(node) -> list:
+    """A node's operands in slot order: a tensor operation's (its edges are VJPs) too."""
+    if isinstance(node, TensorNode) or node._operation.__class__ is TensorOperation:
+        return [operand for operand, _ in tensor_edges(node)]
+    return [edge.parent for edge in node.parents]
+
+
 def _edge_count(topology) -> int:
     count = 0
     for node in topology:
-        if isinstance(node, TensorNode) or node._operation.__class__ is TensorOperation:
-            count += len(tensor_edges(node))
-        else:
-            count += len(node.parents)
+        count += len(_operands(node))
     return count
 
 
@@ -125,22 +129,30 @@ def forward_tables(shown: BackwardShown, width: int, row_limit: int) -> Iterator
     operands, by topology index), no adjoint and no gradient, which the walk's steps compute."""
     backward_pass = shown.backward_pass
     nodes, labels, counts = backward_pass.nodes, shown.labels, shown.counts
+    topology = backward_pass.topology
     operands: dict[int, list[tuple[int, int]]] = {}
     for edge in backward_pass.edges:
         operands.setdefault(edge.child, []).append((edge.operand, edge.parent))
+    edge_count = len(backward_pass.edges)
+    if not backward_pass.edges and topology and _holds_tensors(topology):  # (no per-edge records)
+        edge_count = _edge_count(topology)
+        positions = {id(node): index for index, node in enumerate(topology)}
+        for index, node in enumerate(topology):
+            operands[index] = [(slot, positions[id(operand)]) for slot, operand in enumerate(_operands(node))]
     yield [Text.assemble("forward graph of ", (shown.label, STYLES["label"]), " (values only: the walk computes the rest)")]
     rows = [
         [
             str(record.topology_index),
             labels[record.topology_index],
             shown.operations[record.topology_index],
-            format_count(record.value) if record.topology_index in counts else format_number(record.value),
+            format_count(record.value) if record.topology_index in counts
+            else value_cell(record.value, _shape(topology[record.topology_index])),
             ", ".join(str(parent) for _, parent in sorted(operands.get(record.topology_index, []))) or "-",
         ]
         for record in _limited(nodes, row_limit)
     ]
     yield _titled_table(None, _FORWARD_COLUMNS, rows, len(nodes), width)
-    yield [Text(node_and_edge_counts(len(nodes), len(backward_pass.edges)))]
+    yield [Text(node_and_edge_counts(len(nodes), edge_count))]
 
 
 def graph_tables(shown: GraphShown, width: int, row_limit: int) -> Iterator[list[Text]]:

@@ -10,6 +10,7 @@ from ...engine.errors import ScalarAutodiffError
 from ...engine.numbers import format_parameter
 from ...engine.scalar import Scalar, ScalarOperation
 from ...engine.tensor_node import TensorNode
+from ...engine.tensor_passes import TensorBackwardPass
 from ...language import tree
 from ...language.diagnostics import Diagnostic, LanguageError
 from ..outcomes import BackwardShown, Drawn, WalkShown, WalkStep
@@ -41,6 +42,8 @@ def compile_backward(run: Running, statement: tree.ExprStatement, call: tree.Cal
             backward_pass = output.reverse_pass(seed)
         except ScalarAutodiffError as error:
             raise pass_failure(compiler, error, output, seed_span, output_span) from None
+        if walk and isinstance(backward_pass, TensorBackwardPass):
+            raise _no_walk_of_tensors(compiler, output, backward_pass, span)
         if walk and len(backward_pass.edges) > MAX_WALK_EDGES:
             raise compiler.fail(
                 "too-long",
@@ -66,6 +69,22 @@ def compile_backward(run: Running, statement: tree.ExprStatement, call: tree.Cal
             run.emit(backward_outcome(span, label_of(output), backward_pass))
 
     return backward
+
+
+def _no_walk_of_tensors(compiler: Compiling, output: Scalar, backward_pass: TensorBackwardPass, span) -> LanguageError:
+    """`walk` steps over scalar edges; a tensor edge is one VJP standing for many of them, and
+    the pass over a graph holding tensors keeps no per-edge records to step over."""
+    tensors = sum(1 for node in backward_pass.topology if isinstance(node, TensorNode))
+    label = label_of(output)
+    return compiler.fail(
+        "tensor-graph",
+        f"`walk` steps over the edges of a graph of scalar nodes; `{label}`'s graph holds {tensors:,} tensor "
+        f"node{'' if tensors == 1 else 's'}, whose edges each stand for many scalar edges",
+        span,
+        {"output": label, "tensor_nodes": tensors},
+        ("help: `backward` shows the pass as tables, and `explain(T)` a tensor node's edges: each VJP and the "
+         "scalar edges it stands for",),
+    )
 
 
 def compile_walk(run: Running, statement: tree.ExprStatement, call: tree.Call):
