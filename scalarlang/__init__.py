@@ -119,6 +119,16 @@ if _typing.TYPE_CHECKING:  # what type checkers and IDEs see
         ScalarAutodiffError,
         UntrackedOutput,
     )
+    from .engine.forward import ForwardNode, ForwardTerm, ForwardTrace, Jacobian, forward_trace, jacobian, jvp
+    from .engine.forward_errors import (
+        FORWARD_ERRORS,
+        DirectionLengthMismatch,
+        ForwardInputNotVariable,
+        ForwardModeError,
+        NonFiniteDirection,
+        NonFiniteTangent,
+        TensorInForwardMode,
+    )
     from .engine.gradcheck import (
         GRADCHECK_STEP,
         GRADCHECK_TOLERANCE,

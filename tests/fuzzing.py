@@ -305,7 +305,7 @@ class ProgramGenerator:
             (1, self.quiet_stmt), (2, self.descend_stmt), (1, self.semicolons),
             (3, self.list_let), (1, self.list_fn_def), (1, self.list_line), (1, self.random_seed_stmt),
             (1, self.explain_stmt), (1, self.paths_stmt), (1, self.walk_stmt), (1, self.plot_stmt),
-            (1, self.boundary_stmt),
+            (1, self.boundary_stmt), (1, self.forward_stmt),
         ]
         if depth < 3:
             forms += [(2, self.repeat_stmt), (2, self.for_range), (2, self.for_table), (2, self.for_list), (2, self.if_stmt),
@@ -515,6 +515,21 @@ class ProgramGenerator:
 
     def paths_stmt(self, scope: Scope, depth: int) -> str:
         return f"paths({self.tracked_expr(scope)}, {self.variable(scope)})"
+
+    def forward_stmt(self, scope: Scope, depth: int) -> str:
+        """Forward mode: `jvp` (a value), `tangents` and `jacobian`, along one variable or a
+        direction (now and then of the wrong length, or with a computed node as an input)."""
+        rng = self.rng
+        output, variable = self.tracked_expr(scope), self.variable(scope)
+        inputs = [variable, self.variable(scope) if rng.random() < 0.9 else self.expr(scope, size=1)]
+        direction = [rng.choice(NUMBERS) for _ in range(2 if rng.random() < 0.9 else 1)]
+        along = f"[{', '.join(inputs)}], [{', '.join(direction)}]"
+        choice = rng.random()
+        if choice < 0.3:
+            return f"tangents({output}, {variable if rng.random() < 0.5 else along})"
+        if choice < 0.6:
+            return f"jacobian([{output}, {self.expr(scope, size=2)}], [{', '.join(inputs)}])"
+        return f"print \"{{jvp({output}, {variable if rng.random() < 0.5 else along})}}\""
 
     def walk_stmt(self, scope: Scope, depth: int) -> str:
         return "walk" + self.backward_stmt(scope, depth)[len("backward"):]

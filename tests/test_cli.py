@@ -131,6 +131,10 @@ EVENT_FIELDS = {
     "step": {"index", "consumer", "slot", "operand", "upstream", "local", "contribution", "operand_tracked", "before", "after", "adjoints"},
     # Seeing training (examples/moons.sad, fit_line.sad).
     "plot": {"kind", "title", "path"},
+    # Forward mode beside reverse mode (examples/forward_mode.sad).
+    "tangents": {"label", "inputs", "direction", "nodes", "tangent", "passes", "visited"},
+    "jacobian": {"outputs", "inputs", "forward", "reverse", "forward_passes", "forward_visits", "reverse_passes",
+                 "reverse_visits", "largest_difference"},
 }
 NUMBER = (int, float)
 

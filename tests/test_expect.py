@@ -13,6 +13,7 @@ from shared import SEED_PROGRAM, caret_text, error, expr, parse, sexp
 from scalarlang.engine.tensor import Tensor
 from scalarlang.interpreter.checks import KIND_SYNONYMS
 from scalarlang.interpreter.failures import RUNTIME_KINDS
+from scalarlang.interpreter.library.registry import VALUE_FUNCTIONS
 from scalarlang.interpreter.outcomes import Expected
 from scalarlang.language.parser import MAX_NESTING
 from scalarlang.language.tree import Expect, Let
@@ -236,10 +237,18 @@ def test_expect_every_runtime_kind_of_the_errors_example(tmp_path):
         "no-points": "boundary(g, [])",
         "point-shape": "boundary(g, [[0, 0]])",
     })
+    programs.update({  # forward mode
+        "direction-length-mismatch": "jvp(x * x, [x, a], [1])",
+        "non-finite-tangent": "jvp(x * 1e300, x, 1e300)",
+    })
+    if "tensor" in VALUE_FUNCTIONS:  # (tensors in the language: a tensor in a forward pass's graph)
+        programs["tensor-in-forward-mode"] = "jvp(sum(tensor([1, 2])) * x, x)"
     # (a chart too wide for the text: tests/test_plots.py, at a narrow width)
     # Whether Graphviz is there, and works, depends on the machine (tests/test_drawing_language.py).
     graphviz = {"missing-graphviz", "graphviz-failed"}
     missing = RUNTIME_KINDS - set(programs) - {"non-finite-gradcheck-input", "chart-too-small"} - graphviz
+    if "tensor" not in VALUE_FUNCTIONS:
+        missing -= {"tensor-in-forward-mode"}
     assert not missing
     lines = ["let x = var 1", "let a = var 1", "let big = a * 1e308", "backward(big)", "let a_list = [1]", "fn f(p) = p", "fn g(p, q) = p - q"]
     lines += ["let long = x", "repeat 600 { let long = long + 1 }"]

@@ -37,6 +37,8 @@ descend v by 0.1
 plot([loss, x], title: "two")
 fn side(a, b) = a - b
 boundary(side, [[0, 1, -1], [1, 0, 1]], grid: 3)
+tangents(loss, x)
+jacobian([loss], [x])
 expect no-gradient: grad(3)
 "a\\n{len("é")}"
 lose

@@ -187,6 +187,14 @@ def test_cells_share_one_session(shell):
     assert "Traceback" not in outputs[0]["text/plain"]
 
 
+def test_a_cell_shows_forward_modes_trace_and_jacobian(shell):
+    outputs = shell("cell", "sad", cell="let x = var 2\nlet square = x * x\nlet loss = square + square\n"
+                    "tangents(loss, x)\njacobian([loss], [x])")
+    (output,) = outputs
+    assert "ṫ = 2 × 1 + 2 × 1 = 4" in output["text/plain"] and "ṫ = 2 × 1 + 2 × 1 = 4" in output["text/html"]
+    assert "reverse mode: 1 pass (one per output), 3 node visits" in output["text/plain"]
+
+
 def test_a_failing_cell_shows_what_ran_then_its_diagnostic_and_one_line_for_the_error(shell):
     from IPython.core.interactiveshell import InteractiveShell
     from IPython.utils.capture import capture_output

@@ -44,6 +44,20 @@ EXPORTS = {
     "scalar_gradient_check": "gradcheck",
     "format_exponent": "numbers",
     "format_number": "numbers",
+    "jvp": "forward",
+    "forward_trace": "forward",
+    "jacobian": "forward",
+    "ForwardTrace": "forward",
+    "ForwardNode": "forward",
+    "ForwardTerm": "forward",
+    "Jacobian": "forward",
+    "FORWARD_ERRORS": "forward_errors",
+    "ForwardModeError": "forward_errors",
+    "TensorInForwardMode": "forward_errors",
+    "ForwardInputNotVariable": "forward_errors",
+    "DirectionLengthMismatch": "forward_errors",
+    "NonFiniteDirection": "forward_errors",
+    "NonFiniteTangent": "forward_errors",
     "Tensor": "tensor",
     "TensorOperation": "tensor_operations",
     "TensorBackwardPass": "tensor_passes",
@@ -98,6 +112,16 @@ if _typing.TYPE_CHECKING:  # what type checkers and IDEs see
         NonFiniteSeed,
         ScalarAutodiffError,
         UntrackedOutput,
+    )
+    from .forward import ForwardNode, ForwardTerm, ForwardTrace, Jacobian, forward_trace, jacobian, jvp
+    from .forward_errors import (
+        FORWARD_ERRORS,
+        DirectionLengthMismatch,
+        ForwardInputNotVariable,
+        ForwardModeError,
+        NonFiniteDirection,
+        NonFiniteTangent,
+        TensorInForwardMode,
     )
     from .gradcheck import (
         GRADCHECK_STEP,

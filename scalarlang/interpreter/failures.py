@@ -15,6 +15,7 @@ from dataclasses import replace
 import re
 
 from ..engine.errors import ENGINE_ERRORS, ScalarAutodiffError
+from ..engine.forward_errors import DirectionLengthMismatch, NonFiniteTangent, TensorInForwardMode
 from ..engine.gradcheck import (
     InvalidGradcheckStep,
     InvalidGradcheckTolerance,
@@ -164,6 +165,10 @@ GRADCHECK_KINDS = tuple(
     error.kind
     for error in (InvalidGradcheckStep, InvalidGradcheckTolerance, NonFiniteGradcheckInput, NonFiniteGradcheckValue)
 )
+# Forward mode (`jvp`, `tangents`, `jacobian`): the engine's kinds a program can meet (an input
+# that is not a variable is the language's `not-a-variable`; a direction's numbers are values of
+# nodes, finite).
+FORWARD_KINDS = tuple(error.kind for error in (TensorInForwardMode, DirectionLengthMismatch, NonFiniteTangent))
 LANGUAGE_RUNTIME_KINDS = (
     "undefined-name",
     "unknown-function",
@@ -215,7 +220,7 @@ FILE_KINDS = ("io-error",)
 STATIC_KINDS = ("syntax-error", "too-deep", "io-error")
 
 RUNTIME_KINDS = frozenset(
-    ENGINE_KINDS + GRADCHECK_KINDS + LANGUAGE_RUNTIME_KINDS + DRAWING_KINDS + CHART_KINDS + FILE_KINDS
+    ENGINE_KINDS + GRADCHECK_KINDS + FORWARD_KINDS + LANGUAGE_RUNTIME_KINDS + DRAWING_KINDS + CHART_KINDS + FILE_KINDS
 )
 
 

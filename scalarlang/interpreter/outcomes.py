@@ -324,6 +324,90 @@ class GradcheckShown(PlainData):
         self.check = check
 
 
+class TangentTerm(PlainData):
+    """One term of a tangent's sum: an operand edge's local derivative times the operand's
+    tangent (``operand``: the operand's index in the trace), and their product."""
+
+    __slots__ = __match_args__ = ("operand", "local", "operand_tangent", "product")
+
+    def __init__(self, operand: int, local: float, operand_tangent: float, product: float) -> None:
+        self.operand = operand
+        self.local = local
+        self.operand_tangent = operand_tangent
+        self.product = product
+
+
+class TangentNode(PlainData):
+    """One node of a forward pass, in the order visited: its tangent, and for a node with
+    operands the terms whose left fold it is (a leaf has none; ``input``: a leaf the direction
+    moves)."""
+
+    __slots__ = __match_args__ = ("index", "label", "operation", "value", "tangent", "input", "terms")
+
+    def __init__(self, index: int, label: str, operation: str, value: float, tangent: float, input: bool,
+                 terms: tuple[TangentTerm, ...]) -> None:
+        self.index = index
+        self.label = label
+        self.operation = operation
+        self.value = value
+        self.tangent = tangent
+        self.input = input
+        self.terms = terms
+
+
+class TangentsShown(PlainData):
+    """``tangents(Y, X)``, ``tangents(Y, [X…], [V…])``: the evaluation trace of one forward
+    pass over Y's graph (``direction``: each input's number, ``along_one``: one input moved
+    by 1, the form ``dY/dX``)."""
+
+    __slots__ = __match_args__ = ("span", "label", "inputs", "direction", "along_one", "nodes", "tangent")
+
+    def __init__(self, span: Span, label: str, inputs: tuple[str, ...], direction: tuple[float, ...],
+                 along_one: bool, nodes: tuple[TangentNode, ...], tangent: float) -> None:
+        self.span = span
+        self.label = label
+        self.inputs = inputs
+        self.direction = direction
+        self.along_one = along_one
+        self.nodes = nodes
+        self.tangent = tangent
+
+
+class JacobianShown(PlainData):
+    """``jacobian([Y…], [X…])``: dY_i/dX_j by forward mode (one pass per input, over the graph
+    of all the outputs) and by reverse mode (one pass per output), with each one's passes and
+    node visits, and the largest difference between the two matrices."""
+
+    __slots__ = __match_args__ = (
+        "span", "outputs", "inputs", "forward", "reverse", "forward_passes", "forward_visits", "reverse_passes",
+        "reverse_visits", "largest_difference",
+    )
+
+    def __init__(
+        self,
+        span: Span,
+        outputs: tuple[str, ...],
+        inputs: tuple[str, ...],
+        forward: tuple[tuple[float, ...], ...],
+        reverse: tuple[tuple[float, ...], ...],
+        forward_passes: int,
+        forward_visits: int,
+        reverse_passes: int,
+        reverse_visits: int,
+        largest_difference: float,
+    ) -> None:
+        self.span = span
+        self.outputs = outputs
+        self.inputs = inputs
+        self.forward = forward
+        self.reverse = reverse
+        self.forward_passes = forward_passes
+        self.forward_visits = forward_visits
+        self.reverse_passes = reverse_passes
+        self.reverse_visits = reverse_visits
+        self.largest_difference = largest_difference
+
+
 class Expected(PlainData):
     """``expect KIND: ...`` saw the error it expected."""
 
@@ -404,5 +488,5 @@ class Charted(PlainData):
 Outcome = (
     ValueShown | ListShown | Bound | Defined | Printed | BackwardShown | GraphShown | GradcheckShown
     | Explained | PathsShown | WalkShown | Drawn | Charted | Expected | Warned | Failed | TextShown
-    | TensorShown | TensorExplained
+    | TensorShown | TensorExplained | TangentsShown | JacobianShown
 )

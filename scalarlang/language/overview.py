@@ -10,13 +10,14 @@ from __future__ import annotations
 
 # The tasks, in the order the help texts show them. A registry entry of another category gets
 # a heading of its own after these.
-GRAPH, TRAINING, LISTS, TEXTS, CHAIN_RULE, PICTURES = TASKS = (
+GRAPH, TRAINING, LISTS, TEXTS, CHAIN_RULE, PICTURES, FORWARD_MODE = TASKS = (
     "values and the graph",
     "training",
     "lists",
     "texts and language models",
     "seeing the chain rule",
     "pictures",
+    "forward mode",
 )
 
 # (task, form, what it does): the statements and expression forms, placeholders in capitals.
@@ -81,4 +82,6 @@ EXAMPLES: tuple[tuple[str, str, str], ...] = (
     (PICTURES, 'draw(loss, "loss.svg")', "a picture of the graph (.svg, .png or .dot)"),
     (PICTURES, "plot(losses)", "a line chart (title:, xlabel:, ylabel:, log:, file:)"),
     (PICTURES, "boundary(score, data)", "where a classifier says + and -, over its data"),
+    (FORWARD_MODE, "jvp(loss, x)", "dloss/dx by one forward pass (tangents(loss, x): its trace)"),
+    (FORWARD_MODE, "jacobian([loss], [w, b])", "the matrix both ways, and what each way cost"),
 )

@@ -21,11 +21,13 @@ from ..interpreter.outcomes import (
     Failed,
     GradcheckShown,
     GraphShown,
+    JacobianShown,
     NodeState,
     Outcome,
     PathsShown,
     Printed,
     ListShown,
+    TangentsShown,
     TextShown,
     ValueShown,
     WalkShown,
@@ -38,6 +40,7 @@ from ..interpreter.values import plain_values, shape
 from ..language.diagnostics import help_and_notes
 from ..language.source import Span
 from .chart_events import chart_fields, number
+from .forward_events import jacobian_fields, tangents_fields
 from .messages import warning_message
 from .tensor_events import tensor_explain_fields, tensor_fields
 
@@ -192,6 +195,10 @@ def event_of(outcome: Outcome, file: str | None = None) -> dict[str, Any] | None
             fields = tensor_explain_fields(outcome)
         case PathsShown():
             fields = _paths_fields(outcome)
+        case TangentsShown():
+            fields = tangents_fields(outcome)
+        case JacobianShown():
+            fields = jacobian_fields(outcome)
         case Expected():
             fields = {"event": "expected", "kind": outcome.kind, "message": outcome.message}
         case Warned():

@@ -30,11 +30,13 @@ from ..interpreter.outcomes import (
     Failed,
     GradcheckShown,
     GraphShown,
+    JacobianShown,
     NodeState,
     Outcome,
     PathsShown,
     Printed,
     ListShown,
+    TangentsShown,
     TextShown,
     ValueShown,
     WalkShown,
@@ -46,6 +48,7 @@ from ..interpreter.values import formatted_value, quoted, shorten
 from ..language.diagnostics import Diagnostic
 from ..language.source import Source, Span
 from .chain_rule import explain_lines, paths_lines, walk_parts
+from .forward_mode import jacobian_lines, tangents_lines
 from .messages import warning_message
 from .styles import STYLES
 from .tensor_chain_rule import tensor_explain_lines
@@ -167,6 +170,10 @@ class Renderer:
             case WalkShown():
                 for part in walk_parts(outcome, self.console.width, self.row_limit):
                     self.lines(part)
+            case TangentsShown():
+                self.lines(tangents_lines(outcome, self.console.width, self.row_limit))
+            case JacobianShown():
+                self.lines(jacobian_lines(outcome, self.console.width, self.row_limit))
             case Drawn():
                 self.drawn(outcome)
             case Charted():

@@ -19,9 +19,11 @@ from typing import TYPE_CHECKING, Any
 from ...engine.scalar import Scalar
 from ...language import tree
 from ...language.diagnostics import LanguageError
-from ...language.overview import CHAIN_RULE, GRAPH, LISTS, PICTURES, TASKS, TEXTS, TRAINING
+from ...language.overview import CHAIN_RULE, FORWARD_MODE, GRAPH, LISTS, PICTURES, TASKS, TEXTS, TRAINING
 from ..values import LABEL_LIMIT, shorten, suggestion
-from . import chain_rule, gradient_check, graphs, list_functions, logits, node_functions, plots, text_functions
+from . import (
+    chain_rule, forward_mode, gradient_check, graphs, list_functions, logits, node_functions, plots, text_functions,
+)
 from .arguments import Kind, checked
 
 if TYPE_CHECKING:
@@ -148,6 +150,7 @@ _DATA = TRAINING
 _LISTS, _CHAIN_RULE, _PICTURES = LISTS, CHAIN_RULE, PICTURES
 _TEXTS = _MODELS = TEXTS
 _CHARTS = PICTURES
+_FORWARD = FORWARD_MODE
 
 VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
     ValueFunction("exp", arity(1), node_functions.engine_unary(Scalar.exp), "exp(X)", "e to the power X", _ENGINE, (NODE,)),
@@ -213,6 +216,9 @@ VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
         "logsumexp(LOGITS) - LOGITS[TARGET]: the loss of one example", _MODELS, (NODES, VALUE), empty="no classes"),
     ValueFunction("one_hot", arity(2), logits.compile_one_hot, "one_hot(I, N)",
         "N constants, 1 at index I and 0 elsewhere", _MODELS, (NODE,)),
+    ValueFunction("jvp", arity(2, 3), forward_mode.compile_jvp, ("jvp(Y, X)", "jvp(Y, [X, …], [V, …])"),
+        "Y's tangent along X (or along V: one number per X) by one forward pass: a constant", _FORWARD,
+        (NODE, VALUE, VALUE)),
     ValueFunction("sample", arity(1), logits.compile_sample, "sample(P)",
         "an index drawn with probabilities P, as Python's random.choices draws it", _MODELS, (NODES,), empty="no index to draw"),
 )
@@ -236,6 +242,10 @@ STATEMENT_FUNCTIONS: dict[str, StatementCall] = _table(
         "every path from OUT down to X, and the sum of their products", _CHAIN_RULE),
     StatementCall("walk", arity(1, 2), graphs.compile_walk, ("walk(OUT)", "walk(OUT, SEED)"),
         "backward, one edge per Enter", _CHAIN_RULE),
+    StatementCall("tangents", arity(2, 3), forward_mode.compile_tangents, ("tangents(Y, X)", "tangents(Y, [X, …], [V, …])"),
+        "the forward pass of jvp: each node's value and tangent, the sum over its edges", _FORWARD),
+    StatementCall("jacobian", arity(2), forward_mode.compile_jacobian, "jacobian([Y, …], [X, …])",
+        "dY/dX by n forward passes and by m reverse passes, with what each cost", _FORWARD),
     StatementCall("random_seed", arity(1), list_functions.compile_random_seed, "random_seed(N)",
         "draws start again as Python's random.seed(N) would", _DATA),
     StatementCall("plot", arity(1, 2), plots.compile_plot, ("plot(Y)", "plot(X, Y)", "plot([Y1, Y2])"),
