@@ -270,12 +270,14 @@ def test_a_tensor_programs_forward_values_are_the_lists_programs_bit_for_bit():
 
 
 def test_print_and_value_lines_show_a_tensor_and_the_api_gives_the_tensor():
-    # (the form of showing tensors is issue 42's item 5; this is the placeholder's: shape, values)
+    # (the text of a tensor, as tests/test_tensor_show.py checks it, made by the language's forms)
     result = scalarlang.run('let T = tensor([[1, 2.5], [3, 4]])\nprint T\nT[0]\nprint "{T}"\nlet L = [T, 1]\nL')
     assert result.ok
     assert result.text.splitlines() == [
-        "tensor [2, 2] [[1, 2.5], [3, 4]]", "tensor [2] [1, 2.5]", "tensor [2, 2] [[1, 2.5], [3, 4]]",
-        "[tensor [2, 2] [[1, 2.5], [3, 4]], 1]",
+        "tensor [2, 2]", "  1  2.5", "  3    4",
+        "T[0] = tensor [2] (index, untracked)", "  1  2.5",
+        "tensor [2, 2]", "  1  2.5", "  3    4",
+        "[tensor([[1, 2.5], [3, 4]]), 1]",
     ]
     session = session_after("let T = var tensor([1, 2])")
     assert isinstance(session.names["T"], Tensor)

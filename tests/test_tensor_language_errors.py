@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import struct
 
 import pytest
@@ -75,7 +76,6 @@ ERRORS = [
     ("grad(A)", "no-gradient", "A", "untracked", {}),
     ("walk(loss)", "tensor-graph", "loss", "`walk` shows graphs of scalar nodes", {"output": "loss", "tensor_nodes": 5}),
     ("paths(loss, x)", "tensor-graph", "loss", "`paths` shows graphs of scalar nodes", {}),
-    ("graph(loss)", "tensor-graph", "loss", "holds", {}),
     ("gradcheck(loss, A)", "not-a-variable", "A", "is not a variable", {}),
 ]
 
@@ -141,7 +141,7 @@ def test_the_real_command_reports_tensor_errors_with_their_lines_and_no_tracebac
     program = "let A = tensor([[1, 2, 3], [4, 5, 6]])\nprint A\nlet B = A @ A\nprint 1\n"
     result = run_program(program, width=200)
     assert result.returncode == 1
-    assert result.stdout == "tensor [2, 3] [[1, 2, 3], [4, 5, 6]]\n"
+    assert result.stdout == "tensor [2, 3]\n  1  2  3\n  4  5  6\n"
     assert "error[shape-mismatch]: @ cannot combine shapes [2, 3] and [2, 3] (transpose(A), of shape [3, 2]?)" in result.stderr
     assert " --> <stdin>:3:9" in result.stderr and "Traceback" not in result.stderr
     events = [json.loads(line) for line in run_program(program, "--json").stdout.splitlines()]
@@ -168,11 +168,30 @@ def test_the_real_command_trains_a_tensor_model_and_expect_catches_tensor_errors
     ]
 
 
-def test_explain_of_a_node_in_a_kept_pass_through_tensors_is_a_tensor_graph_error():
+def test_explain_of_a_scalar_in_a_kept_pass_through_tensors_shows_its_vjp_edge():
     session = scalarlang.Session()  # (it keeps the passes, for `explain` in a later call)
-    assert session.run(SETUP + "explain(b)").error.kind == "tensor-graph"
-    result = session.run("let y = var 3\nbackward(y * y)\nexplain(y)")
-    assert result.ok and "y: stored gradient" in result.text  # a pass of scalar nodes is explained
+    result = session.run(SETUP + "explain(b)")
+    assert result.ok, result.error
+    # b's one edge is into `A @ W + b`, whose VJP sums dC over C: sum(1 - tanh(A @ W + b)²)
+    a, w = [[1, 2, 3], [4, 5, 6]], [[0.5, -1], [2, 0.25], [1, 1]]
+    gradient = 0.0
+    for i in range(2):
+        for j in range(2):
+            inner = 0.0
+            for k in range(3):
+                inner += a[i][k] * w[k][j]
+            gradient += 1 - math.tanh(inner + 0.1) ** 2
+    assert session.names["b"].gradient == pytest.approx(gradient, rel=1e-12)
+    assert "dB = dC, summed over C (B a scalar)" in result.text and "b: stored gradient" in result.text
+
+
+def test_graph_and_draw_show_a_graph_holding_tensors_and_walk_refuses_it():
+    session, _ = run_ok(SETUP)
+    result = scalarlang.run(SETUP + "graph(loss)\ndraw(loss)")
+    assert result.ok, result.error
+    assert "matmul" in result.text and "[2, 2]" in result.text and "dA = dC @ Bᵀ" in result.text
+    diagnostic = failure("walk(loss)", session)
+    assert diagnostic.kind == "tensor-graph" and "`explain(T)`" in diagnostic.notes[0]
 
 
 def test_the_python_api_reports_a_tensor_error_and_keeps_the_session():

@@ -197,11 +197,10 @@ class Session:
     def picture(self, target: str | Scalar) -> Picture:
         """The picture of a bound name's (or a node's) graph, labelled with this session's names."""
         node = self[target] if isinstance(target, str) else target
-        if not isinstance(node, Scalar):
-            what = "a tensor: draw a node of its graph" if isinstance(node, Tensor) else "a list: draw one of its nodes"
-            raise TypeError(f"{target!r} is {what}")
+        if not isinstance(node, (Scalar, Tensor)):
+            raise TypeError(f"{target!r} is a list: draw one of its nodes")
         with number_digits(self.digits):
-            return graph_picture(node, self._session.label_of)
+            return graph_picture(node, self._session.label_of)  # type: ignore[arg-type]  # (a tensor's too)
 
     def draw(self, target: str | Scalar, file: str | None = None, *, engine: str = "auto") -> PicturePart | Path:
         """Draw a graph: without ``file``, the picture (Jupyter shows it); with one, write it

@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Callable, Iterable, Protocol, TextIO, cast
 from rich.text import Text
 
 from ..engine.numbers import MAX_DIGITS, current_digits, digits, format_number
-from ..engine.tensor import Tensor
 from ..interpreter.core import Interpreter
 from ..interpreter.library.registry import help_rows
 from ..interpreter.failures import RUNTIME_KINDS
 from ..interpreter.outcomes import Drawn, Failed, Outcome, WalkShown, Warned
-from ..interpreter.values import ListValue, TextValue, characters, formatted_value, shape_text, shorten, text_summary
+from ..interpreter.values import ListValue, TextValue, characters, shape_text, shorten, text_summary
+from ..interpreter.tensor_values import is_tensor, tensor_summary
 from ..language.diagnostics import Diagnostic
 from ..language.source import Source, Span
 from ..render.styles import STYLES
@@ -37,6 +37,7 @@ from .walking import KeyReader, show_walk
 
 if TYPE_CHECKING:
     from ..engine.scalar import Scalar
+    from ..engine.tensor_node import TensorNode
 
 META_COMMANDS = {
     "help": ("[TOPIC]", "this list; one task or form: :help lists, :help plot, :help keys"),
@@ -286,12 +287,12 @@ class ReplCore:
             try:
                 if isinstance(value, ListValue):  # by its shape: `W1: 16 × 2 variables`
                     self.out.line(Text.assemble((name, STYLES["label"]), (f": {shape_text(value)}", STYLES["dim"])))
+                elif is_tensor(value):  # by its shape: `W: 30 × 200 tensor variable`
+                    self.out.line(Text.assemble((name, STYLES["label"]), (f": {tensor_summary(cast('TensorNode', value))}", STYLES["dim"])))
                 elif isinstance(value, TextValue):  # `s: "hello" (a text of 5 characters)`
                     self.out.line(Text.assemble(
                         (name, STYLES["label"]), (f": {text_summary(value)} ({characters(len(value))})", STYLES["dim"])
                     ))
-                elif value.__class__ is Tensor:  # (for now: `W = tensor [2, 2] [[…]]`, as `print` writes it)
-                    self.out.line(Text.assemble((name, STYLES["label"]), f" = {formatted_value(value)}"))
                 else:
                     self.out.line(value_line(self.session.state_of(cast("Scalar", value), name)))
             except Exception as error:
@@ -345,9 +346,6 @@ class ReplCore:
             return None
         if isinstance(value, TextValue):
             self.complain(f"`{name}` is {characters(len(value))}, a constant with no graph: `:{command}` shows a node's")
-            return None
-        if value.__class__ is Tensor or (node is not None and any(m.__class__ is Tensor for m in node.topology())):
-            self.complain(f"the graph of `{name}` holds tensor nodes: `:{command}` shows graphs of scalar nodes")
             return None
         if node is None:
             close = difflib.get_close_matches(name, list(self.session.values), n=1)

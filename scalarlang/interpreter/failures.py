@@ -229,8 +229,8 @@ LANGUAGE_RUNTIME_KINDS = (
     "not-in-vocabulary",
     # Classifiers and language models: `sample`.
     "bad-probabilities",
-    # Tensors: a node, list or text where a tensor is needed; `graph`, `draw`, `walk` or `paths`
-    # of a graph holding tensor nodes.
+    # Tensors: a node, list or text where a tensor is needed; `walk` or `paths` of a graph
+    # holding tensor nodes.
     "not-a-tensor",
     "tensor-graph",
 )

@@ -16,6 +16,7 @@ from ..engine.numbers import format_number
 from ..engine.errors import ScalarAutodiffError
 from ..engine.scalar import Scalar, ScalarOperation
 from ..engine.tensor import Tensor
+from ..engine.tensor_node import TensorNode
 from ..language import tree
 from ..language.diagnostics import LanguageError
 from ..language.source import Span
@@ -23,8 +24,10 @@ from .context import Function
 from .expressions import MAX_CALL_DEPTH, Compiler
 from .failures import raising
 from .outcomes import Bound, Defined, ListShown, NodeState, Printed, TextShown, ValueShown, Warned
+from .tensor_outcomes import TensorShown, TensorState
 from .library.registry import call_problem
 from .list_walks import Places, check_written, name_items, rebuilt
+from .tensor_values import tensor_summary
 from .values import (
     ListValue,
     Named,
@@ -52,6 +55,16 @@ def node_state(node: Scalar, label: str | None = None) -> NodeState:
         node.tracks_gradient,
         node.gradient,
         is_count(node),
+    )
+
+
+def tensor_state(tensor: TensorNode, label: str | None = None) -> TensorState:
+    return TensorState(
+        label_of(tensor) if label is None else label,  # type: ignore[arg-type]
+        str(tensor.operation),
+        tuple(tensor.shape),
+        tensor.values,
+        tensor.tracks_gradient,
     )
 
 
@@ -103,8 +116,8 @@ def compile_let(run: Running, statement: tree.Let):
             node.tag = label
         state.bind(name, node)
         if show and echo:
-            if node.__class__ is Tensor:
-                run.emit(Defined(span, name, f"= {describe(node)}"))
+            if node.__class__ is Tensor:  # `W = 30 × 200 tensor variable`
+                run.emit(Defined(span, name, f"= {tensor_summary(node)}"))
             else:
                 run.emit(Bound(span, name, node_state(node, name)))
 
@@ -217,7 +230,7 @@ def compile_descend(run: Running, statement: tree.Descend):
                 if fresh.__class__ is ListValue:
                     run.emit(Defined(span, name, f"= {shape_text(fresh)}"))  # type: ignore[arg-type]
                 elif fresh.__class__ is Tensor:
-                    run.emit(Defined(span, name, f"= {describe(fresh)}"))
+                    run.emit(Defined(span, name, f"= {tensor_summary(fresh)}"))  # type: ignore[arg-type]
                 else:
                     run.emit(Bound(span, name, node_state(fresh, name)))  # type: ignore[arg-type]
         if unreached is not None:
@@ -315,8 +328,8 @@ def compile_expression_statement(run: Running, statement: tree.ExprStatement):
                 run.emit(ListShown(span, value))
             elif value.__class__ is TextValue:
                 run.emit(TextShown(span, str(value)))
-            elif value.__class__ is Tensor:  # (for now: its line as `print` writes it)
-                run.emit(Printed(span, formatted_value(value)))
+            elif value.__class__ is Tensor:
+                run.emit(TensorShown(span, tensor_state(value)))
             else:
                 run.emit(ValueShown(span, node_state(value)))
 

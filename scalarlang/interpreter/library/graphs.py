@@ -7,12 +7,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...engine.errors import ScalarAutodiffError
-from ...engine.numbers import format_number, format_parameter
+from ...engine.numbers import format_parameter
+from ...engine.passes import topology as topology_of
 from ...engine.scalar import Scalar, ScalarOperation
-from ...engine.tensor import Tensor
+from ...engine.tensor_node import TensorNode
 from ...language import tree
 from ...language.diagnostics import Diagnostic, LanguageError
-from ..outcomes import BackwardShown, Drawn, Printed, WalkShown, WalkStep
+from ..outcomes import BackwardShown, Drawn, WalkShown, WalkStep
 from ..values import is_count, label_of, made_at, name_of, operation_text, source_label
 
 if TYPE_CHECKING:
@@ -32,8 +33,8 @@ def compile_backward(run: Running, statement: tree.ExprStatement, call: tree.Cal
 
     def backward(show):
         output = output_of(None)
-        if walk:
-            scalar_graph(compiler, output, "`walk`", output_span)
+        if walk and any(isinstance(node, TensorNode) for node in topology_of(output)):
+            raise tensor_graph(compiler, output, "`walk`", output_span)  # (before a pass it cannot show)
         seed = seed_of(None)
         state, observer = run.state, run.session.pass_observer
         try:
@@ -51,8 +52,7 @@ def compile_backward(run: Running, statement: tree.ExprStatement, call: tree.Cal
                 {"edges": len(backward_pass.edges), "limit": MAX_WALK_EDGES},
                 ("help: `backward` shows the same pass as tables, `explain(X)` one node's edges",),
             )
-        if observer is not None and not run.muted and not holds_tensors(backward_pass.topology):
-            # (--draw: a pass through tensor nodes is not drawn, as `draw` does not draw it)
+        if observer is not None and not run.muted:
             # --draw: the pass's picture is written before anything is committed, so a
             # picture that cannot be written leaves the stored gradients as they were.
             from ...pictures.errors import DrawingError
@@ -65,60 +65,57 @@ def compile_backward(run: Running, statement: tree.ExprStatement, call: tree.Cal
         state.commit(backward_pass, lambda: label_of(output))
         if walk:
             run.emit(walk_outcome(span, label_of(output), backward_pass))
-        elif show and holds_tensors(backward_pass.topology):
-            run.emit(Printed(span, tensor_pass_line(label_of(output), backward_pass)))
         elif show:
             run.emit(backward_outcome(span, label_of(output), backward_pass))
 
     return backward
 
 
+def tensor_graph(compiler: Compiling, output: Scalar, needed_by: str, span) -> LanguageError:
+    """`tensor-graph`: ``needed_by`` (`walk`, `paths`) steps over the scalar edges of a graph;
+    a tensor edge is one VJP standing for many of them, and the pass over a graph holding
+    tensors keeps no per-edge records to step over. The one wording of the kind."""
+    label = label_of(output)
+    tensors = sum(1 for node in topology_of(output) if isinstance(node, TensorNode))
+    scalar_output = not isinstance(output, TensorNode)
+    return compiler.fail(
+        "tensor-graph",
+        f"{needed_by} shows graphs of scalar nodes; `{label}`'s graph holds {tensors:,} tensor "
+        f"node{'' if tensors == 1 else 's'}, whose edges each stand for many scalar edges",
+        span,
+        {"output": label, "tensor_nodes": tensors},
+        ("help: `explain(T)` shows a tensor node's edges: each VJP and the scalar edges it stands for"
+         + (f"; `backward({label})` shows the pass as tables, `vjp_check({label})` compares each VJP with "
+            "the sum of its scalar edges" if scalar_output else ""),),
+    )
+
+
 def compile_walk(run: Running, statement: tree.ExprStatement, call: tree.Call):
     return compile_backward(run, statement, call, walk=True)
 
 
+def node_or_tensor(compiler: Compiling, expr: tree.Expr, needed_by: str):
+    """An expression whose value must be a node, a scalar node or a tensor (`graph(T)`,
+    `draw(T)`, `explain(T)`: a tensor is one node of its graph); else `not-a-node`."""
+    evaluate, not_a_node = compiler.expression(expr), compiler.node_check(expr, needed_by)
+
+    def node(args):
+        found = evaluate(args)
+        if found.__class__ is Scalar or isinstance(found, TensorNode):
+            return found
+        raise not_a_node(found)
+
+    return node
+
+
 def compile_graph(run: Running, statement: tree.ExprStatement, call: tree.Call):
     """``graph(EXPR)``: the nodes of EXPR's graph; changes nothing."""
-    target = run.compiler.node_expression(run.compiler.values(call)[0], "`graph`")
-    target_span = call.args[0].span
-
-    def graph(show):
-        output = target(None)
-        scalar_graph(run.compiler, output, "`graph`", target_span)
-        run.emit(run.session.graph_of(output, statement.span))
-
-    return graph
+    target = node_or_tensor(run.compiler, run.compiler.values(call)[0], "`graph`")
+    return lambda show: run.emit(run.session.graph_of(target(None), statement.span))
 
 
 # `walk` shows at most this many edges (one per Enter in the REPL): a larger pass is `too-long`.
 MAX_WALK_EDGES = 500
-
-
-def holds_tensors(topology) -> bool:
-    return any(node.__class__ is Tensor for node in topology)
-
-
-def scalar_graph(compiler: Compiling, output: Scalar, needed_by: str, span) -> list:
-    """``output``'s topology, a graph of scalar nodes only (`tensor-graph` otherwise: ``needed_by``
-    shows scalar nodes one by one, and a tensor node is not one)."""
-    topology = output.topology()
-    if holds_tensors(topology):
-        tensors = [label_of(node) for node in topology if node.__class__ is Tensor]
-        raise compiler.fail(
-            "tensor-graph",
-            f"{needed_by} shows graphs of scalar nodes; the graph of `{label_of(output)}` holds {len(tensors)} tensor"
-            f" node{'' if len(tensors) == 1 else 's'} (`{tensors[0]}`)",
-            span, {"output": label_of(output), "tensor_nodes": len(tensors)},
-            ("help: `backward` works on it; `print` a tensor, or an element `T[i]`, to see its values",),
-        )
-    return topology
-
-
-def tensor_pass_line(label: str, backward_pass) -> str:
-    """A pass through tensor nodes, for now in one line (its tables are item 5 of issue 42)."""
-    tensors = sum(1 for node in backward_pass.topology if node.__class__ is Tensor)
-    return (f"backward from {label} with seed {format_number(backward_pass.seed)}: {len(backward_pass.topology)}"
-            f" nodes ({tensors} tensor nodes), {len(backward_pass.edges)} edges")
 
 
 def backward_outcome(span, label: str, backward_pass) -> BackwardShown:
@@ -141,13 +138,12 @@ def compile_draw(run: Running, statement: tree.ExprStatement, call: tree.Call):
     from ...pictures import DrawingError, graph_picture, picture_format, write_picture  # on first use
 
     compiler, args = run.compiler, call.args  # an expression, maybe a text (its entry says so)
-    target = compiler.node_expression(compiler.values(call)[0], "`draw`")
+    target = node_or_tensor(compiler, compiler.values(call)[0], "`draw`")
     path_of = compiler.text_argument(args[1], "`draw`") if len(args) == 2 else None
     target_span, file_span, span = args[0].span, args[-1].span, statement.span
 
     def draw(show):
         node = target(None)
-        scalar_graph(compiler, node, "`draw`", target_span)
         path = path_of(None) if path_of is not None else None
         try:
             output_format = picture_format(path) if path is not None else None
