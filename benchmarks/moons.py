@@ -24,6 +24,14 @@ Issue 24's targets for ``examples/moons.sad`` (a 2-16-16-1 relu network, the 100
   not count in the resident set). Target: the 100-step peak at most 5% above the 10-step
   peak, both ways.
 
+With tensors (issue 42): ``examples/moons_tensor.sad`` trains the same network on the same
+data from the same weights with one node per tensor operation. ``--tensor`` times its training
+loop against moons.sad's, in fresh processes taking turns, each loop run through
+``scalarlang.Session`` after its program's set-up (the text up to the loop), best of the turns;
+whole processes (``scalarlang FILE``, start-up included, without the pictures) alongside.
+Target: moons.sad's loop at least 10x the time of moons_tensor.sad's. ``--tensor-only`` runs
+this case alone (a few seconds a turn; no micrograd needed).
+
 Output: a table on standard output, progress on standard error, and the figures in
 ``benchmarks/results/moons.json`` (a gitignored folder). The exit status is 0 when both targets
 pass. A full run (``--repeat 3``, the default) takes 10 to 15 minutes, micrograd with its collector
@@ -47,10 +55,12 @@ from pathlib import Path
 BENCHMARKS = Path(__file__).resolve().parent
 REPO = BENCHMARKS.parent
 EXAMPLE = REPO / "examples" / "moons.sad"
+TENSOR_EXAMPLE = REPO / "examples" / "moons_tensor.sad"
 DATA = REPO / "examples" / "moons.csv"
 MICROGRAD = BENCHMARKS / "moons_micrograd.py"
 STEPS_LINE = re.compile(r"^let steps = 100$", re.MULTILINE)
 TIME_TARGET = 0.5
+TENSOR_TARGET = 10.0
 MEMORY_TARGET = 1.05
 
 
@@ -59,17 +69,17 @@ def scalarlang_command() -> list[str]:
     return [script] if script else [sys.executable, "-m", "scalarlang"]
 
 
-def program_with_steps(folder: Path, steps: int) -> Path:
+def program_with_steps(folder: Path, steps: int, example: Path = EXAMPLE) -> Path:
     """A copy of the example running ``steps`` steps, next to a copy of its data, without the
     pictures it ends with (`plot`, `boundary`: micrograd's script trains and prints, and
     benchmarks/charts.py times the boundary)."""
-    text = EXAMPLE.read_text(encoding="utf-8")
+    text = example.read_text(encoding="utf-8")
     if len(STEPS_LINE.findall(text)) != 1:
-        raise SystemExit("examples/moons.sad has no line `let steps = 100`: update benchmarks/moons.py")
+        raise SystemExit(f"examples/{example.name} has no line `let steps = 100`: update benchmarks/moons.py")
     if "\nplot(" in text:
         text = text[: text.index("\nplot(") + 1]
     shutil.copyfile(DATA, folder / "moons.csv")
-    path = folder / f"moons_{steps}.sad"
+    path = folder / f"{example.stem}_{steps}.sad"
     path.write_text(STEPS_LINE.sub(f"let steps = {steps}", text), encoding="utf-8")
     return path
 
@@ -195,6 +205,87 @@ def case_memory(folder: Path, cache: str, tracemalloc: bool) -> dict:
     }
 
 
+LOOP_TIMER = """
+import json, os, sys, time
+import scalarlang
+path = sys.argv[1]
+text = open(path, encoding="utf-8").read()
+os.chdir(os.path.dirname(path))
+at = text.index("\\nfor step in ") + 1  # the model's set-up, then the training loop as written
+session = scalarlang.Session()
+setup = session.run(text[:at], name=os.path.basename(path))
+start, cpu = time.perf_counter(), time.process_time()
+loop = session.run(text[at:], name=os.path.basename(path))
+print(json.dumps({"ok": setup.ok and loop.ok, "loop_s": time.perf_counter() - start,
+                  "loop_cpu_s": time.process_time() - cpu, "text": loop.text}))
+"""
+
+
+def case_tensor(repeat: int, steps: int, folder: Path, cache: str) -> dict:
+    """moons.sad's training loop against moons_tensor.sad's (see the module's docstring)."""
+    programs = {name: program_with_steps(folder, steps, example)
+                for name, example in (("lists", EXAMPLE), ("tensors", TENSOR_EXAMPLE))}
+    env = bench_env(cache)
+    for program in programs.values():  # byte-compile, warm caches
+        subprocess.run(scalarlang_command() + [str(program)], env=env, cwd=str(REPO), capture_output=True)
+    loops: dict = {name: [] for name in programs}
+    cpus: dict = {name: [] for name in programs}
+    whole: dict = {name: [] for name in programs}
+    texts: dict = {name: set() for name in programs}
+    for turn in range(repeat):
+        for name, program in programs.items():
+            print(f"  turn {turn + 1}/{repeat}: {name} ...", file=sys.stderr, flush=True)
+            done = subprocess.run([sys.executable, "-c", LOOP_TIMER, str(program)], capture_output=True, text=True,
+                                  env=env, cwd=str(REPO))
+            if done.returncode != 0:
+                raise SystemExit(done.stderr[-600:])
+            timed = json.loads(done.stdout)
+            loops[name].append(timed["loop_s"])
+            cpus[name].append(timed["loop_cpu_s"])
+            texts[name].add(timed["text"])
+            whole[name].append(run_measured(scalarlang_command() + [str(program)], env)["wall_s"])
+    ratio = min(loops["lists"]) / min(loops["tensors"])
+    return {
+        "steps": steps,
+        "loop_s": loops,
+        "loop_cpu_s": cpus,
+        "whole_s": whole,
+        "ratio": ratio,
+        "ratio_cpu": min(cpus["lists"]) / min(cpus["tensors"]),
+        "ratio_whole": min(whole["lists"]) / min(whole["tensors"]),
+        "largest_relative_difference": _largest_difference(texts["lists"], texts["tensors"]),
+        "passed": ratio >= TENSOR_TARGET,
+    }
+
+
+def _largest_difference(lists: set, tensors: set) -> float | None:
+    """The largest relative difference of the printed losses (as printed: 12 digits)."""
+    if len(lists) != 1 or len(tensors) != 1:
+        return None
+    pattern = re.compile(r"loss (\S+)")
+    ours = [float(x) for x in pattern.findall(next(iter(tensors)))]
+    theirs = [float(x) for x in pattern.findall(next(iter(lists)))]
+    if len(ours) != len(theirs):
+        return None
+    return max((abs(a - b) / abs(b) for a, b in zip(ours, theirs)), default=0.0)
+
+
+def render_tensor(timing: dict) -> str:
+    lines = [f"moons with tensors, {timing['steps']} steps: the training loop, best of {len(timing['loop_s']['lists'])} turns:"]
+    for name, times in timing["loop_s"].items():
+        shown = ", ".join(f"{t:.3f}" for t in times)
+        wholes = ", ".join(f"{t:.2f}" for t in timing["whole_s"][name])
+        cpu = min(timing["loop_cpu_s"][name])
+        lines.append(f"  {name:<8} loop {min(times):8.3f} s, cpu {cpu:.3f} s  (turns {shown}; whole process {wholes} s)")
+    verdict = "PASS" if timing["passed"] else "FAIL"
+    lines.append(f"  moons.sad / moons_tensor.sad: loop {timing['ratio']:.1f}x, cpu {timing['ratio_cpu']:.1f}x"
+                 f" (target >= {TENSOR_TARGET:g}x) {verdict}; whole processes {timing['ratio_whole']:.1f}x")
+    largest = timing["largest_relative_difference"]
+    lines.append("  largest relative difference of the printed losses: "
+                 + ("(outputs differ between turns)" if largest is None else f"{largest:.3g}"))
+    return "\n".join(lines)
+
+
 def megabytes(count: float) -> str:
     return f"{count / 1e6:.1f} MB"
 
@@ -242,7 +333,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=100, help="steps of the timed runs (default 100, the demo)")
     parser.add_argument("--no-tracemalloc", action="store_true", help="memory by resident set only (saves about a minute)")
     parser.add_argument("--json", metavar="PATH", default=str(BENCHMARKS / "results" / "moons.json"))
+    parser.add_argument("--tensor", action="store_true", help="also time moons_tensor.sad's training against moons.sad's")
+    parser.add_argument("--tensor-only", action="store_true", help="only that comparison")
     arguments = parser.parse_args(argv)
+    if arguments.tensor_only:
+        with tempfile.TemporaryDirectory(prefix="scalarlang-moons-") as folder, \
+                tempfile.TemporaryDirectory(prefix="scalarlang-bench-pycache-") as cache:
+            timing = case_tensor(arguments.repeat, arguments.steps, Path(folder), cache)
+        print(render_tensor(timing))
+        path = Path(arguments.json).with_name("moons_tensor.json")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(timing, indent=2) + "\n")
+        return 0 if timing["passed"] else 1
     if subprocess.run([sys.executable, "-c", "import micrograd"], capture_output=True).returncode != 0:
         print("micrograd is not importable: pip install -e '.[bench]'", file=sys.stderr)
         return 2
@@ -253,13 +355,18 @@ def main(argv: list[str] | None = None) -> int:
             "time": case_time(arguments.repeat, arguments.steps, Path(folder), cache),
             "memory": case_memory(Path(folder), cache, not arguments.no_tracemalloc),
         }
+        if arguments.tensor:
+            results["tensor"] = case_tensor(arguments.repeat, arguments.steps, Path(folder), cache)
     results["load_average"] = {"start": load_start, "end": os.getloadavg()}
     print(render(results))
+    if "tensor" in results:
+        print(render_tensor(results["tensor"]))
     path = Path(arguments.json)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(results, indent=2) + "\n")
     print(f"\nfigures written to {os.path.relpath(path)}")
-    return 0 if results["time"]["passed"] and results["memory"]["passed"] else 1
+    passed = results["time"]["passed"] and results["memory"]["passed"]
+    return 0 if passed and results.get("tensor", {"passed": True})["passed"] else 1
 
 
 if __name__ == "__main__":

@@ -979,6 +979,16 @@ class ProgramGenerator:
                 f"(sample(softmax({name})) + dot(one_hot({k}, len({name})), {name}) - max({name}, {name}[0], 1))",
                 f"(logsumexp(softmax({name})) + sample(one_hot({k}, {length})) - argmax({name}))",
             ))
+        if choice == 4 and full and rng.random() < 0.6:  # tensors of a list (issue 42), folded to a node
+            name = rng.choice(full)
+            length = scope.lists[name][0]
+            T = f"tensor({name})"
+            return rng.choice((
+                f"sum(reshape(transpose(reshape({T} * ones({length}) + zeros(shape({T})), 1, {length})), -1))",
+                f"(mean(exp({T} - max({T}))) + len(shape({T} @ transpose(tensor([{name}])))))",
+                f"({T} @ {T} + sum(relu({T}) * (randn(shape({T})) * 0 + rand({length}) * 0), axis: 0))",
+                f"sum(softmax(tensor([{name}, {name}]), axis: 0)[1])",
+            ))
         if choice == 2 and matrices:
             name = rng.choice(matrices)
             rows, columns = scope.lists[name]

@@ -10,6 +10,7 @@ import scalarlang
 from shared import bits
 from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.outcomes import Failed, Printed
+from scalarlang.interpreter.values import Named
 from scalarlang.language.source import Source
 
 
@@ -76,3 +77,15 @@ def state(session: Interpreter) -> tuple:
 def printed(outcomes: list) -> list[str]:
     """The texts `print` printed."""
     return [outcome.text for outcome in outcomes if isinstance(outcome, Printed)]
+
+
+def with_values(session: Interpreter | None = None, **values) -> Interpreter:
+    """``session`` (a new interpreter by default) with engine values bound to names, each
+    labelled by its name as `let` labels what it binds: how tests show a tensor made by the
+    engine (`Tensor.variable(...)`) before the language has a form that makes it."""
+    session = Interpreter() if session is None else session
+    for name, value in values.items():
+        if value.tag is None:
+            value.tag = Named(name)
+        session.state.bind(name, value)
+    return session

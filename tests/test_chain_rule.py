@@ -346,8 +346,8 @@ def test_explain_event_in_json():
         "event": "explain", "file": "t.sad", "line": 6, "column": 1, "label": "x", "tracked": True, "pass": 2,
         "output": "loss", "pass_adjoint": 8.0,
         "edges": [
-            {"consumer": "square", "slot": 0, "upstream": 2.0, "local": 2.0, "contribution": 4.0},
-            {"consumer": "square", "slot": 1, "upstream": 2.0, "local": 2.0, "contribution": 4.0},
+            {"consumer": "square", "slot": 0, "upstream": 2.0, "local": 2.0, "contribution": 4.0, "formula": None},
+            {"consumer": "square", "slot": 1, "upstream": 2.0, "local": 2.0, "contribution": 4.0, "formula": None},
         ],
         "gradient": 16.0, "passes": [{"pass": 1, "adjoint": 8.0}, {"pass": 2, "adjoint": 8.0}], "note": None,
     }

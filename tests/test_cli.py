@@ -182,7 +182,7 @@ def check_event(event: dict) -> None:
         assert re.fullmatch(r"[a-z]+(-[a-z]+)*", event["kind"])
         assert isinstance(event["message"], str) and event["message"]
     elif kind == "explain":
-        assert all(set(edge) == {"consumer", "slot", "upstream", "local", "contribution"} for edge in event["edges"])
+        assert all(set(edge) == {"consumer", "slot", "upstream", "local", "contribution", "formula"} for edge in event["edges"])
         assert all(set(item) == {"pass", "adjoint"} and is_number(item["adjoint"]) for item in event["passes"])
         assert (event["gradient"] is None) == (not event["tracked"])
     elif kind == "paths":

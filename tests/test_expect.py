@@ -235,6 +235,21 @@ def test_expect_every_runtime_kind_of_the_errors_example(tmp_path):
         "no-points": "boundary(g, [])",
         "point-shape": "boundary(g, [[0, 0]])",
     })
+    programs.update({  # tensors
+        "shape-mismatch": "C @ tensor([1, 2, 3])",
+        "bad-shape": "tensor([[1, 2], [3]])",
+        "invalid-shape": "zeros(0)",
+        "reshape-mismatch": "reshape(C, 3)",
+        "axis-out-of-range": "sum(C, axis: 2)",
+        "non-whole-index": "C[tensor([0.5])]",
+        "non-finite-tensor-leaf": "descend T by -4e308",
+        "non-finite-tensor-result": "exp(tensor([1000]))",
+        "non-finite-tensor-derivative": "sqrt(var tensor([0]))",
+        "non-finite-tensor-adjoint": "backward(sum(Tb * 1e300), 1e300)",
+        "non-finite-accumulated-tensor-gradient": "backward(big_tensor)",
+        "not-a-tensor": "shape(x)",
+        "tensor-graph": "walk(big_tensor)",
+    })
     programs.update({  # forward mode
         "direction-length-mismatch": "jvp(x * x, [x, a], [1])",
         "non-finite-tangent": "jvp(x * 1e300, x, 1e300)",
@@ -251,6 +266,8 @@ def test_expect_every_runtime_kind_of_the_errors_example(tmp_path):
     lines = ["let x = var 1", "let a = var 1", "let big = a * 1e308", "backward(big)", "let a_list = [1]", "fn f(p) = p", "fn g(p, q) = p - q"]
     lines += ["let long = x", "repeat 600 { let long = long + 1 }"]
     lines += ["let doubled = x", "repeat 10 { let doubled = doubled + doubled }"]
+    lines += ["let C = tensor([[1, 2], [3, 4]])", "let T = var tensor([1e308])", "backward(sum(T * 0.5))"]
+    lines += ["let Tb = var tensor([1])", "let big_tensor = sum(Tb * 1e308)", "backward(big_tensor)"]
     lines += [f"expect {kind}: {statement}" for kind, statement in programs.items()]
     _, outcomes = run_ok("\n".join(lines))
     assert [outcome.kind for outcome in shown(outcomes, Expected)] == list(programs)

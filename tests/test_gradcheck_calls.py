@@ -183,7 +183,7 @@ def test_a_name_given_twice_is_wrong_arguments():
 @pytest.mark.parametrize(
     "call",
     ["exp(a, x: 1)", "backward(loss, seed: 2)", "graph(loss, depth: 1)", "draw(loss, scale: 2)",
-     "print f(a, y: 1)", "let z = max(a, b, key: 1)"],
+     "print f(a, y: 1)", "let z = dot([a], [b], key: 1)"],
 )
 def test_a_named_argument_to_any_other_function_is_wrong_arguments(call):
     diagnostic = failure("fn f(x) = x\n" + call)

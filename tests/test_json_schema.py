@@ -69,10 +69,25 @@ def run_json(program: str, name: str = "every.sad") -> list[dict]:
     return [json.loads(line) for line in out.getvalue().splitlines()]
 
 
+def tensor_events() -> list[dict]:
+    """The events of a bare tensor, made by the engine and bound into a session (until the
+    language makes tensors, EVERY_EVENT cannot)."""
+    from scalarlang.engine.tensor import Tensor
+    from scalarlang.render.events import events_of
+    from sessions import run, with_values
+
+    T = Tensor.variable([[1, 2, 3], [4, 5, 6.5]])
+    session = with_values(T=T, loss=(T * T).sum())
+    session.keep_history()
+    program = "T\nbackward(loss)\nexplain(T)\nexplain(loss)"
+    return [json.loads(dumps(event)) for outcome in run(program, session, name="every.sad")
+            for event in events_of(outcome, "every.sad")][:3:2]
+
+
 def test_the_doc_lists_every_event_type():
     """docs/json.md's table of events is the events the renderer writes: those of the program
     that makes every event, and the walk's `step` (the names are read, not listed here)."""
-    written = {event["event"] for event in run_json(EVERY_EVENT)}
+    written = {event["event"] for event in run_json(EVERY_EVENT) + tensor_events()}
     assert set(EVENTS) == written and "step" in written
     assert EVENTS["start"] == {"version"}
 
@@ -99,6 +114,14 @@ def test_every_event_has_its_documented_keys():
     assert backward["nodes"] and all(set(node) == BACKWARD["nodes"] for node in backward["nodes"])
     assert backward["edges"] and all(set(edge) == BACKWARD["edges"] for edge in backward["edges"])
     assert graph["nodes"] and all(set(node) == GRAPH["nodes"] for node in graph["nodes"])
+    tensor, explained_tensor = tensor_events()
+    assert set(tensor) == COMMON | EVENTS["tensor"]
+    assert set(explained_tensor) == COMMON | EVENTS["explain_tensor"]
+    edges = explained_tensor["consumers"]
+    assert len(edges) == 2 and all(set(edge) == CHAIN_RULE["operands"] for edge in edges)
+    summaries = [explained_tensor["adjoint"], explained_tensor["gradient"], *(edge["contribution"] for edge in edges)]
+    assert all(set(summary) == CHAIN_RULE["adjoint"] for summary in summaries)
+    assert (tensor["shape"], tensor["values"]) == ([2, 3], [[1.0, 2.0, 3.0], [4.0, 5.0, 6.5]])
 
 
 def test_the_plot_events_and_their_objects():

@@ -35,7 +35,8 @@ ERRORS = [
     ("max(x, x, z)", "not-a-node", "z", "`z` is a list of 3, not a node"),
     ("cross_entropy(W, 0)", "not-a-node", "W", "`W[0]` is a list of 2"),
     ("cross_entropy(z, z)", "not-a-node", "z", "`z` is a list of 3"),
-    ("one_hot(z, 3)", "not-a-node", "z", "`z` is a list of 3"),
+    # (a list of indices is one_hot's tensor form: [len, N], each index inside N)
+    ("one_hot(z, 3)", "index-out-of-range", "z", "index 3 is out of range"),
     ("cross_entropy(z, 3)", "index-out-of-range", "3", "index 3 is out of range for `z`, a list of 3"),
     ("cross_entropy(z, -4)", "index-out-of-range", "-4", "index -4 is out of range"),
     ("cross_entropy(z, 0.5)", "not-an-index", "0.5", "an index must be a whole number, not 0.5"),

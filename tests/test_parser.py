@@ -333,7 +333,7 @@ def test_names_that_contain_keywords_are_names():
             "unexpected `y`, expected an operator or a comparison (`==`, `!=`, `<`, `<=`, `>`, `>=`)",
         ),
         ("x = 3", "unexpected `=`, expected an operator or the end of the statement"),
-        ("a @ b", "unexpected character `@`"),
+        ("a $ b", "unexpected character `$`"),
         ("let é = 1", "unexpected character `é`"),
         ("x\x00", "unexpected character U+0000"),
         ("assert a < b within 1", "`within` is only allowed in `assert A == B within TOLERANCE`"),
@@ -481,7 +481,7 @@ def test_long_lines():
     assert statement.name == name
     (statement,) = parse("let x = " + "9" * 1_000_000).statements
     assert statement.value.value == math.inf
-    assert error("@" * 1_000_000).message == "unexpected character `@`"
+    assert error("$" * 1_000_000).message == "unexpected character `$`"
 
 
 # ---- hostile input ------------------------------------------------------------------------

@@ -481,7 +481,7 @@ def test_completion_of_keywords_builtins_and_bound_names():
     assert {"let", "log", "loss", "lr"} <= set(complete("let y = l"))
     assert complete("backward(lo") == ["log", "logsumexp", "loss"]
     assert complete("ba") == ["backward"]
-    assert complete("ze") == ["zero_grad"]
+    assert complete("ze") == ["zero_grad", "zeros"]
     assert complete("x + gradc") == ["gradcheck"]
     assert complete("1e") == []  # inside a number
 

@@ -273,7 +273,7 @@ def test_help_is_laid_out_at_the_terminals_width(tmp_path):
         lines = shown.group(0).splitlines()
         assert 64 < max(map(len, lines)) <= 72
         assert [line for line in lines if line and not line.startswith(" ")][:6] == [
-            "values and the graph", "training", "lists", "texts and language models", "seeing the chain rule", "pictures",
+            "values and the graph", "training", "lists", "texts and language models", "tensors", "seeing the chain rule",
         ]
         assert any(line.startswith("  L[I] · L[I][J]  ") for line in lines)
         column = lines[1].index("binds NAME")  # texts beside their forms, wrapped in that column

@@ -47,3 +47,40 @@ def test_the_tensor_modules_use_no_numpy_and_no_float_sum():
             if isinstance(node, ast.Call):
                 called = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
                 assert called not in ("sum", "fsum", "sumprod"), (name, node.lineno)
+
+
+def test_each_matrix_product_loop_gives_every_entry_the_same_fold():
+    """The kernels accumulate a row a term at a time when the inner dimension is the shorter
+    (`[100, 2] @ [2, 16]`, a VJP's `[100, 1] @ [1, 16]`), else fold each row with each column:
+    either way each entry is `left_fold` of its products, bit for bit, signed zeros included."""
+    from scalarlang.engine import kernels
+
+    generator = random.Random(11)
+    for _ in range(400):
+        n, k, m = generator.randint(1, 6), generator.randint(1, 6), generator.randint(1, 6)
+        a = [generator.choice([0.0, -0.0, 1e16, -1e16, 1.0, generator.uniform(-1e3, 1e3)]) for _ in range(n * k)]
+        b = [generator.choice([0.0, -0.0, 1e-16, 3.0, generator.uniform(-1e3, 1e3)]) for _ in range(k * m)]
+        expected = [left_fold([a[i * k + p] * b[p * m + j] for p in range(k)]) for i in range(n) for j in range(m)]
+        b_transposed = [b[p * m + j] for j in range(m) for p in range(k)]  # [m, k]
+        a_transposed = [a[i * k + p] for p in range(k) for i in range(n)]  # [k, n]
+        for found in (
+            kernels.matmul(a, n, k, b, m),
+            kernels.matmul_transposed_right(a, n, k, b_transposed, m),
+            kernels.matmul_transposed_left(a_transposed, k, n, b, m),
+        ):
+            assert [repr(value) for value in found] == [repr(value) for value in expected], (n, k, m)
+
+
+def test_a_bias_broadcast_over_rows_gets_its_gradient_added_in_row_order():
+    from scalarlang.engine import kernels
+
+    generator = random.Random(12)
+    rows, width = 5, 3
+    contributions = [generator.choice([0.0, -0.0, 1e16, -1e16, 1.0]) for _ in range(rows * width)]
+    positions = [at % width for at in range(rows * width)]
+    assert [repr(v) for v in kernels.sum_tiled(contributions, width)] == [
+        repr(v) for v in kernels.sum_into(contributions, positions, width)
+    ]
+    bias = Tensor.variable([1.0, 2.0, 3.0])
+    (Tensor.constant([[1e16, 1.0, -0.0]] * 2 + [[-1e16, 1.0, 0.0]]) * bias).sum().backward()
+    assert bias.gradient == (left_fold([0.0, 1e16, 1e16, -1e16]), 3.0, 0.0)

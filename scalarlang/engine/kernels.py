@@ -46,12 +46,46 @@ def sum_into(contributions: Sequence[float], positions: Sequence[int] | None, co
     return totals
 
 
+def sum_tiled(contributions: list[float], count: int) -> list[float]:
+    """`sum_into` where the positions are ``0, 1, …, count - 1`` again and again (an operand
+    broadcast along leading axes, a bias over a batch's rows): each element's contributions
+    added in the same order, a whole row at a time."""
+    totals = [0.0] * count
+    for start in range(0, len(contributions), count):
+        totals = list(map(add, totals, contributions[start:start + count]))
+    return totals
+
+
 # ---- matrix products -------------------------------------------------------------------------
 # A is [n, k], B is [k, m]; each entry of a product is `dot` of a row and a column, in order.
 
 
+# Each entry is the same fold either way; the loops differ in which dimension runs in C. With
+# an inner dimension shorter than the rows of the result (`[100, 2] @ [2, 16]`), a row of the
+# result is accumulated a term at a time over whole rows (`_rows_by_terms`): its entries
+# `((a0*b0 + a1*b1) + a2*b2) + ...`, the same left fold as `dot`, in fewer Python-level calls.
+
+
+def _rows_by_terms(rows: list[list[float]], others: list[list[float]]) -> list[float]:
+    """Each row r of the result, [len(rows), len(others[0])]: the left fold over p of
+    ``r[p] * others[p]`` (element by element, in p's order)."""
+    out: list[float] = []
+    extend = out.extend
+    first_other, rest = others[0], others[1:]
+    for row in rows:
+        first = row[0]
+        total = [first * value for value in first_other]
+        for weight, other in zip(row[1:], rest):
+            total = list(map(add, total, [weight * value for value in other]))
+        extend(total)
+    return out
+
+
 def matmul(a: list[float], n: int, k: int, b: list[float], m: int) -> list[float]:
     """A @ B, [n, m]: B's columns taken once (slices with a step), then each row of A."""
+    if k < m:
+        return _rows_by_terms([a[start:start + k] for start in range(0, n * k, k)],
+                              [b[start:start + m] for start in range(0, k * m, m)])
     columns = [b[j::m] for j in range(m)]
     out: list[float] = []
     extend = out.extend
@@ -63,6 +97,8 @@ def matmul(a: list[float], n: int, k: int, b: list[float], m: int) -> list[float
 
 def matmul_transposed_right(g: list[float], n: int, m: int, b: list[float], k: int) -> list[float]:
     """G @ Bᵀ for G [n, m] and B [k, m]: [n, k] (B's rows are Bᵀ's columns)."""
+    if m < k:
+        return _rows_by_terms([g[start:start + m] for start in range(0, n * m, m)], [b[p::m] for p in range(m)])
     rows_of_b = [b[start:start + m] for start in range(0, k * m, m)]
     out: list[float] = []
     extend = out.extend
@@ -74,6 +110,8 @@ def matmul_transposed_right(g: list[float], n: int, m: int, b: list[float], k: i
 
 def matmul_transposed_left(a: list[float], n: int, k: int, g: list[float], m: int) -> list[float]:
     """Aᵀ @ G for A [n, k] and G [n, m]: [k, m] (A's columns are Aᵀ's rows)."""
+    if n < m:
+        return _rows_by_terms([a[p::k] for p in range(k)], [g[start:start + m] for start in range(0, n * m, m)])
     columns_of_g = [g[j::m] for j in range(m)]
     out: list[float] = []
     extend = out.extend

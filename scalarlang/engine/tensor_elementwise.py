@@ -20,7 +20,7 @@ from typing import Any
 from . import functions
 from .arithmetic import divide, power_and_derivative
 from .errors import NonFiniteDerivative, NonFiniteResult
-from .kernels import dot, expand, fold, sum_into
+from .kernels import dot, expand, fold, sum_into, sum_tiled
 from .node import ScalarOperation, is_number, leaf_value
 from .scalar import Scalar
 from .tensor_shapes import Shape, broadcast, expansion, unravel
@@ -35,16 +35,22 @@ class _Operand:
     """One side of a binary operation: its node (None for a number), its values as the result
     sees them (broadcast), and how to bring a contribution back to its shape."""
 
-    __slots__ = ("node", "expanded", "positions", "count")
+    __slots__ = ("node", "expanded", "positions", "count", "tiled")
 
     node: Any  # a TensorNode, a Scalar, or None for a number
 
     def __init__(self, value: Any, result: Shape, count: int):
+        self.tiled = False
         if isinstance(value, TensorNode):
             self.node = value
             self.positions = expansion(value._shape, result)
             self.expanded = expand(value._values, self.positions)
             self.count = len(value._values)
+            if self.positions is not None:  # broadcast along leading axes only: `sum_tiled`
+                shape = value._shape
+                while shape and shape[0] == 1:
+                    shape = shape[1:]
+                self.tiled = result[len(result) - len(shape):] == shape
         else:
             self.node = value if value.__class__ is Scalar else None
             number = value._value if self.node is not None else value
@@ -56,11 +62,15 @@ class _Operand:
         """A contribution of the result's shape, brought to this operand's."""
         if self.count == 0:
             return fold(contributions)
+        if self.tiled:
+            return sum_tiled(contributions, self.count)
         return sum_into(contributions, self.positions, self.count)
 
     def back_scaled(self, upstream: list[float], local: list[float]) -> Any:
         if self.count == 0:
             return dot(upstream, local)
+        if self.tiled:
+            return sum_tiled(list(map(mul, upstream, local)), self.count)
         return sum_into(list(map(mul, upstream, local)), self.positions, self.count)
 
 
@@ -210,7 +220,8 @@ def sqrt(operand: Any) -> Any:
 @remakeable
 def relu(operand: Any) -> Any:
     arguments = operand._values
-    values = list(map(functions.relu_value, arguments))
+    # (functions.relu_value inline: a tensor's values are finite, so no nan to pass through)
+    values = [argument if argument > 0.0 else 0.0 for argument in arguments]
     return _unary(operand, Op.RELU, values, [1.0 if argument > 0.0 else 0.0 for argument in arguments], False)
 
 

@@ -103,6 +103,18 @@ def graph_gradient_check(
                                  generator, step, tolerance)
 
 
+def graph_scalar_check(loss: Scalar, variable: Scalar, analytic: float, step: float = GRADCHECK_STEP,
+                       tolerance: float = GRADCHECK_TOLERANCE) -> ScalarGradientCheck:
+    """The check of a scalar variable of a graph that holds tensor nodes (``analytic``: its
+    pass adjoint) against central differences of the replayed graph."""
+    topology = loss.topology()
+    moved = next((at for at, node in enumerate(topology) if node is variable), None)
+    if moved is None:
+        raise ValueError("the variable is not a node of the loss's graph")
+    return scalar_gradient_check(variable._value, analytic, step, tolerance,
+                                 lambda value: _replayed(topology, moved, Scalar.constant(value)))  # type: ignore[arg-type]
+
+
 def _replayed(topology: list[Any], moved: int, copy: TensorNode) -> float:
     """The output's value with node ``moved`` replaced by ``copy``; nan when a replayed node
     is not finite (the check reports it)."""

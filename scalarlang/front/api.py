@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from ..engine.numbers import digits as number_digits
 from ..engine.scalar import Scalar
+from ..engine.tensor import Tensor
 from ..language.diagnostics import Diagnostic
 from ..pictures import DrawingError, Picture, graph_picture, svg_text, write_picture
 from ..interpreter.core import Interpreter
@@ -176,12 +177,12 @@ class Session:
             return render_outcomes(self._session.run(Source(name, text)), self.width)
 
     @property
-    def names(self) -> dict[str, Scalar | ListValue | TextValue]:
+    def names(self) -> dict[str, Scalar | ListValue | TextValue | Tensor]:
         """Every name bound to a value (a node; a list: a tuple of nodes, texts and lists; a
-        text: a `str`), in binding order."""
+        text: a `str`; a tensor: a `Tensor`), in binding order."""
         return self._session.values  # type: ignore[return-value]
 
-    def __getitem__(self, name: str) -> Scalar | ListValue | TextValue:
+    def __getitem__(self, name: str) -> Scalar | ListValue | TextValue | Tensor:
         value = self._session.values.get(name) if isinstance(name, str) else None
         if value is None:
             raise KeyError(f"no name {name!r} is bound in this session")
@@ -196,10 +197,10 @@ class Session:
     def picture(self, target: str | Scalar) -> Picture:
         """The picture of a bound name's (or a node's) graph, labelled with this session's names."""
         node = self[target] if isinstance(target, str) else target
-        if not isinstance(node, Scalar):
+        if not isinstance(node, (Scalar, Tensor)):
             raise TypeError(f"{target!r} is a list: draw one of its nodes")
         with number_digits(self.digits):
-            return graph_picture(node, self._session.label_of)
+            return graph_picture(node, self._session.label_of)  # type: ignore[arg-type]  # (a tensor's too)
 
     def draw(self, target: str | Scalar, file: str | None = None, *, engine: str = "auto") -> PicturePart | Path:
         """Draw a graph: without ``file``, the picture (Jupyter shows it); with one, write it

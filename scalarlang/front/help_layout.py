@@ -106,7 +106,7 @@ def wrap_form(form: str, first: int, further: int) -> list[str]:
 
 def wrap_words(text: str, first: int, further: int | None = None) -> list[str]:
     """``text`` in lines of ``first`` then ``further`` columns (default: ``first``), broken at
-    spaces (a word longer than a line is cut); the last line is never one word broken off a
+    spaces (a word longer than a line is cut, after a hyphen where one fits); the last line is never one word broken off a
     line of three or more."""
     further = first if further is None else further
     lines: list[list[str]] = [[]]
@@ -117,9 +117,10 @@ def wrap_words(text: str, first: int, further: int | None = None) -> list[str]:
             lines.append([])
             used, room = 0, further
         while not lines[-1] and len(word) > room > 0:
-            lines[-1].append(word[:room])
+            cut = word.rfind("-", 0, room) + 1 or room  # after a hyphen where one fits (an error kind)
+            lines[-1].append(word[:cut])
             lines.append([])
-            word, room = word[room:], further
+            word, room = word[cut:], further
         used += len(word) + (1 if lines[-1] else 0)
         lines[-1].append(word)
     if len(lines) >= 2 and len(lines[-1]) == 1 and len(lines[-2]) >= 3:

@@ -26,6 +26,7 @@ from ..interpreter.library.registry import help_rows
 from ..interpreter.failures import RUNTIME_KINDS
 from ..interpreter.outcomes import Drawn, Failed, Outcome, WalkShown, Warned
 from ..interpreter.values import ListValue, TextValue, characters, shape_text, shorten, text_summary
+from ..interpreter.tensor_values import is_tensor, tensor_summary
 from ..language.diagnostics import Diagnostic
 from ..language.source import Source, Span
 from ..render.styles import STYLES
@@ -36,6 +37,7 @@ from .walking import KeyReader, show_walk
 
 if TYPE_CHECKING:
     from ..engine.scalar import Scalar
+    from ..engine.tensor_node import TensorNode
 
 META_COMMANDS = {
     "help": ("[TOPIC]", "this list; one task or form: :help lists, :help plot, :help keys"),
@@ -285,6 +287,8 @@ class ReplCore:
             try:
                 if isinstance(value, ListValue):  # by its shape: `W1: 16 × 2 variables`
                     self.out.line(Text.assemble((name, STYLES["label"]), (f": {shape_text(value)}", STYLES["dim"])))
+                elif is_tensor(value):  # by its shape: `W: 30 × 200 tensor variable`
+                    self.out.line(Text.assemble((name, STYLES["label"]), (f": {tensor_summary(cast('TensorNode', value))}", STYLES["dim"])))
                 elif isinstance(value, TextValue):  # `s: "hello" (a text of 5 characters)`
                     self.out.line(Text.assemble(
                         (name, STYLES["label"]), (f": {text_summary(value)} ({characters(len(value))})", STYLES["dim"])

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 from ..engine.scalar import Scalar
+from ..engine.tensor import Tensor
 from ..language import tree
 from ..language.diagnostics import LanguageError
 from ..language.hints import call_hint
@@ -121,8 +122,8 @@ def call_problem(compiler: Compiling, call: tree.Call) -> LanguageError | None:
     return unknown_function(compiler, name, value, call.function_span, _python_hint(compiler, call) if value is None else ())
 
 def unknown_function(compiler: Compiling, name: str, value: object, span: Span, first: tuple[str, ...] = ()) -> LanguageError:
-    if value.__class__ is Scalar or value.__class__ is ListValue or value.__class__ is TextValue:
-        what = {Scalar: "a value", ListValue: "a list", TextValue: "a text"}[value.__class__]
+    if value.__class__ is Scalar or value.__class__ is ListValue or value.__class__ is TextValue or value.__class__ is Tensor:
+        what = {Scalar: "a value", ListValue: "a list", TextValue: "a text", Tensor: "a tensor"}[value.__class__]
         return compiler.fail("unknown-function", f"`{name}` is {what}, not a function", span, {"function": name})
     functions = [key for key, item in compiler.names.items() if isinstance(item, Function)]
     notes = list(first) or list(suggestion(name, list(compiler.library.values) + functions))

@@ -16,7 +16,11 @@ from random import Random
 import traceback
 from typing import TYPE_CHECKING, Callable, Generator
 
+from ..engine.passes import topology as topology_of
 from ..engine.scalar import Scalar
+from ..engine.tensor_formulas import tensor_edges
+from ..engine.tensor_node import TensorNode
+from ..engine.tensor_operations import TensorOperation
 from ..language import tree
 from ..language.diagnostics import Diagnostic, LanguageError
 from ..language.lexicon import KEYWORDS  # the lexical rules live in the grammar
@@ -29,6 +33,7 @@ from .outcomes import Failed, GraphNode, GraphShown, NodeState, Outcome
 from .library.registry import LIBRARY, STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
 from .state import History, Journal, SessionState
 from .statements import node_state
+from .tensor_values import TENSOR_TEXT_WIDTH, is_tensor
 from .values import LABEL_LIMIT, ListValue, TextValue, is_count, label_of, operation_text
 
 if TYPE_CHECKING:
@@ -85,10 +90,11 @@ class Interpreter:
 
     @property
     def values(self) -> dict[str, object]:
-        """A copy of the names bound to values (nodes, lists and texts), in binding order."""
+        """A copy of the names bound to values (nodes, lists, texts and tensors), in binding order."""
         return {
             name: value for name, value in self.state.names.items()
             if value.__class__ is Scalar or value.__class__ is ListValue or value.__class__ is TextValue
+            or is_tensor(value)
         }
 
     @property
@@ -97,8 +103,9 @@ class Interpreter:
         return {name: value for name, value in self.state.names.items() if value.__class__ is ListValue}
 
     def lookup(self, name: str) -> Scalar | None:
+        """The node bound to ``name`` (a scalar node, or a tensor: one node too), else None."""
         value = self.state.names.get(name)
-        return value if value.__class__ is Scalar else None
+        return value if value.__class__ is Scalar or is_tensor(value) else None  # type: ignore[return-value]
 
     def label_of(self, node: Scalar) -> str:
         """The first name bound to ``node``, else the source text that made it."""
@@ -109,21 +116,9 @@ class Interpreter:
 
     def graph_of(self, node: Scalar, span: Span) -> GraphShown:
         """The ``graph(...)`` outcome for ``node``, as the REPL's ``:graph`` shows it too."""
-        topology = node.topology()
+        topology = node.topology() if node.__class__ is Scalar else topology_of(node)  # (a tensor: one node)
         positions = {id(member): index for index, member in enumerate(topology)}
-        nodes = tuple(
-            GraphNode(
-                index,
-                label_of(member),
-                operation_text(member),
-                member.value,
-                is_count(member),
-                member.tracks_gradient,
-                member.gradient,
-                tuple(positions[id(edge.parent)] for edge in member.parents),
-            )
-            for index, member in enumerate(topology)
-        )
+        nodes = tuple(_graph_node(index, member, positions) for index, member in enumerate(topology))
         edge_count = sum(len(graph_node.operands) for graph_node in nodes)
         return GraphShown(span, label_of(node), nodes, edge_count)
 
@@ -209,6 +204,7 @@ class Interpreter:
             while True:
                 failure = None
                 memory_ran_out = False
+                width = TENSOR_TEXT_WIDTH.set(self.text_width)  # (a tensor's text in `print`, `{T}`)
                 try:
                     if collecting:
                         gc.disable()
@@ -225,6 +221,7 @@ class Interpreter:
                     current = run.current
                     failure = _internal_failure(error, source, current.span if current is not None else None)
                 finally:
+                    TENSOR_TEXT_WIDTH.reset(width)
                     if collecting:
                         if self.lives_to_exit:
                             # What the paused statement made waits in the youngest generation,
@@ -261,3 +258,18 @@ def _internal_failure(error: BaseException, source: Source, span: Span | None = 
         Diagnostic("internal-error", message, span, source, {"exception": type(error).__name__}),
         "".join(traceback.format_exception(error)),
     )
+
+
+def _graph_node(index: int, member: Scalar, positions: dict[int, int]) -> GraphNode:
+    """A node of ``graph(...)``: a tensor node with its values and shape, and the operands of a
+    tensor operation's node (its edges are VJPs) as those of any other."""
+    if isinstance(member, TensorNode):
+        operands = tuple(positions[id(operand)] for operand, _ in tensor_edges(member))
+        return GraphNode(index, label_of(member), operation_text(member), member.values, False,  # type: ignore[arg-type]
+                         member.tracks_gradient, member.gradient, operands, member.shape)
+    if member._operation.__class__ is TensorOperation:
+        parents = tuple(positions[id(operand)] for operand, _ in tensor_edges(member))
+    else:
+        parents = tuple(positions[id(edge.parent)] for edge in member.parents)
+    return GraphNode(index, label_of(member), operation_text(member), member.value, is_count(member),
+                     member.tracks_gradient, member.gradient, parents)

@@ -28,11 +28,12 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..engine.errors import ScalarAutodiffError
 from ..engine.numbers import format_number
 from ..engine.scalar import Scalar
+from ..engine.tensor import Tensor
 from ..language import tree
 from ..language.diagnostics import LanguageError
 from ..language.hints import name_hint
 from ..language.source import Source, Span
-from . import calls, operations, texts
+from . import calls, operations, tensor_operators, texts
 from .context import Budget, Function
 from .failures import drawing_failure, engine_failure, failure, not_a_list, not_a_node, not_a_text
 from .operations import arithmetic, fused, literal_value
@@ -301,12 +302,12 @@ class Compiler:
         key = node.name
         if self.params is not None and key in self.params:
             return itemgetter(self.params[key])
-        get = self.names.get
+        get, kinds = self.names.get, tensor_operators.VALUES
         span = node.span
 
         def name(args):
             value = get(key)
-            if value.__class__ is Scalar or value.__class__ is ListValue or value.__class__ is TextValue:
+            if value.__class__ in kinds:
                 return value
             raise self.name_failure(key, value, span)
 
@@ -349,10 +350,10 @@ class Compiler:
             operation = ARITHMETIC.get(node.op)
             if operation is not None:
                 # Where an operand is not a node: `+` joins texts and lists, the rest fail.
-                otherwise = (
+                otherwise = tensor_operators.elementwise_or(self, node, (
                     texts.concatenation(self, node) if node.op == "+"
                     else _raiser_of(self.not_nodes(node.left, node.right, f"`{node.op}`"))
-                )
+                ))
                 return (
                     arithmetic(operation, span, origin, source, otherwise),
                     (node.left, node.right),
@@ -365,6 +366,8 @@ class Compiler:
                     # never part of the graph.
                     return operations.literal_power(self, node, literal), (node.left,), None
                 return operations.power(self, node), (node.left, node.right), None
+            if node.op == "@":
+                return tensor_operators.matmul(self, node), (node.left, node.right), None
             if node.op == "//":
                 return operations.floor_division(self, node), (node.left, node.right), None
             return operations.remainder(self, node), (node.left, node.right), None
@@ -374,8 +377,8 @@ class Compiler:
             not_a_node_error = self.node_check(node.operand, "`-`")
 
             def negate(args, operand):
-                if operand.__class__ is not Scalar:
-                    raise not_a_node_error(operand)
+                if operand.__class__ is not Scalar:  # (a tensor, or the error)
+                    return tensor_operators.negated(self, node, operand, not_a_node_error)
                 result = operand.neg()
                 result.tag = origin
                 return result
@@ -386,8 +389,8 @@ class Compiler:
             not_a_node_error = self.node_check(node.operand, f"`{node.kind}`")
 
             def leaf(args, operand):
-                if operand.__class__ is not Scalar:
-                    raise not_a_node_error(operand)
+                if operand.__class__ is not Scalar:  # (a tensor, or the error)
+                    return tensor_operators.leaf(self, node, operand, not_a_node_error)
                 result = make(operand.value)
                 result.tag = origin
                 return result
@@ -428,7 +431,10 @@ class Compiler:
     def not_nodes(self, left: tree.Expr, right: tree.Expr, needed_by: str):
         """The error for ``left OP right`` when one of them is a list (the left one first)."""
         left_error, right_error = self.node_check(left, needed_by), self.node_check(right, needed_by)
-        return lambda a, b: left_error(a) if a.__class__ is not Scalar else right_error(b)
+        # (a tensor beside a list: the list is what is wrong; two tensors `%`: the left one)
+        return lambda a, b: left_error(a) if a.__class__ is not Scalar and (a.__class__ is not Tensor or b.__class__ in tensor_operators.NUMBERS) else right_error(b)
+
+
 
 
 def _raiser_of(not_nodes: Callable[[Any, Any], LanguageError]) -> Callable[[Any, Any], Any]:

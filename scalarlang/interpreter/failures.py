@@ -24,6 +24,9 @@ from ..engine.gradcheck import (
 )
 from ..engine.numbers import format_number, format_whole
 from ..engine.scalar import ScalarOperation
+from ..engine.tensor import Tensor
+from ..engine.tensor_errors import TENSOR_ERRORS
+from ..engine.tensor_operations import TensorOperation
 from ..language.diagnostics import Diagnostic, LanguageError
 from ..language.source import Source, Span
 from .values import ListValue, TextValue, characters, describe, whole_number
@@ -35,7 +38,11 @@ def failure(source: Source | None, kind: str, message: str, span: Span | None, f
 
 def engine_failure(source: Source, error: ScalarAutodiffError, span: Span) -> LanguageError:
     # Operations travel as their names; numbers and indices as they are.
-    fields = {name: str(value) if isinstance(value, ScalarOperation) else value for name, value in error.fields.items()}
+    fields = {
+        name: str(value) if isinstance(value, (ScalarOperation, TensorOperation))
+        else list(value) if isinstance(value, tuple) else value  # (a shape, an element: a list)
+        for name, value in error.fields.items()
+    }
     return failure(source, error.kind, readable_message(error), span, fields, _overflow_note(source, span))
 
 
@@ -91,6 +98,12 @@ def raising(error: LanguageError):
 def not_a_node(source: Source, value: object, text: str, span: Span, needed_by: str) -> LanguageError:
     """A list or a text where a node is needed (``tanh(ws)``, ``ws + 1``, ``backward(ws)``);
     ``needed_by`` names what needs it (`` `tanh` ``, "an index")."""
+    if value.__class__ is Tensor:
+        return failure(
+            source, "not-a-node", f"`{text}` is {describe(value)}, not a node", span,
+            {"found": "tensor", "shape": list(value._shape)},  # type: ignore[attr-defined]
+            (f"help: {needed_by} takes a node: an element (`{text}[0]`…) or a reduction (`sum({text})`)",),
+        )
     if value.__class__ is TextValue:
         return failure(
             source, "not-a-node", f"`{text}` is {characters(len(value))}, not a node",  # type: ignore[arg-type]
@@ -107,6 +120,16 @@ def not_a_node(source: Source, value: object, text: str, span: Span, needed_by: 
     )
 
 
+def not_a_tensor(source: Source, value: object, text: str, span: Span, needed_by: str) -> LanguageError:
+    """A node, a list or a text where a tensor is needed (``transpose(x)``, ``shape(L)``)."""
+    found = "node" if value.__class__ not in (ListValue, TextValue) else "list" if value.__class__ is ListValue else "text"
+    notes = (f"help: `tensor({text})` makes a tensor of a list",) if found == "list" else ()
+    return failure(
+        source, "not-a-tensor", f"`{text}` is {describe(value)}, not a tensor: {needed_by} takes a tensor", span,
+        {"found": found}, notes,
+    )
+
+
 def not_a_list(source: Source, text: str, span: Span, needed_by: str, value: object = None) -> LanguageError:
     """A node (or a text: ``value``) where a list is needed (``dot(x, w)``, ``x[0]``, ``for a
     in x``)."""
@@ -114,6 +137,11 @@ def not_a_list(source: Source, text: str, span: Span, needed_by: str, value: obj
         return failure(
             source, "not-a-list", f"`{text}` is {characters(len(value))}, not a list: {needed_by} takes a list",  # type: ignore[arg-type]
             span, {"found": "text", "length": len(value)},  # type: ignore[arg-type]
+        )
+    if value.__class__ is Tensor:
+        return failure(
+            source, "not-a-list", f"`{text}` is {describe(value)}, not a list: {needed_by} takes a list", span,
+            {"found": "tensor"},
         )
     return failure(source, "not-a-list", f"`{text}` is a node, not a list: {needed_by} takes a list", span, {"found": "node"})
 
@@ -165,6 +193,8 @@ GRADCHECK_KINDS = tuple(
     error.kind
     for error in (InvalidGradcheckStep, InvalidGradcheckTolerance, NonFiniteGradcheckInput, NonFiniteGradcheckValue)
 )
+# Tensors (docs/language.md, "Tensors"), as in `engine.tensor_errors`.
+TENSOR_KINDS = tuple(error.kind for error in TENSOR_ERRORS)
 # Forward mode (`jvp`, `tangents`, `jacobian`): the engine's kinds a program can meet (an input
 # that is not a variable is the language's `not-a-variable`; a direction's numbers are values of
 # nodes, finite).
@@ -199,6 +229,10 @@ LANGUAGE_RUNTIME_KINDS = (
     "not-in-vocabulary",
     # Classifiers and language models: `sample`.
     "bad-probabilities",
+    # Tensors: a node, list or text where a tensor is needed; `walk` or `paths` of a graph
+    # holding tensor nodes.
+    "not-a-tensor",
+    "tensor-graph",
 )
 # Pictures (`draw`, `--draw`), as in `pictures.errors`.
 DRAWING_KINDS = ("missing-graphviz", "unknown-picture-format", "graph-too-large", "graphviz-failed")
@@ -219,7 +253,8 @@ FILE_KINDS = ("io-error",)
 STATIC_KINDS = ("syntax-error", "too-deep", "io-error")
 
 RUNTIME_KINDS = frozenset(
-    ENGINE_KINDS + GRADCHECK_KINDS + FORWARD_KINDS + LANGUAGE_RUNTIME_KINDS + DRAWING_KINDS + CHART_KINDS + FILE_KINDS
+    ENGINE_KINDS + GRADCHECK_KINDS + TENSOR_KINDS + FORWARD_KINDS + LANGUAGE_RUNTIME_KINDS + DRAWING_KINDS + CHART_KINDS
+    + FILE_KINDS
 )
 
 

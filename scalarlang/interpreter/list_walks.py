@@ -31,6 +31,7 @@ from ..language.diagnostics import LanguageError
 from ..language.plain_data import PlainData
 from ..language.source import Span
 from .values import LABEL_LIMIT, MAX_LIST, MAX_TEXT, ListValue, Named, TextValue, lists_innermost_first, named
+from .tensor_values import is_tensor, shown_cells
 
 
 _END = object()  # an exhausted iterator's marker
@@ -159,6 +160,8 @@ def size_of(value: object) -> Size:
     measured at once)."""
     if value.__class__ is TextValue:
         return Size(0, 0, 0, len(value))  # type: ignore[arg-type]
+    if is_tensor(value):  # as many numbers as its text shows
+        return Size(0, 0, shown_cells(value.shape), 0)  # type: ignore[attr-defined]
     if value.__class__ is not ListValue:
         return Size(0, 0, 1, 0)
     # id of a distinct list -> its size (alive: ``value`` holds it)
@@ -177,6 +180,8 @@ def size_of(value: object) -> Size:
                 items += 1
                 if kind is TextValue:
                     characters += len(item)
+                elif is_tensor(item):
+                    numbers += shown_cells(item.shape)
                 else:
                     numbers += 1
         sizes[id(current)] = (items, lists, numbers, characters)
@@ -265,4 +270,6 @@ def least_hole_length(value: object, spec: SpecLength) -> int:
             2 * (size.lists + 1) + 2 * separators + size.characters + 2 * texts
             + size.numbers * max(1, spec.width)
         )
+    if is_tensor(value):  # each number its text shows
+        return shown_cells(value.shape) * spec.least()  # type: ignore[attr-defined]
     return spec.least()

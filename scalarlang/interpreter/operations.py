@@ -19,7 +19,8 @@ from ..engine.errors import ScalarAutodiffError
 from ..engine.numbers import format_number, format_whole
 from ..engine.scalar import Scalar
 from ..language import tree
-from . import texts
+from . import tensor_operators, texts
+from ..engine.tensor import Tensor
 from .context import MAX_ITEMS
 from .failures import engine_failure, failure, position_in
 from .values import ListValue, Named, TextValue, describe, label_of, whole_number
@@ -112,7 +113,7 @@ def compare(compiler: Compiling, node: tree.Compare):
         result.tag = origin
         return result
 
-    return comparison
+    return tensor_operators.compare(compiler, node, comparison)
 
 def power(compiler: Compiling, node: tree.Binary):
     span, origin, source = node.span, compiler.origin(node.span), compiler.source
@@ -121,8 +122,10 @@ def power(compiler: Compiling, node: tree.Binary):
     not_nodes = compiler.not_nodes(node.left, node.right, "`**`")
 
     def power(args, base, exponent):
-        if base.__class__ is not Scalar or exponent.__class__ is not Scalar:
-            raise not_nodes(base, exponent)
+        if base.__class__ is Tensor and exponent.__class__ is Scalar and exponent._gradient is None:
+            return tensor_operators.power(compiler, node, base, exponent._value)
+        if (base.__class__ is not Scalar and base.__class__ is not Tensor) or exponent.__class__ is not Scalar:
+            raise not_nodes(base, exponent)  # (a tensor with a tracked exponent: `tracked-exponent`)
         if exponent._gradient is not None:
             raise failure(
                 source,
@@ -147,6 +150,8 @@ def literal_power(compiler: Compiling, node: tree.Binary, exponent: float):
 
     def power(args, base):
         if base.__class__ is not Scalar:
+            if base.__class__ is Tensor:
+                return tensor_operators.power(compiler, node, base, exponent)
             raise not_a_node_error(base)
         try:
             result = base.__pow__(exponent)
@@ -237,6 +242,8 @@ def index(compiler: Compiling, node: tree.Index) -> Callable:
     index_not_a_node = compiler.node_check(node.index, "an index")
 
     def item(args, target, position):
+        if target.__class__ is Tensor:
+            return tensor_operators.indexed(compiler, node, target, position)
         if target.__class__ is not ListValue and target.__class__ is not TextValue:
             raise not_a_list(target)
         if position.__class__ is not Scalar:

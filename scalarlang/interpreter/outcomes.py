@@ -20,6 +20,8 @@ from ..language.plain_data import PlainData
 from ..language.source import Span
 from .values import ListValue
 
+from .tensor_outcomes import TensorExplained, TensorShown
+
 if TYPE_CHECKING:
     from ..pictures.charts import Chart
     from ..pictures.picture import Picture
@@ -105,27 +107,30 @@ class Printed(PlainData):
 
 
 class GraphNode(PlainData):
-    __slots__ = __match_args__ = ("index", "label", "operation", "value", "count", "tracked", "gradient", "operands")
+    __slots__ = __match_args__ = ("index", "label", "operation", "value", "count", "tracked", "gradient", "operands",
+                                  "shape")
 
     def __init__(
         self,
         index: int,
         label: str,
         operation: str,
-        value: float,
+        value: float | tuple[float, ...],
         count: bool,
         tracked: bool,
-        gradient: float | None,
+        gradient: float | tuple[float, ...] | None,
         operands: tuple[int, ...],
+        shape: tuple[int, ...] = (),
     ) -> None:
         self.index = index
         self.label = label
         self.operation = operation  # as tables show it: `pow 2`
-        self.value = value
+        self.value = value  # a tensor node's: its values, row major
         self.count = count  # its value is shown as a whole number
         self.tracked = tracked
         self.gradient = gradient
         self.operands = operands
+        self.shape = shape  # a tensor node's; () for a scalar node
 
 
 class BackwardShown(PlainData):
@@ -154,16 +159,20 @@ class BackwardShown(PlainData):
 
 class EdgeShare(PlainData):
     """One operand edge into a node in a pass: its consumer, slot, the consumer's pass adjoint
-    (the upstream), the local derivative, and their product, the edge's contribution."""
+    (the upstream), the local derivative, and their product, the edge's contribution. An edge
+    of a tensor operation (`T * s`, `tensor(L)`) has its VJP's formula instead of the upstream
+    and the local derivative (None), which are whole tensors there."""
 
-    __slots__ = __match_args__ = ("consumer", "slot", "upstream", "local", "contribution")
+    __slots__ = __match_args__ = ("consumer", "slot", "upstream", "local", "contribution", "formula")
 
-    def __init__(self, consumer: str, slot: int, upstream: float, local: float, contribution: float) -> None:
+    def __init__(self, consumer: str, slot: int, upstream: float | None, local: float | None, contribution: float,
+                 formula: str | None = None) -> None:
         self.consumer = consumer
         self.slot = slot
         self.upstream = upstream
         self.local = local
         self.contribution = contribution
+        self.formula = formula
 
 
 class Explained(PlainData):
@@ -479,5 +488,5 @@ class Charted(PlainData):
 Outcome = (
     ValueShown | ListShown | Bound | Defined | Printed | BackwardShown | GraphShown | GradcheckShown
     | Explained | PathsShown | WalkShown | Drawn | Charted | Expected | Warned | Failed | TextShown
-    | TangentsShown | JacobianShown
+    | TensorShown | TensorExplained | TangentsShown | JacobianShown
 )

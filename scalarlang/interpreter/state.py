@@ -68,9 +68,10 @@ import random as random_module
 from typing import Callable, Iterable
 
 from ..engine.gradients import restore_gradients
-from ..engine.passes import zero_gradients
+from ..engine.passes import topology, zero_gradients
 from ..engine.records import BackwardPass
 from ..engine.scalar import Scalar
+from ..engine.tensor import Tensor
 from .values import distinct_nodes
 
 
@@ -158,7 +159,7 @@ class SessionState:
         journal, history, reached = self._journal, self.history, self.reached
         walked = None  # the topologies of the outputs, when something needs them
         if journal is not None or history is not None or (not everything and reached.variables):
-            walked = [node for output in outputs for node in output.topology()]
+            walked = [node for output in outputs for node in topology(output)]  # (of tensors too)
             if journal is not None:
                 journal.remember_gradients(walked)
                 if history is not None:
@@ -222,7 +223,7 @@ class Journal:
     def remember_gradients(self, nodes: Iterable[Scalar]) -> None:
         saved = self.gradients
         for node in nodes:
-            gradient = node.gradient
+            gradient = node._gradient  # (a tensor's list is replaced whole, never changed: kept as is)
             if gradient is not None and node not in saved:
                 saved[node] = gradient
         if len(saved) > self.prune_at:
@@ -248,7 +249,9 @@ class Journal:
             node = stack.pop()
             if id(node) not in older:
                 older.add(id(node))
-                stack.extend(edge.parent for edge in node.parents if edge.parent in saved and id(edge.parent) not in older)
+                operands = [operand for operand, _ in node.edges] if node.__class__ is Tensor else [
+                    edge.parent for edge in node.parents]
+                stack.extend(operand for operand in operands if operand in saved and id(operand) not in older)
         return older
 
     def undo(self) -> None:

@@ -10,10 +10,13 @@ shows none (``run.echo`` False: scripts).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ..engine.numbers import format_number
+from ..engine.errors import ScalarAutodiffError
 from ..engine.scalar import Scalar, ScalarOperation
+from ..engine.tensor import Tensor
+from ..engine.tensor_node import TensorNode
 from ..language import tree
 from ..language.diagnostics import LanguageError
 from ..language.source import Span
@@ -21,8 +24,10 @@ from .context import Function
 from .expressions import MAX_CALL_DEPTH, Compiler
 from .failures import raising
 from .outcomes import Bound, Defined, ListShown, NodeState, Printed, TextShown, ValueShown, Warned
+from .tensor_outcomes import TensorShown, TensorState
 from .library.registry import call_problem
 from .list_walks import Places, check_written, name_items, rebuilt
+from .tensor_values import tensor_summary
 from .values import (
     ListValue,
     Named,
@@ -50,6 +55,16 @@ def node_state(node: Scalar, label: str | None = None) -> NodeState:
         node.tracks_gradient,
         node.gradient,
         is_count(node),
+    )
+
+
+def tensor_state(tensor: TensorNode, label: str | None = None) -> TensorState:
+    return TensorState(
+        label_of(tensor) if label is None else label,  # type: ignore[arg-type]
+        str(tensor.operation),
+        tuple(tensor.shape),
+        tensor.values,
+        tensor.tracks_gradient,
     )
 
 
@@ -101,7 +116,10 @@ def compile_let(run: Running, statement: tree.Let):
             node.tag = label
         state.bind(name, node)
         if show and echo:
-            run.emit(Bound(span, name, node_state(node, name)))
+            if node.__class__ is Tensor:  # `W = 30 × 200 tensor variable`
+                run.emit(Defined(span, name, f"= {tensor_summary(node)}"))
+            else:
+                run.emit(Bound(span, name, node_state(node, name)))
 
     return let
 
@@ -164,9 +182,11 @@ def compile_descend(run: Running, statement: tree.Descend):
     get, echo, state = run.names.get, run.echo, run.state
     warned = False  # the `no-backward` warning shows once per statement, not per iteration
 
-    def stepped(name_span, step: float, item: object, places: Places, place: int, made: dict, olds: list) -> Scalar:
+    def stepped(name_span, step: float, item: object, places: Places, place: int, made: dict, olds: list) -> Any:
         """The new variable of one item, checked: nothing is bound before all are known. A
         variable held twice (in a list, or by two of the names) gets one new variable."""
+        if item.__class__ is Tensor:
+            return _stepped_tensor(compiler, name_span, step, item, places, place, made, olds)  # type: ignore[arg-type]
         if not isinstance(item, Scalar) or item._operation is not ScalarOperation.VARIABLE:
             raise _not_a_variable(compiler, places.text(place), item, name_span)
         node = item
@@ -209,6 +229,8 @@ def compile_descend(run: Running, statement: tree.Descend):
             if show and echo:
                 if fresh.__class__ is ListValue:
                     run.emit(Defined(span, name, f"= {shape_text(fresh)}"))  # type: ignore[arg-type]
+                elif fresh.__class__ is Tensor:
+                    run.emit(Defined(span, name, f"= {tensor_summary(fresh)}"))  # type: ignore[arg-type]
                 else:
                     run.emit(Bound(span, name, node_state(fresh, name)))  # type: ignore[arg-type]
         if unreached is not None:
@@ -218,6 +240,29 @@ def compile_descend(run: Running, statement: tree.Descend):
     return descend
 
 
+def _stepped_tensor(compiler: Compiling, name_span, step: float, item: Tensor, places: Places, place: int,
+                    made: dict, olds: list) -> Tensor:
+    """A tensor variable's new variable: each element ``value - step * gradient``."""
+    if not item.is_variable:
+        raise compiler.fail(
+            "not-a-variable",
+            f"`descend` needs tracked variables; `{places.text(place)}` is a tensor of operation {item.operation}",
+            name_span, {"name": places.text(place), "operation": str(item.operation)},
+            ("help: make one with `let NAME = var tensor(L)` or `var randn(S, …)`",),
+        )
+    again = made.get(item)
+    if again is not None:
+        return again
+    try:
+        fresh = item.descended(step)
+    except ScalarAutodiffError as error:
+        raise compiler.engine_error(error, name_span) from None
+    fresh.tag = Named(places.label(place))
+    made[item] = fresh
+    olds.append((item, place))
+    return fresh
+
+
 def _unreached(olds: list[tuple[Scalar, int]], places: Places, reached) -> tuple[str, ...] | None:
     """The names of the variables `descend` steps when no backward pass wrote their gradients:
     every one is 0 and no committed pass reached any since it was made or zeroed; else None.
@@ -225,7 +270,12 @@ def _unreached(olds: list[tuple[Scalar, int]], places: Places, reached) -> tuple
     if not olds:
         return None
     for node, _ in olds:
-        if node._gradient != 0.0 or node in reached:
+        if node in reached:
+            return None
+        if node.__class__ is Tensor:
+            if any(node._gradient):  # (a tensor variable: any element's gradient not 0)
+                return None
+        elif node._gradient != 0.0:
             return None
     return tuple(places.text(place) for _, place in olds)
 
@@ -278,6 +328,8 @@ def compile_expression_statement(run: Running, statement: tree.ExprStatement):
                 run.emit(ListShown(span, value))
             elif value.__class__ is TextValue:
                 run.emit(TextShown(span, str(value)))
+            elif value.__class__ is Tensor:
+                run.emit(TensorShown(span, tensor_state(value)))
             else:
                 run.emit(ValueShown(span, node_state(value)))
 
@@ -310,7 +362,7 @@ def compile_zero_grad(run: Running, statement: tree.ZeroGrad):
             outputs = [node for value in run.names.values() for node in distinct_nodes(value)]
         else:
             output = target(None)
-            if output.__class__ is not Scalar:
+            if output.__class__ is not Scalar and output.__class__ is not Tensor:
                 raise not_a_node(output)
             outputs = [output]
         run.state.zero(outputs, target is None)

@@ -109,7 +109,7 @@ def concatenation(compiler: Compiling, node: tree.Binary) -> Callable[[Any, Any]
             if len(left) + len(right) > MAX_LIST:
                 raise _too_long(compiler, node, len(left) + len(right), "items")
             return ListValue(left + right)
-        if kind is not Scalar:  # (not reached: a left operand is a node, a text or a list)
+        if kind is not Scalar and right.__class__ is Scalar:  # (a tensor and a node are added: not reached)
             raise not_a_node(source, left, left_text, left_span, "`+`")
         # A node and a text or a list, in either order, is that `+`'s error (`"a" + 1` too).
         if right.__class__ is TextValue:

@@ -30,7 +30,11 @@ from typing import cast
 
 from ..engine.numbers import format_count, format_number, format_parameter
 from ..engine.scalar import Scalar, ScalarOperation
+from ..engine.tensor import Tensor
+from ..engine.tensor_node import TensorNode
 from ..language.source import Source, Span
+from .tensor_values import is_tensor, tensor_inline, tensor_text
+from .tensor_values import shape_text as tensor_shape_text
 
 # Labels made from source text are cut to this many characters, whitespace collapsed; so are
 # names longer than that, in labels and messages.
@@ -252,9 +256,10 @@ def is_list(value: object) -> bool:
 
 
 def distinct_nodes(value: object) -> Iterator[Scalar]:
-    """The nodes held in ``value`` (a node or a nested list), each distinct list walked once,
-    in no particular order (a node held in two lists may come twice)."""
-    return (item for item in distinct_items(value) if item.__class__ is Scalar)  # type: ignore[misc]
+    """The nodes held in ``value`` (a node, a tensor or a nested list), each distinct list
+    walked once, in no particular order (a node held in two lists may come twice)."""
+    return (item for item in distinct_items(value)  # type: ignore[misc]
+            if item.__class__ is Scalar or item.__class__ is Tensor)
 
 
 def distinct_items(value: object) -> Iterator[object]:
@@ -352,9 +357,11 @@ def _shape_of(value: ListValue, shapes: dict[int, int], dims: list[tuple[int, in
 
 def kind_of_nodes(value: ListValue) -> str:
     """What a list holds, in a word: "variables", "constants", "nodes" (mixed), "texts",
-    "items" (texts and nodes)."""
+    "tensors", "items" (of several of these kinds)."""
     texts = any(item.__class__ is TextValue for item in distinct_items(value))
-    operations = {node._operation for node in distinct_nodes(value)}
+    operations = {node._operation for node in distinct_nodes(value) if node.__class__ is Scalar}
+    if any(is_tensor(item) for item in distinct_items(value)):
+        return "items" if texts or operations else "tensors"
     if texts:
         return "items" if operations else "texts"
     if operations == {ScalarOperation.VARIABLE}:
@@ -366,11 +373,13 @@ def kind_of_nodes(value: ListValue) -> str:
 
 def describe(value: object) -> str:
     """What a value is, for messages: "a list of 16", "an empty list", "a text of 5
-    characters", "a node"."""
+    characters", "a tensor [2, 3]", "a node"."""
     if value.__class__ is ListValue:
         return f"a list of {len(value)}" if value else "an empty list"  # type: ignore[arg-type]
     if value.__class__ is TextValue:
         return characters(len(value))  # type: ignore[arg-type]
+    if is_tensor(value):
+        return f"a tensor {tensor_shape_text(value.shape)}"  # type: ignore[attr-defined]
     return "a node"
 
 
@@ -390,6 +399,8 @@ def formatted_value(value: object, spec: str | None = None, limit: int | None = 
     with "…" once longer than that many characters)."""
     if value.__class__ is TextValue:
         return str(value)
+    if is_tensor(value):
+        return tensor_text(cast(TensorNode, value), spec=spec)
     if value.__class__ is not ListValue:
         return _number_text(cast(Scalar, value), spec)
     return formatted_items(value, lambda node: _number_text(node, spec), limit)
@@ -418,7 +429,7 @@ def formatted_items(value: ListValue, text_of: Callable[[Scalar], str], limit: i
             piece = "["
             stack.append([child, 0])
         else:
-            piece = quoted(child) if child.__class__ is TextValue else text_of(child)
+            piece = quoted(child) if child.__class__ is TextValue else tensor_inline(child) if is_tensor(child) else text_of(child)
         pieces.append(piece)
         if limit is not None:
             written += len(piece) + (2 if index else 0)  # (and its ", ")
@@ -468,6 +479,8 @@ def plain_values(value: ListValue) -> list:
             stack.append((iter(item), inner))
         elif item.__class__ is TextValue:
             into.append(str(item))
+        elif is_tensor(item):  # as a `tensor` event writes it
+            into.append({"shape": list(item.shape), "values": item.tolist()})  # type: ignore[attr-defined]
         else:
             into.append(item.value)  # type: ignore[attr-defined]
     return result

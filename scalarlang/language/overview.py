@@ -10,11 +10,12 @@ from __future__ import annotations
 
 # The tasks, in the order the help texts show them. A registry entry of another category gets
 # a heading of its own after these.
-GRAPH, TRAINING, LISTS, TEXTS, CHAIN_RULE, PICTURES, FORWARD_MODE = TASKS = (
+GRAPH, TRAINING, LISTS, TEXTS, TENSORS, CHAIN_RULE, PICTURES, FORWARD_MODE = TASKS = (
     "values and the graph",
     "training",
     "lists",
     "texts and language models",
+    "tensors",
     "seeing the chain rule",
     "pictures",
     "forward mode",
@@ -49,6 +50,10 @@ FORMS: tuple[tuple[str, str, str], ...] = (
     (TEXTS, '"abc"', 'a text: a constant, no node (escapes \\n \\" \\\\)'),
     (TEXTS, "T[I] · T + U · T == U", "a character · two texts joined · equality (1 or 0, != too)"),
     (TEXTS, "for c in T { … }", "each character of a text"),
+    (TENSORS, "A @ B", "the matrix product of tensors (rank 1 @ rank 1: their dot, a node)"),
+    (TENSORS, "+ - * / ** < … of tensors", "element-wise, broadcast; a number or a node on either side"),
+    (TENSORS, "T[I] · T[I][J] · C[X]", "a sub-tensor · an element (a node) · the rows X names"),
+    (TENSORS, "var tensor(L) · var randn(S, …)", "a tensor variable: its gradient is stored"),
 )
 
 # (task, example, what it does): what `--help` shows of each task.
@@ -76,6 +81,9 @@ EXAMPLES: tuple[tuple[str, str, str], ...] = (
     (TEXTS, "encode(t, vocab)", "a list of indices (decode(L, vocab): back to text)"),
     (TEXTS, "cross_entropy(logits, i)", "the loss of one example (softmax, logsumexp too)"),
     (TEXTS, "sample(softmax(logits))", "an index drawn with those probabilities"),
+    (TENSORS, "let W = var randn(2, 16)", "a tensor variable (tensor(L), zeros(S, …) too)"),
+    (TENSORS, "relu(X @ W + b)", "a layer: one node per operation, broadcast"),
+    (TENSORS, "mean(cross_entropy(Z, Y))", "a batch's loss (sum, softmax … with axis: K)"),
     (CHAIN_RULE, "explain(x)", "x's gradient as the sum of its edges and passes"),
     (CHAIN_RULE, "paths(loss, x)", "every path from loss down to x"),
     (CHAIN_RULE, "walk(loss)", "the backward pass, one edge at a time"),

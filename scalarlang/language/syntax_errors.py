@@ -221,7 +221,7 @@ _KEYWORD_TERMINALS = {
 }
 _STATEMENT_START = (set(_KEYWORD_TERMINALS) - {"WITHIN", "IN", "ELSE", "BY"}) | _EXPRESSION_START
 _TABLE_ENTRY = {"NUMBER", "INF", "NAN", "MINUS"}
-_OPERATORS = {"PLUS", "MINUS", "STAR", "SLASH", "DSLASH", "PERCENT", "POW"}
+_OPERATORS = {"PLUS", "MINUS", "STAR", "SLASH", "DSLASH", "PERCENT", "AT", "POW"}
 _COMPARISONS = {"EQ", "NE", "LT", "LE", "GT", "GE"}
 _ENDS = {"_NL", "_SEMI", "$END"}
 _FRIENDLY = {
@@ -249,6 +249,7 @@ _FRIENDLY = {
     "SLASH": "`/`",
     "DSLASH": "`//`",
     "PERCENT": "`%`",
+    "AT": "`@`",
     "POW": "`**`",
     "EQ": "`==`",
     "NE": "`!=`",

@@ -9,9 +9,14 @@ derivative. Every number goes through the one formatter; every text is made safe
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence, cast
 
 from ..engine.numbers import format_number, format_parameter
+from ..engine.passes import topology as topology_of
+from ..engine.tensor_shapes import show_shape
+from ..engine.tensor_formulas import tensor_edges, vjp_formula
+from ..engine.tensor_node import TensorNode
+from ..engine.tensor_operations import TensorOperation
 from .errors import GRAPH_TOO_LARGE, DrawingError
 
 if TYPE_CHECKING:
@@ -50,8 +55,10 @@ class Picture:
 
 
 def graph_picture(output: Scalar, label: Callable[[Scalar], str] | None = None) -> Picture:
-    """The picture of ``output``'s graph: stored values and gradients, local derivatives."""
-    topology = output.topology()
+    """The picture of ``output``'s graph: stored values and gradients, local derivatives. A
+    tensor node is one box (its operation, shape and first values); an edge of a tensor
+    operation is labelled with its VJP (``dA = dC @ Bᵀ``)."""
+    topology = topology_of(output)
     _check_size(len(topology))
     label = label if label is not None else _index_labels(topology)
     position = {id(node): index for index, node in enumerate(topology)}
@@ -59,31 +66,31 @@ def graph_picture(output: Scalar, label: Callable[[Scalar], str] | None = None) 
     nodes = []
     edges = []
     for index, node in enumerate(topology):
-        gradient = node.gradient
-        nodes.append(
-            PictureNode(
-                index,
-                clean_text(label(node)),
-                (
-                    operation_text(node),
-                    f"value {format_number(node.value)}",
-                    "untracked" if gradient is None else f"grad {format_number(gradient)}",
-                ),
-                gradient is not None,
-                index == last,
+        gradient = node._gradient
+        if isinstance(node, TensorNode):
+            lines = tensor_box_lines(node)
+        else:
+            lines = (
+                operation_text(node),
+                f"value {format_number(node.value)}",
+                "untracked" if gradient is None else f"grad {format_number(gradient)}",
             )
-        )
-        for slot, edge in enumerate(node.parents):
-            edges.append(
-                PictureEdge(
-                    index,
-                    position[id(edge.parent)],
-                    slot,
-                    (f"slot {slot}", f"d {format_number(edge.local_derivative)}"),
-                    edge.parent.tracks_gradient,
-                )
-            )
+        nodes.append(PictureNode(index, clean_text(label(node)), lines, gradient is not None, index == last))
+        edges.extend(_edges_of(node, index, position))
     return Picture(f"graph of {clean_text(label(output))}", tuple(nodes), tuple(edges))
+
+
+# A tensor's box shows this many of its first values (row major).
+BOX_VALUES = 3
+
+
+def tensor_box_lines(node: TensorNode) -> tuple[str, ...]:
+    """``matmul [32, 200]``, ``0.5, 1, -2, …``, ``tracked``: a tensor node in one box."""
+    return (
+        f"{node.operation} {show_shape(node.shape)}",
+        _first_values(node._values),
+        "tracked" if node._gradient is not None else "untracked",
+    )
 
 
 def pass_picture(backward_pass: BackwardPass, output_label: str, label_of_index: Callable[[int], str]) -> Picture:
@@ -92,6 +99,8 @@ def pass_picture(backward_pass: BackwardPass, output_label: str, label_of_index:
     topology = backward_pass.topology
     _check_size(len(topology))
     last = len(topology) - 1
+    if not backward_pass.edges and any(isinstance(node, TensorNode) for node in topology):
+        return _tensor_pass_picture(backward_pass, output_label, label_of_index)
     nodes = []
     for record in backward_pass.nodes:
         index = record.topology_index
@@ -132,6 +141,60 @@ def pass_picture(backward_pass: BackwardPass, output_label: str, label_of_index:
     return Picture(title, tuple(nodes), tuple(edges))
 
 
+def _tensor_pass_picture(backward_pass: BackwardPass, output_label: str, label_of_index: Callable[[int], str]) -> Picture:
+    """A pass over a graph holding tensor nodes, which keeps no per-edge records: each node
+    with its value and pass adjoint (a tensor's by its shape and first values), each edge with
+    its VJP (a scalar operation's with its local derivative)."""
+    topology = backward_pass.topology
+    last = len(topology) - 1
+    position = {id(node): index for index, node in enumerate(topology)}
+    nodes, edges = [], []
+    for record in backward_pass.nodes:
+        index = record.topology_index
+        node = topology[index]
+        lines: tuple[str, ...]
+        if isinstance(node, TensorNode):
+            lines = (f"{node.operation} {show_shape(node.shape)}", _first_values(node._values))
+        else:
+            lines = (operation_text(node), f"value {format_number(cast(float, record.value))}")
+        if record.tracked:
+            lines += (f"adjoint {_numbers_text(record.pass_adjoint)}", f"grad {_numbers_text(record.accumulated_gradient)}")
+        else:
+            lines += ("untracked",)
+        nodes.append(PictureNode(index, clean_text(label_of_index(index)), lines, record.tracked, index == last))
+        edges.extend(_edges_of(node, index, position))
+    title = f"backward from {clean_text(output_label)} with seed {format_number(backward_pass.seed)}"
+    return Picture(title, tuple(nodes), tuple(edges))
+
+
+def _edges_of(node: Any, index: int, position: dict[int, int]) -> list[PictureEdge]:
+    """A node's operand edges: a tensor operation's labelled with its VJP, a scalar
+    operation's with its local derivative."""
+    if node._operation.__class__ is TensorOperation or isinstance(node, TensorNode):
+        return [
+            PictureEdge(index, position[id(operand)], slot, (f"slot {slot}", vjp_formula(node, slot)),
+                        operand._gradient is not None)
+            for slot, (operand, _) in enumerate(tensor_edges(node))
+        ]
+    return [
+        PictureEdge(index, position[id(edge.parent)], slot, (f"slot {slot}", f"d {format_number(edge.local_derivative)}"),
+                    edge.parent.tracks_gradient)
+        for slot, edge in enumerate(node.parents)
+    ]
+
+
+def _first_values(values: Sequence[float]) -> str:
+    shown = ", ".join(format_number(value) for value in values[:BOX_VALUES])
+    return shown + (", …" if len(values) > BOX_VALUES else "")
+
+
+def _numbers_text(value: Any) -> str:
+    """A number, or a tensor's first numbers."""
+    if isinstance(value, (tuple, list)):
+        return _first_values(value)
+    return format_number(value)
+
+
 def operation_text(node: Scalar) -> str:
     """The operation's name; a power shows its exponent (``pow 2``)."""
     exponent = getattr(node, "exponent", None)
@@ -157,7 +220,7 @@ def _index_labels(topology) -> Callable[[Scalar], str]:
 
 
 def _operation_text(node: Scalar) -> str:
-    exponent = node.exponent
+    exponent = getattr(node, "exponent", None)  # (a tensor node has none)
     return str(node.operation) if exponent is None else f"pow {format_parameter(exponent)}"
 
 

@@ -20,7 +20,7 @@ from typing import Callable, Iterator, Sequence, Union
 from rich.text import Text
 
 from ..engine.numbers import format_number
-from ..interpreter.outcomes import Explained, PathShown, PathsShown, WalkShown, WalkStep
+from ..interpreter.outcomes import EdgeShare, Explained, PathShown, PathsShown, WalkShown, WalkStep
 from .styles import STYLES
 from .tables import _Column, _titled_table, forward_tables, pass_tables
 
@@ -97,10 +97,17 @@ _EDGE_COLUMNS = [
 
 def _edge_table(shown: Explained, width: int, row_limit: int) -> list[Text]:
     rows = [
-        [edge.consumer, str(edge.slot), *map(format_number, (edge.upstream, edge.local, edge.contribution))]
+        [edge.consumer, str(edge.slot), *_upstream_and_local(edge), format_number(edge.contribution)]
         for edge in shown.edges[:row_limit]
     ]
     return _titled_table(None, _EDGE_COLUMNS, rows, len(shown.edges), width)
+
+
+def _upstream_and_local(edge: EdgeShare) -> list[str]:
+    """An edge's upstream and local derivative; a tensor operation's edge: its VJP's formula."""
+    if edge.upstream is None or edge.local is None:
+        return ["(a tensor)", edge.formula or "VJP"]
+    return [format_number(edge.upstream), format_number(edge.local)]
 
 
 def sum_lines(lead: Text, terms: Sequence[tuple[Text, ...]], width: int, max_lines: int = SUM_LINES) -> list[Text]:

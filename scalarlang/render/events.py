@@ -34,12 +34,15 @@ from ..interpreter.outcomes import (
     WalkStep,
     Warned,
 )
+from ..engine.tensor_node import nest
+from ..interpreter.tensor_outcomes import TensorExplained, TensorShown
 from ..interpreter.values import plain_values, shape
 from ..language.diagnostics import help_and_notes
 from ..language.source import Span
 from .chart_events import chart_fields, number
 from .forward_events import jacobian_fields, tangents_fields
 from .messages import warning_message
+from .tensor_events import tensor_explain_fields, tensor_fields
 
 
 def _clean(value: Any) -> Any:
@@ -143,6 +146,8 @@ def event_of(outcome: Outcome, file: str | None = None) -> dict[str, Any] | None
             fields = {"event": "print", "text": outcome.text}
         case TextShown():
             fields = {"event": "text", "value": outcome.text}
+        case TensorShown():
+            fields = {"event": "tensor", **tensor_fields(outcome.tensor)}
         case BackwardShown():
             fields = {
                 "event": "backward",
@@ -186,6 +191,8 @@ def event_of(outcome: Outcome, file: str | None = None) -> dict[str, Any] | None
             fields = {"event": "plot", **chart_fields(outcome.chart, outcome.path)}
         case Explained():
             fields = _explain_fields(outcome)
+        case TensorExplained():
+            fields = tensor_explain_fields(outcome)
         case PathsShown():
             fields = _paths_fields(outcome)
         case TangentsShown():
@@ -239,6 +246,7 @@ def _explain_fields(outcome: Explained) -> dict[str, Any]:
                 "upstream": edge.upstream,
                 "local": edge.local,
                 "contribution": edge.contribution,
+                "formula": edge.formula,
             }
             for edge in outcome.edges
         ],
@@ -287,16 +295,25 @@ def _step_event(outcome: WalkShown, step: WalkStep, file: str | None) -> dict[st
 
 def _pass_nodes(outcome: BackwardShown) -> Iterator[dict[str, Any]]:
     labels = outcome.labels
+    topology = outcome.backward_pass.topology
     for record in outcome.backward_pass.nodes:
+        shape = getattr(topology[record.topology_index], "_shape", ())  # a tensor node's
         yield {
             "topology_index": record.topology_index,
             "label": labels[record.topology_index],
             "operation": str(record.operation),
-            "value": number(record.value),
+            "value": _numbers(record.value, shape),
             "tracked": record.tracked,
-            "pass_adjoint": number(record.pass_adjoint),
-            "accumulated_gradient": number(record.accumulated_gradient),
+            "pass_adjoint": _numbers(record.pass_adjoint, shape),
+            "accumulated_gradient": _numbers(record.accumulated_gradient, shape),
         }
+
+
+def _numbers(value: Any, shape: tuple[int, ...]) -> Any:
+    """A number, or a tensor node's numbers (row major) nested one list per dimension."""
+    if isinstance(value, (tuple, list)):
+        return nest(value, shape)
+    return number(value)
 
 
 def _pass_edges(outcome: BackwardShown) -> Iterator[dict[str, Any]]:
@@ -321,9 +338,9 @@ def _graph_nodes(outcome: GraphShown) -> Iterator[dict[str, Any]]:
             "index": node.index,
             "label": node.label,
             "operation": node.operation,
-            "value": number(node.value),
+            "value": _numbers(node.value, node.shape),
             "tracked": node.tracked,
-            "gradient": number(node.gradient),
+            "gradient": _numbers(node.gradient, node.shape),
             "operands": list(node.operands),
         }
 

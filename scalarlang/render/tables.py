@@ -15,6 +15,10 @@ from typing import Iterator
 from rich.text import Text
 
 from ..engine.numbers import current_digits, decimal_point, format_count, format_number
+from ..engine.tensor_shapes import show_shape
+from ..engine.tensor_formulas import tensor_edges
+from ..engine.tensor_node import TensorNode
+from ..engine.tensor_operations import TensorOperation
 from ..interpreter.outcomes import BackwardShown, GraphShown
 from .styles import STYLES
 
@@ -32,18 +36,25 @@ def pass_tables(shown: BackwardShown, width: int, row_limit: int) -> Iterator[li
             "backward from ", (shown.label, STYLES["label"]), f" with seed {format_number(backward_pass.seed)}"
         )
     ]
+    topology = backward_pass.topology
     rows = [
         [
             str(record.topology_index),
             labels[record.topology_index],
             operations[record.topology_index],
-            format_count(record.value) if record.topology_index in counts else format_number(record.value),
-            _optional(record.pass_adjoint),
-            _optional(record.accumulated_gradient),
+            format_count(record.value) if record.topology_index in counts
+            else value_cell(record.value, _shape(topology[record.topology_index])),
+            _optional(record.pass_adjoint, _shape(topology[record.topology_index])),
+            _optional(record.accumulated_gradient, _shape(topology[record.topology_index])),
         ]
         for record in _limited(nodes, row_limit)
     ]
     yield _titled_table("nodes", _NODE_COLUMNS, rows, len(nodes), width)
+    if not edges and topology and _holds_tensors(topology):
+        # A pass over tensor nodes keeps no per-edge records: one tensor edge is many.
+        yield [Text(_TENSOR_EDGES, STYLES["dim"])]
+        yield [Text(node_and_edge_counts(len(nodes), _edge_count(topology)))]
+        return
     shown_edges = _limited(edges, row_limit)
     # An untracked consumer gets no adjoint from the pass (the records say 0), so nothing
     # flows out along its edges: say so rather than show zeros (--json keeps the records).
@@ -72,6 +83,44 @@ def pass_tables(shown: BackwardShown, width: int, row_limit: int) -> Iterator[li
     yield [Text(node_and_edge_counts(len(nodes), len(edges)))]
 
 
+_TENSOR_EDGES = ("edges: a tensor operation's edge is one VJP standing for many scalar edges; "
+                 "`explain(T)` shows each with its formula")
+
+
+def _shape(node: object) -> tuple[int, ...]:
+    return getattr(node, "_shape", ())  # a tensor node's; a scalar node has none
+
+
+def _holds_tensors(topology) -> bool:
+    return any(isinstance(node, TensorNode) for node in topology)
+
+
+def _operands(node) -> list:
+    """A node's operands in slot order: a tensor operation's (its edges are VJPs) too."""
+    if isinstance(node, TensorNode) or node._operation.__class__ is TensorOperation:
+        return [operand for operand, _ in tensor_edges(node)]
+    return [edge.parent for edge in node.parents]
+
+
+def _edge_count(topology) -> int:
+    count = 0
+    for node in topology:
+        count += len(_operands(node))
+    return count
+
+
+# A tensor's cell in a table: its shape and its first values.
+CELL_VALUES = 2
+
+
+def value_cell(value: float | tuple[float, ...], shape: tuple[int, ...] = ()) -> str:
+    """A number, or a tensor node's values in a cell: ``[2, 2] 1, 2, …``."""
+    if not isinstance(value, tuple):
+        return format_number(value)
+    first = ", ".join(format_number(number) for number in value[:CELL_VALUES])
+    return f"{show_shape(shape)} {first}" + (", …" if len(value) > CELL_VALUES else "")
+
+
 _UNTRACKED_LEGEND = "untracked upstream: an untracked consumer (no variable below it) has no pass adjoint to send back"
 
 
@@ -80,22 +129,30 @@ def forward_tables(shown: BackwardShown, width: int, row_limit: int) -> Iterator
     operands, by topology index), no adjoint and no gradient, which the walk's steps compute."""
     backward_pass = shown.backward_pass
     nodes, labels, counts = backward_pass.nodes, shown.labels, shown.counts
+    topology = backward_pass.topology
     operands: dict[int, list[tuple[int, int]]] = {}
     for edge in backward_pass.edges:
         operands.setdefault(edge.child, []).append((edge.operand, edge.parent))
+    edge_count = len(backward_pass.edges)
+    if not backward_pass.edges and topology and _holds_tensors(topology):  # (no per-edge records)
+        edge_count = _edge_count(topology)
+        positions = {id(node): index for index, node in enumerate(topology)}
+        for index, node in enumerate(topology):
+            operands[index] = [(slot, positions[id(operand)]) for slot, operand in enumerate(_operands(node))]
     yield [Text.assemble("forward graph of ", (shown.label, STYLES["label"]), " (values only: the walk computes the rest)")]
     rows = [
         [
             str(record.topology_index),
             labels[record.topology_index],
             shown.operations[record.topology_index],
-            format_count(record.value) if record.topology_index in counts else format_number(record.value),
+            format_count(record.value) if record.topology_index in counts
+            else value_cell(record.value, _shape(topology[record.topology_index])),
             ", ".join(str(parent) for _, parent in sorted(operands.get(record.topology_index, []))) or "-",
         ]
         for record in _limited(nodes, row_limit)
     ]
     yield _titled_table(None, _FORWARD_COLUMNS, rows, len(nodes), width)
-    yield [Text(node_and_edge_counts(len(nodes), len(backward_pass.edges)))]
+    yield [Text(node_and_edge_counts(len(nodes), edge_count))]
 
 
 def graph_tables(shown: GraphShown, width: int, row_limit: int) -> Iterator[list[Text]]:
@@ -106,9 +163,9 @@ def graph_tables(shown: GraphShown, width: int, row_limit: int) -> Iterator[list
             str(node.index),
             node.label,
             node.operation,
-            format_count(node.value) if node.count else format_number(node.value),
+            format_count(node.value) if node.count and not node.shape else value_cell(node.value, node.shape),
             ", ".join(map(str, node.operands)) or "-",
-            _optional(node.gradient),
+            _optional(node.gradient, node.shape),
         ]
         for node in _limited(shown.nodes, row_limit)
     ]
@@ -331,5 +388,5 @@ def _limited(records, limit: int):
     return records[:limit] if len(records) > limit else records
 
 
-def _optional(value: float | None) -> str:
-    return "untracked" if value is None else format_number(value)
+def _optional(value: float | tuple[float, ...] | None, shape: tuple[int, ...] = ()) -> str:
+    return "untracked" if value is None else value_cell(value, shape)

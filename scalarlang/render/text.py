@@ -42,6 +42,8 @@ from ..interpreter.outcomes import (
     WalkShown,
     Warned,
 )
+from ..interpreter.tensor_values import shape_text, tensor_lines
+from ..interpreter.tensor_outcomes import TensorExplained, TensorShown, TensorState
 from ..interpreter.values import formatted_value, quoted, shorten
 from ..language.diagnostics import Diagnostic
 from ..language.source import Source, Span
@@ -49,6 +51,7 @@ from .chain_rule import explain_lines, paths_lines, walk_parts
 from .forward_mode import jacobian_lines, tangents_lines
 from .messages import warning_message
 from .styles import STYLES
+from .tensor_chain_rule import tensor_explain_lines
 from .tables import graph_tables, node_and_edge_counts, pass_tables
 
 DEFAULT_WIDTH = 100
@@ -142,6 +145,8 @@ class Renderer:
                 self.line(Text(formatted_value(outcome.value)))
             case TextShown():
                 self.line(Text(quoted(outcome.text)))
+            case TensorShown():
+                self.lines(tensor_value_lines(outcome.tensor, self.console.width))
             case Bound():
                 if self.echo_bindings:
                     self.line(value_line(outcome.node))
@@ -158,6 +163,8 @@ class Renderer:
                 self.line(gradcheck_line(outcome))
             case Explained():
                 self.lines(explain_lines(outcome, self.console.width, self.row_limit))
+            case TensorExplained():
+                self.lines(tensor_explain_lines(outcome, self.console.width))
             case PathsShown():
                 self.lines(paths_lines(outcome, self.console.width))
             case WalkShown():
@@ -307,6 +314,19 @@ def value_line(node: NodeState) -> Text:
         format_count(node.value) if node.count else format_number(node.value),
         (f" ({node.operation}, {detail})", STYLES["dim"]),
     )
+
+
+def tensor_value_lines(tensor: TensorState, width: int) -> list[Text]:
+    """``W = tensor [2, 3] (variable, tracked)`` and the grid of its values under it, at the
+    console's width."""
+    detail = "tracked" if tensor.tracked else "untracked"
+    head = Text.assemble(
+        (shorten(tensor.label), STYLES["label"]),
+        f" = tensor {shape_text(tensor.shape)}",
+        (f" ({tensor.operation}, {detail})", STYLES["dim"]),
+    )
+    grid = tensor_lines(tensor.shape, tensor.values, width)[1:]
+    return [head, *(Text(line) for line in grid)]
 
 
 def chart_summary(charted: Charted) -> str:

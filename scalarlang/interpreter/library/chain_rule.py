@@ -12,12 +12,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ...engine.errors import ScalarAutodiffError
+from ...engine.records import BackwardPass
 from ...engine.scalar import Scalar
+from ...engine.tensor_node import TensorNode
+from ...engine.tensor_formulas import tensor_edges, vjp_formula
+from ...engine.tensor_operations import TensorOperation
+from ...engine.tensor_passes import TensorBackwardPass
 from ...language import tree
-from .graphs import pass_failure
+from .graphs import node_or_tensor, pass_failure, tensor_graph
+from .tensor_chain_rule import tensor_explained
 from ..outcomes import EdgeShare, Explained, PathShown, PathsShown
 from ..state import History, KeptPass, Zeroed
 from ..values import label_of
@@ -30,11 +36,15 @@ MAX_PATHS = 1_000
 
 
 def compile_explain(run: Running, statement: tree.ExprStatement, call: tree.Call):
-    target = run.compiler.node_expression(run.compiler.values(call)[0], "`explain`")
+    target = node_or_tensor(run.compiler, run.compiler.values(call)[0], "`explain`")
     span = statement.span
 
     def explain(show):
-        run.emit(explained(target(None), run.state.history, span))
+        value = target(None)
+        if isinstance(value, TensorNode):  # one node whose edges are VJPs
+            run.emit(tensor_explained(value, run.state.history, span))
+        else:
+            run.emit(explained(value, run.state.history, span))
 
     return explain
 
@@ -60,7 +70,7 @@ def explained(node: Scalar, history: History | None, span) -> Explained:
         if latest is None:
             latest = (event, index)
         if not zeroed:
-            passes.append((event.number, event.backward_pass._adjoints[index]))
+            passes.append((event.number, _adjoint(event.backward_pass, index)))
     passes.reverse()
     gradient = node._gradient
     total = 0.0
@@ -81,15 +91,25 @@ def explained(node: Scalar, history: History | None, span) -> Explained:
     elif not complete:
         note = "earlier passes are no longer kept: the ones kept do not add up to the gradient"
     return Explained(
-        span, label, True, kept.number, kept.output, kept.backward_pass._adjoints[index], seeded, edges,
+        span, label, True, kept.number, kept.output, _adjoint(kept.backward_pass, index), seeded, edges,
         gradient, tuple(passes), complete, note,
     )
+
+
+def _adjoint(backward_pass: BackwardPass, index: int) -> float:
+    """A scalar node's pass adjoint, in a pass over scalar nodes or one holding tensors."""
+    if isinstance(backward_pass, TensorBackwardPass):
+        return cast(float, backward_pass.adjoint(index))
+    return backward_pass._adjoints[index]
 
 
 def _edges_into(kept: KeptPass, index: int):
     """The pass's edges into topology node ``index``, in visiting order."""
     backward_pass = kept.backward_pass
     topology = backward_pass.topology
+    if isinstance(backward_pass, TensorBackwardPass):
+        yield from _tensor_pass_edges_into(backward_pass, index)
+        return
     for edge in backward_pass.edges:
         if edge.parent == index:
             yield EdgeShare(
@@ -97,18 +117,46 @@ def _edges_into(kept: KeptPass, index: int):
             )
 
 
+def _tensor_pass_edges_into(backward_pass: TensorBackwardPass, index: int):
+    """A scalar node's edges in a pass over a graph holding tensors (which keeps no per-edge
+    records), in the pass's order: consumers from the output back, each one's slots in order.
+    A scalar operation's edge has its upstream and local derivative; a tensor operation's its
+    VJP's formula and its contribution, the VJP applied again to the consumer's adjoint."""
+    topology = backward_pass.topology
+    target = topology[index]
+    for child in range(len(topology) - 1, index, -1):
+        consumer = topology[child]
+        if consumer._gradient is None or consumer._left is None:
+            continue
+        upstream = backward_pass.adjoint(child)
+        if consumer._operation.__class__ is TensorOperation:
+            for slot, (operand, vjp) in enumerate(tensor_edges(consumer)):
+                if operand is target:
+                    contribution = vjp(upstream if upstream.__class__ is float else list(cast(tuple, upstream)))
+                    yield EdgeShare(label_of(consumer), slot, None, None, contribution, vjp_formula(consumer, slot))
+            continue
+        for slot, edge in enumerate(consumer.parents):
+            if edge.parent is target:
+                local = edge.local_derivative
+                yield EdgeShare(label_of(consumer), slot, cast(float, upstream), local, cast(float, upstream) * local)
+
+
 # ---- paths ------------------------------------------------------------------------------------
 
 
 def compile_paths(run: Running, statement: tree.ExprStatement, call: tree.Call):
     compiler = run.compiler
-    output_of = compiler.node_expression(compiler.values(call)[0], "`paths`")
-    variable_of = compiler.node_expression(compiler.values(call)[1], "`paths`")
+    output_expr, variable_expr = compiler.values(call)
+    output_of, variable_of = node_or_tensor(compiler, output_expr, "`paths`"), node_or_tensor(compiler, variable_expr, "`paths`")
     span, output_span = statement.span, call.args[0].span
 
     def paths(show):
         output, variable = output_of(None), variable_of(None)
+        if isinstance(output, TensorNode) or isinstance(variable, TensorNode):
+            raise tensor_graph(compiler, output, "`paths`", output_span)
         topology = output.topology()
+        if any(node._operation.__class__ is TensorOperation for node in topology):
+            raise tensor_graph(compiler, output, "`paths`", output_span)
         count = count_paths(topology, variable)
         if count > MAX_PATHS:
             raise compiler.fail(

@@ -8,7 +8,10 @@ from ...engine.errors import ScalarAutodiffError
 from ...engine.gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE, scalar_gradient_check
 from ...engine.numbers import format_exponent, format_number
 from ...engine.replay import Replay
-from ...engine.scalar import ScalarOperation
+from ...engine.passes import topology
+from ...engine.scalar import Scalar, ScalarOperation
+from ...engine.tensor import Tensor
+from ...engine.tensor_gradcheck import graph_gradient_check, graph_scalar_check
 from ...language import tree
 from ...language.diagnostics import LanguageError
 from ..operations import literal_value
@@ -29,7 +32,7 @@ def compile_gradcheck(run: Running, statement: tree.ExprStatement, call: tree.Ca
     named = cast(dict[str, tree.Expr], {keyword.name: keyword.value for keyword in call.keywords})
     output_of = compiler.node_expression(compiler.values(call)[0], "`gradcheck`")
     rest = list(compiler.values(call)[1:])
-    variables_of = [compiler.node_expression(arg, "`gradcheck`") for arg in rest]
+    variables_of = [_variable_expression(compiler, arg) for arg in rest]
     # `gradcheck(OUT, X, STEP, TOLERANCE)` unless all three are tracked variables (known when
     # it runs); a number literal among the last two settles it now.
     maybe_numbers = len(rest) == 3 and not named
@@ -57,12 +60,18 @@ def compile_gradcheck(run: Running, statement: tree.ExprStatement, call: tree.Ca
             raise pass_failure(compiler, error, output, call.span, call.args[0].span) from None
         shown = []
         for variable, arg in zip(variables, rest):
+            if variable.__class__ is Tensor:
+                shown.append(_tensor_check(run, output, variable, arg, step, tolerance, (step_span, tolerance_span), span))
+                continue
             position = _position(compiler, output, variable, backward_pass.topology, arg)
             analytic = backward_pass.nodes[position].pass_adjoint
             try:
-                check = scalar_gradient_check(
-                    variable.value, analytic, step, tolerance, Replay(backward_pass.topology, position)
-                )
+                if any(node.__class__ is Tensor for node in backward_pass.topology):
+                    check = graph_scalar_check(output, variable, analytic, step, tolerance)
+                else:
+                    check = scalar_gradient_check(
+                        variable.value, analytic, step, tolerance, Replay(backward_pass.topology, position)
+                    )
             except ScalarAutodiffError as error:
                 where = step_span if error.kind == "invalid-gradcheck-step" else (
                     tolerance_span if error.kind == "invalid-gradcheck-tolerance" else call.span
@@ -77,6 +86,41 @@ def compile_gradcheck(run: Running, statement: tree.ExprStatement, call: tree.Ca
             run.emit(outcome)
 
     return gradcheck
+
+
+def _variable_expression(compiler: Compiling, arg: tree.Expr):
+    """A variable to check: a node or a tensor."""
+    evaluate, not_a_node_error = compiler.expression(arg), compiler.node_check(arg, "`gradcheck`")
+
+    def variable(args):
+        value = evaluate(args)
+        if value.__class__ is not Scalar and value.__class__ is not Tensor:
+            raise not_a_node_error(value)
+        return value
+
+    return variable
+
+
+def _tensor_check(run: Running, output, tensor, arg: tree.Expr, step: float, tolerance: float, spans, span):
+    """A tensor variable's check, element by element (every element up to 1,000; beyond, 100
+    drawn with the session's generator): shown by its worst element, for now."""
+    compiler = run.compiler
+    if not _is_variable(tensor) or not any(node is tensor for node in topology(output)):
+        _position(compiler, output, tensor, topology(output), arg)  # (raises: not-a-variable)
+    try:
+        result = graph_gradient_check(output, tensor, run.state.random, step, tolerance)
+    except ScalarAutodiffError as error:
+        where = spans[0] if error.kind == "invalid-gradcheck-step" else (
+            spans[1] if error.kind == "invalid-gradcheck-tolerance" else span
+        )
+        raise compiler.engine_error(error, where) from None
+    worst = result.worst
+    at = result.elements[result.checks.index(worst)]
+    count = len(result.elements)
+    which = f"{count} drawn elements" if result.drawn else f"{count} element{'' if count == 1 else 's'}"
+    if not result.passed:
+        raise _check_failed(compiler, output, tensor, worst, arg.span, f"{label_of(tensor)}{list(at)}")
+    return GradcheckShown(span, label_of(output), f"{label_of(tensor)} ({which}; worst {list(at)})", worst)
 
 
 def _no_numbers_among_variables(compiler: Compiling, variables: list[tree.Expr]) -> None:
@@ -113,10 +157,10 @@ def _position(compiler: Compiling, output, variable, topology, arg) -> int:
     )
 
 
-def _check_failed(compiler: Compiling, output, variable, check, span) -> LanguageError:
+def _check_failed(compiler: Compiling, output, variable, check, span, name: str | None = None) -> LanguageError:
     return compiler.fail(
         "gradcheck-failed",
-        f"gradient check of `{label_of(output)}` by `{label_of(variable)}` failed: "
+        f"gradient check of `{label_of(output)}` by `{name or label_of(variable)}` failed: "
         f"analytic {format_number(check.analytic)}, numerical {format_number(check.numerical)}, "
         f"scaled error {format_exponent(check.scaled_error)} > tolerance {format_exponent(check.tolerance)}",
         span,

@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING
 
 from ...engine.errors import ScalarAutodiffError
 from ...engine.numbers import format_parameter
+from ...engine.passes import topology as topology_of
 from ...engine.scalar import Scalar, ScalarOperation
+from ...engine.tensor_node import TensorNode
 from ...language import tree
 from ...language.diagnostics import Diagnostic, LanguageError
 from ..outcomes import BackwardShown, Drawn, WalkShown, WalkStep
@@ -31,6 +33,8 @@ def compile_backward(run: Running, statement: tree.ExprStatement, call: tree.Cal
 
     def backward(show):
         output = output_of(None)
+        if walk and any(isinstance(node, TensorNode) for node in topology_of(output)):
+            raise tensor_graph(compiler, output, "`walk`", output_span)  # (before a pass it cannot show)
         seed = seed_of(None)
         state, observer = run.state, run.session.pass_observer
         try:
@@ -67,13 +71,46 @@ def compile_backward(run: Running, statement: tree.ExprStatement, call: tree.Cal
     return backward
 
 
+def tensor_graph(compiler: Compiling, output: Scalar, needed_by: str, span) -> LanguageError:
+    """`tensor-graph`: ``needed_by`` (`walk`, `paths`) steps over the scalar edges of a graph;
+    a tensor edge is one VJP standing for many of them, and the pass over a graph holding
+    tensors keeps no per-edge records to step over. The one wording of the kind."""
+    label = label_of(output)
+    tensors = sum(1 for node in topology_of(output) if isinstance(node, TensorNode))
+    scalar_output = not isinstance(output, TensorNode)
+    return compiler.fail(
+        "tensor-graph",
+        f"{needed_by} shows graphs of scalar nodes; `{label}`'s graph holds {tensors:,} tensor "
+        f"node{'' if tensors == 1 else 's'}, whose edges each stand for many scalar edges",
+        span,
+        {"output": label, "tensor_nodes": tensors},
+        ("help: `explain(T)` shows a tensor node's edges: each VJP and the scalar edges it stands for"
+         + (f"; `backward({label})` shows the pass as tables, `vjp_check({label})` compares each VJP with "
+            "the sum of its scalar edges" if scalar_output else ""),),
+    )
+
+
 def compile_walk(run: Running, statement: tree.ExprStatement, call: tree.Call):
     return compile_backward(run, statement, call, walk=True)
 
 
+def node_or_tensor(compiler: Compiling, expr: tree.Expr, needed_by: str):
+    """An expression whose value must be a node, a scalar node or a tensor (`graph(T)`,
+    `draw(T)`, `explain(T)`: a tensor is one node of its graph); else `not-a-node`."""
+    evaluate, not_a_node = compiler.expression(expr), compiler.node_check(expr, needed_by)
+
+    def node(args):
+        found = evaluate(args)
+        if found.__class__ is Scalar or isinstance(found, TensorNode):
+            return found
+        raise not_a_node(found)
+
+    return node
+
+
 def compile_graph(run: Running, statement: tree.ExprStatement, call: tree.Call):
     """``graph(EXPR)``: the nodes of EXPR's graph; changes nothing."""
-    target = run.compiler.node_expression(run.compiler.values(call)[0], "`graph`")
+    target = node_or_tensor(run.compiler, run.compiler.values(call)[0], "`graph`")
     return lambda show: run.emit(run.session.graph_of(target(None), statement.span))
 
 
@@ -101,7 +138,7 @@ def compile_draw(run: Running, statement: tree.ExprStatement, call: tree.Call):
     from ...pictures import DrawingError, graph_picture, picture_format, write_picture  # on first use
 
     compiler, args = run.compiler, call.args  # an expression, maybe a text (its entry says so)
-    target = compiler.node_expression(compiler.values(call)[0], "`draw`")
+    target = node_or_tensor(compiler, compiler.values(call)[0], "`draw`")
     path_of = compiler.text_argument(args[1], "`draw`") if len(args) == 2 else None
     target_span, file_span, span = args[0].span, args[-1].span, statement.span
 

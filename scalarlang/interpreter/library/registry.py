@@ -19,11 +19,14 @@ from typing import TYPE_CHECKING, Any
 from ...engine.scalar import Scalar
 from ...language import tree
 from ...language.diagnostics import LanguageError
-from ...language.overview import CHAIN_RULE, FORWARD_MODE, GRAPH, LISTS, PICTURES, TASKS, TEXTS, TRAINING
+from ...language.overview import CHAIN_RULE, FORWARD_MODE, GRAPH, LISTS, PICTURES, TASKS, TENSORS, TEXTS, TRAINING
 from ..values import LABEL_LIMIT, shorten, suggestion
 from . import (
     chain_rule, forward_mode, gradient_check, graphs, list_functions, logits, node_functions, plots, text_functions,
 )
+from . import tensor_forms as tf
+from . import tensor_functions
+from .tensor_forms import TensorsToo, tensors_too
 from .arguments import Kind, checked
 
 if TYPE_CHECKING:
@@ -126,7 +129,10 @@ class ValueFunction(Entry):
 
     def compiled(self, compiler: Compiling, call: tree.Call) -> tuple:
         """``(combine, operands, fuse)`` of a call already checked against the entry (see
-        `call_problem`): its arguments' values are checked by kind before ``combine`` runs."""
+        `call_problem`): its arguments' values are checked by kind before ``combine`` runs
+        (a name tensors have too: by kind unless one is a tensor, see tensor_forms.py)."""
+        if isinstance(self.compile, TensorsToo):
+            return self.compile.compiled(self.name, self.kind_of, self.empty, compiler, call)
         return checked(self.name, self.kind_of, self.empty, compiler, call, self.compile(compiler, call))
 
 
@@ -150,34 +156,36 @@ _DATA = TRAINING
 _LISTS, _CHAIN_RULE, _PICTURES = LISTS, CHAIN_RULE, PICTURES
 _TEXTS = _MODELS = TEXTS
 _CHARTS = PICTURES
+_TENSORS = TENSORS
+AXIS = {"axis": VALUE}
 _FORWARD = FORWARD_MODE
 
 VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
-    ValueFunction("exp", arity(1), node_functions.engine_unary(Scalar.exp), "exp(X)", "e to the power X", _ENGINE, (NODE,)),
-    ValueFunction("tanh", arity(1), node_functions.engine_unary(Scalar.tanh), "tanh(X)", "the hyperbolic tangent", _ENGINE, (NODE,)),
-    ValueFunction("log", arity(1), node_functions.engine_unary(Scalar.log), "log(X)", "the natural logarithm", _ENGINE, (NODE,)),
-    ValueFunction("detach", arity(1), node_functions.engine_unary(Scalar.detach), "detach(X)",
+    ValueFunction("exp", arity(1), tensors_too(node_functions.engine_unary(Scalar.exp), tf.method("exp")), "exp(X)", "e to the power X", _ENGINE, (NODE,)),
+    ValueFunction("tanh", arity(1), tensors_too(node_functions.engine_unary(Scalar.tanh), tf.method("tanh")), "tanh(X)", "the hyperbolic tangent", _ENGINE, (NODE,)),
+    ValueFunction("log", arity(1), tensors_too(node_functions.engine_unary(Scalar.log), tf.method("log")), "log(X)", "the natural logarithm", _ENGINE, (NODE,)),
+    ValueFunction("detach", arity(1), tensors_too(node_functions.engine_unary(Scalar.detach), tf.method("detach")), "detach(X)",
         "an untracked copy of X's value: no gradient flows back", _GRADIENTS, (NODE,)),
-    ValueFunction("grad", arity(1), node_functions.compile_grad, "grad(X)", "a constant holding X's stored gradient", _GRADIENTS, (NODE,)),
-    ValueFunction("value", arity(1), node_functions.compile_value, "value(X)", "a constant holding X's value", _GRADIENTS, (NODE,)),
-    ValueFunction("sqrt", arity(1), node_functions.engine_unary(Scalar.sqrt), "sqrt(X)", "the square root", _ENGINE, (NODE,)),
-    ValueFunction("relu", arity(1), node_functions.engine_unary(Scalar.relu), "relu(X)", "max(0, X); derivative 0 at 0", _ENGINE, (NODE,)),
-    ValueFunction("sigmoid", arity(1), node_functions.engine_unary(Scalar.sigmoid), "sigmoid(X)", "1 / (1 + e^-X)", _ENGINE, (NODE,)),
-    ValueFunction("abs", arity(1), node_functions.engine_unary(Scalar.abs), "abs(X)", "|X|; derivative 0 at 0", _ENGINE, (NODE,)),
-    ValueFunction("max", arity(1, None), logits.compile_max, ("max(A, B)", "max(L)", "max(A, B, C, …)"),
-        "the larger (a tie shares the gradient); of a list, its first largest item", _ENGINE),
-    ValueFunction("min", arity(1, None), logits.compile_min, ("min(A, B)", "min(L)", "min(A, B, C, …)"),
-        "the smaller (a tie shares the gradient); of a list, its first smallest item", _ENGINE),
-    ValueFunction("sum", arity(1, None), list_functions.compile_sum, ("sum(L)", "sum(A, B, …)"),
-        "the left fold L[0] + L[1] + …", _LISTS),
-    ValueFunction("mean", arity(1, None), list_functions.compile_mean, ("mean(L)", "mean(A, B, …)"),
-        "the sum divided by the count", _LISTS),
+    ValueFunction("grad", arity(1), tensors_too(node_functions.compile_grad, tf.gradient_of), "grad(X)", "a constant holding X's stored gradient", _GRADIENTS, (NODE,)),
+    ValueFunction("value", arity(1), tensors_too(node_functions.compile_value, tf.value_of), "value(X)", "a constant holding X's value", _GRADIENTS, (NODE,)),
+    ValueFunction("sqrt", arity(1), tensors_too(node_functions.engine_unary(Scalar.sqrt), tf.method("sqrt")), "sqrt(X)", "the square root", _ENGINE, (NODE,)),
+    ValueFunction("relu", arity(1), tensors_too(node_functions.engine_unary(Scalar.relu), tf.method("relu")), "relu(X)", "max(0, X); derivative 0 at 0", _ENGINE, (NODE,)),
+    ValueFunction("sigmoid", arity(1), tensors_too(node_functions.engine_unary(Scalar.sigmoid), tf.method("sigmoid")), "sigmoid(X)", "1 / (1 + e^-X)", _ENGINE, (NODE,)),
+    ValueFunction("abs", arity(1), tensors_too(node_functions.engine_unary(Scalar.abs), tf.method("abs")), "abs(X)", "|X|; derivative 0 at 0", _ENGINE, (NODE,)),
+    ValueFunction("max", arity(1, None), tensors_too(logits.compile_max, tf.pairwise("max")), ("max(A, B)", "max(L)", "max(A, B, C, …)", "max(T[, axis: K])"),
+        "the larger (a tie shares the gradient); of a list, its first largest item", _ENGINE, options=AXIS),
+    ValueFunction("min", arity(1, None), tensors_too(logits.compile_min, tf.pairwise("min")), ("min(A, B)", "min(L)", "min(A, B, C, …)", "min(T[, axis: K])"),
+        "the smaller (a tie shares the gradient); of a list, its first smallest item", _ENGINE, options=AXIS),
+    ValueFunction("sum", arity(1, None), tensors_too(list_functions.compile_sum, tf.reduction("sum")), ("sum(L)", "sum(A, B, …)", "sum(T[, axis: K])"),
+        "the left fold L[0] + L[1] + …", _LISTS, options=AXIS),
+    ValueFunction("mean", arity(1, None), tensors_too(list_functions.compile_mean, tf.reduction("mean")), ("mean(L)", "mean(A, B, …)", "mean(T[, axis: K])"),
+        "the sum divided by the count", _LISTS, options=AXIS),
     ValueFunction("node_count", arity(1), node_functions.compile_node_count, "node_count(X)",
         "the unique nodes of X's graph", _GRADIENTS, (NODE,)),
     ValueFunction("edge_count", arity(1), node_functions.compile_edge_count, "edge_count(X)",
         "the operand edges of X's graph", _GRADIENTS, (NODE,)),
-    ValueFunction("len", arity(1), list_functions.compile_len, ("len(L)", "len(T)"),
-        "the number of items of a list, or of characters of a text", _LISTS),
+    ValueFunction("len", arity(1), tensors_too(list_functions.compile_len, tf.length), ("len(L)", "len(T)"),
+        "the number of items of a list, of characters of a text, of rows of a tensor", _LISTS),
     ValueFunction("dot", arity(2), list_functions.compile_dot, "dot(A, B)", "A[0]*B[0] + A[1]*B[1] + …", _LISTS, (LIST,)),
     ValueFunction("flatten", arity(1, None), list_functions.compile_flatten, "flatten(L, …)",
         "every node the arguments hold, in one list", _LISTS),
@@ -204,23 +212,41 @@ VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
         "the index in VOCAB of each character of T", _TEXTS, (STRING, VALUE)),
     ValueFunction("decode", arity(2), text_functions.compile_decode, "decode(L, VOCAB)",
         "the text of the characters of VOCAB at the indices in L", _TEXTS, (NODES, VALUE)),
-    ValueFunction("argmax", arity(1), logits.compile_argmax, "argmax(L)",
-        "the index of the first largest item, a constant", _LISTS, (NODES,), empty="no largest item"),
-    ValueFunction("argmin", arity(1), logits.compile_argmin, "argmin(L)",
-        "the index of the first smallest item, a constant", _LISTS, (NODES,), empty="no smallest item"),
-    ValueFunction("logsumexp", arity(1), logits.compile_logsumexp, "logsumexp(L)",
-        "log(exp(L[0]) + exp(L[1]) + …) without overflow; its edges carry softmax(L)", _MODELS, (NODES,), empty="no terms"),
-    ValueFunction("softmax", arity(1), logits.compile_softmax, "softmax(L)",
-        "the probabilities exp(L[i] - logsumexp(L)), a list", _MODELS, (NODES,), empty="no terms"),
-    ValueFunction("cross_entropy", arity(2), logits.compile_cross_entropy, "cross_entropy(LOGITS, TARGET)",
-        "logsumexp(LOGITS) - LOGITS[TARGET]: the loss of one example", _MODELS, (NODES, VALUE), empty="no classes"),
-    ValueFunction("one_hot", arity(2), logits.compile_one_hot, "one_hot(I, N)",
-        "N constants, 1 at index I and 0 elsewhere", _MODELS, (NODE,)),
+    ValueFunction("argmax", arity(1), tensors_too(logits.compile_argmax, tf.reduction("argmax", default_axis=-1)),
+        ("argmax(L)", "argmax(T[, axis: K])"), "the index of the first largest item, a constant", _LISTS, (NODES,), options=AXIS, empty="no largest item"),
+    ValueFunction("argmin", arity(1), tensors_too(logits.compile_argmin, tf.reduction("argmin", default_axis=-1)),
+        ("argmin(L)", "argmin(T[, axis: K])"), "the index of the first smallest item, a constant", _LISTS, (NODES,), options=AXIS, empty="no smallest item"),
+    ValueFunction("logsumexp", arity(1), tensors_too(logits.compile_logsumexp, tf.reduction("logsumexp")),
+        ("logsumexp(L)", "logsumexp(T[, axis: K])"),
+        "log(exp(L[0]) + exp(L[1]) + …) without overflow; its edges carry softmax(L)", _MODELS, (NODES,), options=AXIS, empty="no terms"),
+    ValueFunction("softmax", arity(1), tensors_too(logits.compile_softmax, tf.reduction("softmax", default_axis=-1)),
+        ("softmax(L)", "softmax(T[, axis: K])"), "the probabilities exp(L[i] - logsumexp(L)), a list (of a tensor: along the last axis)",
+        _MODELS, (NODES,), options=AXIS, empty="no terms"),
+    ValueFunction("cross_entropy", arity(2), tensors_too(logits.compile_cross_entropy, tf.cross_entropy),
+        ("cross_entropy(LOGITS, TARGET)", "cross_entropy(Z, Y)"),
+        "logsumexp(LOGITS) - LOGITS[TARGET]: the loss of one example (Z [B, V], Y B indices: the B row losses)", _MODELS, (NODES, VALUE), empty="no classes"),
+    ValueFunction("one_hot", arity(2), tensors_too(logits.compile_one_hot, tf.one_hot, lists=True), ("one_hot(I, N)", "one_hot(INDICES, N)"),
+        "N constants, 1 at index I and 0 elsewhere (of a list or tensor of indices: a constant tensor [len, N])", _MODELS),
     ValueFunction("jvp", arity(2, 3), forward_mode.compile_jvp, ("jvp(Y, X)", "jvp(Y, [X, …], [V, …])"),
         "Y's tangent along X (or along V: one number per X) by one forward pass: a constant", _FORWARD,
         (NODE, VALUE, VALUE)),
     ValueFunction("sample", arity(1), logits.compile_sample, "sample(P)",
         "an index drawn with probabilities P, as Python's random.choices draws it", _MODELS, (NODES,), empty="no index to draw"),
+    ValueFunction("tensor", arity(1), tensor_functions.compile_tensor, "tensor(L)",
+        "a tensor of a rectangular list (of tracked nodes: one stacking node); a table's rows: rank 2", _TENSORS),
+    ValueFunction("zeros", arity(1, None), tensor_functions.compile_filled("zeros"), "zeros(S, …)",
+        "a constant tensor of shape S of zeros (`var zeros(S, …)`: a variable)", _TENSORS),
+    ValueFunction("ones", arity(1, None), tensor_functions.compile_filled("ones"), "ones(S, …)",
+        "a constant tensor of shape S of ones", _TENSORS),
+    ValueFunction("randn", arity(1, None), tensor_functions.compile_filled("randn"), "randn(S, …)",
+        "gauss(0, 1) for each element, row major, from the session's generator", _TENSORS),
+    ValueFunction("rand", arity(1, None), tensor_functions.compile_filled("rand"), "rand(S, …)",
+        "uniform(0, 1) for each element, row major, from the session's generator", _TENSORS),
+    ValueFunction("shape", arity(1), tensor_functions.compile_shape, "shape(T)", "a tensor's dimensions, a list", _TENSORS),
+    ValueFunction("reshape", arity(2, None), tensor_functions.compile_reshape, "reshape(T, S, …)",
+        "the same elements in shape S (one dimension may be -1)", _TENSORS),
+    ValueFunction("transpose", arity(1, 3), tensor_functions.compile_transpose, ("transpose(T)", "transpose(T, A, B)"),
+        "a rank-2 tensor's axes swapped, or axes A and B", _TENSORS),
 )
 
 STATEMENT_FUNCTIONS: dict[str, StatementCall] = _table(
@@ -364,6 +390,7 @@ def options_problem(entry: Entry | None, call: tree.Call, fail: Fail) -> Languag
                 f"`{call.function}` takes no named arguments (`{shorten(keyword.name)}:`); {_with_options()}",
                 keyword.span,
                 {"function": call.function, "name": keyword.name},
+                (_along_an_axis(),),
             )
         names = list(entry.options)
         if keyword.name not in entry.options:
@@ -390,13 +417,21 @@ def options_problem(entry: Entry | None, call: tree.Call, fail: Fail) -> Languag
 
 
 def _with_options() -> str:
-    """Which callables take named arguments: `only `gradcheck` does (`step:`, `tolerance:`)`."""
-    entries = [entry for entry in (*STATEMENT_FUNCTIONS.values(), *VALUE_FUNCTIONS.values()) if entry.options]
+    """Which callables take named arguments: `only `gradcheck` does (`step:`, `tolerance:`)`
+    (those whose one option is a tensor's `axis:` are `_along_an_axis`'s)."""
+    entries = [entry for entry in (*STATEMENT_FUNCTIONS.values(), *VALUE_FUNCTIONS.values())
+               if entry.options and entry.options != AXIS]
     forms = [f"`{entry.name}`" + " (" + ", ".join(f"`{option}:`" for option in entry.options) + ")" for entry in entries]
     if len(forms) == 1:
         head, _, tail = forms[0].partition(" ")
         return f"only {head} does {tail}"
     return f"only {', '.join(forms[:-1])} and {forms[-1]} do"
+
+
+def _along_an_axis() -> str:
+    """The note of the built-ins that take a tensor's `axis:`."""
+    names = [f"`{entry.name}`" for entry in VALUE_FUNCTIONS.values() if entry.options == AXIS]
+    return f"note: of a tensor, {', '.join(names[:-1])} and {names[-1]} take `axis: K`"
 
 
 def _and(names: list[str]) -> str:

@@ -1,0 +1,55 @@
+"""Tensors as JSON: a `tensor` event's fields (``{"shape": [2, 3], "values": [[…], […]]}``,
+every value, nested one list per dimension) and `explain_tensor`'s (its edges and summaries).
+Numbers are written as every event writes them (events.py cleans the event)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine.tensor_node import nest
+from ..interpreter.tensor_outcomes import TensorEdge, TensorExplained, TensorState, TensorSummary
+
+
+def tensor_fields(tensor: TensorState) -> dict[str, Any]:
+    """A tensor as JSON: ``{"shape": [2, 3], "values": [[…], […]]}``, its values nested one
+    list per dimension, each number as every event writes one."""
+    return {
+        "label": tensor.label,
+        "operation": tensor.operation,
+        "tracked": tensor.tracked,
+        "shape": list(tensor.shape),
+        "values": nest(tensor.values, tensor.shape),
+    }
+
+
+def _summary(summary: TensorSummary | None) -> dict[str, Any] | None:
+    if summary is None:
+        return None
+    return {"shape": list(summary.shape), "first": list(summary.first), "largest": summary.largest, "at": list(summary.at)}
+
+
+def _tensor_edge(edge: TensorEdge) -> dict[str, Any]:
+    return {
+        "node": edge.node, "slot": edge.slot, "operand": edge.operand, "shapes": edge.shapes, "formula": edge.formula,
+        "scalar_edges": edge.scalar_edges, "edge_kind": edge.edge_kind, "operand_tracked": edge.operand_tracked,
+        "contribution": _summary(edge.contribution),
+    }
+
+
+def tensor_explain_fields(outcome: TensorExplained) -> dict[str, Any]:
+    return {
+        "event": "explain_tensor",
+        "label": outcome.label,
+        "operation": outcome.operation,
+        "shape": list(outcome.shape),
+        "tracked": outcome.tracked,
+        "operands": [_tensor_edge(edge) for edge in outcome.operands],
+        "pass": outcome.pass_number,
+        "output": outcome.pass_output,
+        "adjoint": _summary(outcome.adjoint),
+        "consumers": [_tensor_edge(edge) for edge in outcome.consumers],
+        "adds_up": outcome.adds_up,
+        "gradient": _summary(outcome.gradient),
+        "passes": list(outcome.passes),
+        "note": outcome.note,
+    }

@@ -1,0 +1,283 @@
+"""Tensors in `.sad` (issue 42): every form's values against numpy written here, apart from the
+engine (1e-12 relative), through the Python API (`scalarlang.Session`); gradients of `backward`
+through tensors; `descend`, `zero_grad` and `gradcheck` on tensor variables; the forward values
+of a tensor program bit for bit those of the same program written with lists. The errors, the
+atomic failures and the real command are tests/test_tensor_language_errors.py's.
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+
+import numpy as np
+import pytest
+
+import scalarlang
+from scalarlang.engine.scalar import Scalar
+from scalarlang.engine.tensor import Tensor
+
+from sessions import session_after
+
+A = [[0.5, -1.25, 2.0], [3.0, 0.75, -0.5]]  # [2, 3]
+B = [[1.5, -2.0], [0.25, 0.5], [-1.0, 3.0]]  # [3, 2]
+V = [0.2, -0.7, 1.1]  # [3]
+SETUP = f"""
+let A = tensor({A})
+let B = tensor({B})
+let v = tensor({V})
+let col = tensor([[2], [-3]])
+let row = tensor([[1, 2, 3]])
+let s = var 1.5
+let idx = [1, 0, 1]
+"""
+
+
+def close(found, expected, tolerance: float = 1e-12) -> None:
+    expected = np.asarray(expected, dtype=float)
+    found = np.asarray(found, dtype=float)
+    assert found.shape == expected.shape, (found.shape, expected.shape)
+    assert np.allclose(found, expected, rtol=tolerance, atol=1e-300), (found, expected)
+
+
+def value_of(session: scalarlang.Session, expression: str):
+    """The value of ``expression`` in ``session``: nested lists for a tensor, a float for a
+    node, a list for a list."""
+    session_after(f"let result__ = {expression}", session)
+    value = session.names["result__"]
+    if value.__class__ is Tensor:
+        return value.tolist()
+    if value.__class__ is Scalar:
+        return value.value
+    return [item.value for item in value]
+
+
+@pytest.fixture(scope="module")
+def session():
+    return session_after(SETUP)
+
+
+a, b, v = np.array(A), np.array(B), np.array(V)
+col, row, s = np.array([[2.0], [-3.0]]), np.array([[1.0, 2.0, 3.0]]), 1.5
+
+
+def softmax(x, axis):
+    shifted = np.exp(x - x.max(axis=axis, keepdims=True))
+    return shifted / shifted.sum(axis=axis, keepdims=True)
+
+
+def logsumexp(x, axis=None):
+    top = x.max(axis=axis, keepdims=True)
+    total = np.log(np.exp(x - top).sum(axis=axis, keepdims=True)) + top
+    return total.reshape(()) if axis is None else np.squeeze(total, axis=axis)
+
+
+FORMS = [
+    ("A", a),
+    ("A + 1", a + 1), ("2 - A", 2 - a), ("A * s", a * s), ("s / A", s / a), ("A ** 2", a ** 2),
+    ("-A", -a), ("A + v", a + v), ("v * A", v * a), ("col + row", col + row), ("A - col", a - col),
+    ("A / row", a / row), ("A * A", a * a), ("abs(A) ** 0.5", np.abs(a) ** 0.5),
+    ("A > 0", (a > 0).astype(float)), ("A <= v", (a <= v).astype(float)), ("A == A", np.ones((2, 3))),
+    ("1 < A", (1 < a).astype(float)), ("A != 0.5", (a != 0.5).astype(float)),
+    ("exp(A)", np.exp(a)), ("log(abs(A))", np.log(np.abs(a))), ("tanh(A)", np.tanh(a)),
+    ("relu(A)", np.maximum(a, 0)), ("sigmoid(A)", 1 / (1 + np.exp(-a))), ("sqrt(abs(A))", np.sqrt(np.abs(a))),
+    ("abs(A)", np.abs(a)), ("max(A, 0.6)", np.maximum(a, 0.6)), ("min(A, v)", np.minimum(a, v)),
+    ("A @ B", a @ b), ("A @ v", a @ v), ("v @ B", v @ b), ("v @ v", v @ v), ("B @ A @ v", b @ a @ v),
+    ("sum(A)", a.sum()), ("sum(A, axis: 0)", a.sum(axis=0)), ("sum(A, axis: -1)", a.sum(axis=1)),
+    ("mean(A)", a.mean()), ("mean(A, axis: 1)", a.mean(axis=1)),
+    ("max(A)", a.max()), ("max(A, axis: 0)", a.max(axis=0)), ("min(A)", a.min()), ("min(A, axis: 1)", a.min(axis=1)),
+    ("logsumexp(A)", logsumexp(a)), ("logsumexp(A, axis: 1)", logsumexp(a, 1)), ("logsumexp(A, axis: 0)", logsumexp(a, 0)),
+    ("softmax(A)", softmax(a, 1)), ("softmax(A, axis: 0)", softmax(a, 0)), ("softmax(v)", softmax(v, 0)),
+    ("argmax(A)", a.argmax(axis=1)), ("argmax(A, axis: 0)", a.argmax(axis=0)), ("argmin(A)", a.argmin(axis=1)),
+    ("cross_entropy(A, [2, 0])", logsumexp(a, 1) - a[[0, 1], [2, 0]]),
+    ("cross_entropy(A, tensor([1, 1]))", logsumexp(a, 1) - a[[0, 1], [1, 1]]),
+    ("mean(cross_entropy(A, [2, 0]))", (logsumexp(a, 1) - a[[0, 1], [2, 0]]).mean()),
+    ("one_hot([2, 0, 1], 4)", np.eye(4)[[2, 0, 1]]), ("one_hot(tensor([1, 1]), 2)", np.eye(2)[[1, 1]]),
+    ("A[1]", a[1]), ("A[-1]", a[-1]), ("A[1][2]", a[1][2]), ("v[0]", v[0]), ("B[idx]", b[[1, 0, 1]]),
+    ("B[tensor([[0, 2], [2, 2]])]", b[np.array([[0, 2], [2, 2]])]), ("B[[[0, 2], [2, 2]]]", b[np.array([[0, 2], [2, 2]])]),
+    ("reshape(A, 3, 2)", a.reshape(3, 2)), ("reshape(A, -1)", a.reshape(-1)), ("reshape(A, 6, -1)", a.reshape(6, 1)),
+    ("reshape(v, shape(v))", v), ("transpose(A)", a.T),
+    ("transpose(reshape(A, 1, 2, 3), 0, 2)", np.swapaxes(a.reshape(1, 2, 3), 0, 2)),
+    ("transpose(reshape(A, 1, 2, 3), -1, 1)", np.swapaxes(a.reshape(1, 2, 3), -1, 1)),
+    ("value(A * 2)", a * 2), ("detach(A * s)", a * s), ("zeros(2, 3)", np.zeros((2, 3))), ("ones(3)", np.ones(3)),
+    ("zeros(shape(A))", np.zeros((2, 3))), ("tensor(A)", a), ("tensor([[1, 2], [3, 4]]) * s", np.array([[1, 2], [3, 4]]) * s),
+    ("tensor([s, s * 2, 3])", np.array([s, 2 * s, 3])),
+    ("len(A)", 2.0), ("len(B)", 3.0),
+]
+
+
+@pytest.mark.parametrize("expression, expected", FORMS, ids=[form for form, _ in FORMS])
+def test_every_form_against_numpy(session, expression, expected):
+    close(value_of(session, expression), expected)
+
+
+def test_shape_is_a_list_of_counts(session):
+    assert value_of(session, "shape(A)") == [2.0, 3.0]
+    assert value_of(session, "shape(B[tensor([[0, 2], [2, 2]])])") == [2.0, 2.0, 2.0]
+    assert scalarlang.run("print shape(zeros(4, 1, 2)), len(ones(5, 2))").text == "[4, 1, 2] 5\n"
+
+
+def test_a_table_gives_a_rank_2_tensor(tmp_path, monkeypatch):
+    (tmp_path / "t.csv").write_text("x,y\n1,2\n3,4.5\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    session = session_after('let T = tensor(read_table("t.csv"))')
+    assert session.names["T"].tolist() == [[1.0, 2.0], [3.0, 4.5]]
+
+
+def test_randn_and_rand_draw_what_a_comprehension_of_gauss_and_uniform_draws():
+    session = session_after(
+        "random_seed(7)\nlet G = randn(3, 4)\nlet U = rand(2, 5)\nlet after = uniform(0, 1)\n"
+        "random_seed(7)\nlet g = [[gauss(0, 1) for j in 0..4] for i in 0..3]\n"
+        "let u = [[uniform(0, 1) for j in 0..5] for i in 0..2]\nlet after2 = uniform(0, 1)\n"
+    )
+    names = session.names
+    assert names["G"].tolist() == [[node.value for node in row] for row in names["g"]]
+    assert names["U"].tolist() == [[node.value for node in row] for row in names["u"]]
+    assert names["after"].value == names["after2"].value  # the generator moved on as far
+    generator = random.Random(7)
+    assert names["G"].tolist()[0] == [generator.gauss(0, 1) for _ in range(4)]  # Python's own
+
+
+def test_var_makes_tensor_variables_and_const_constants():
+    session = session_after(
+        "let W = var tensor([[1, 2]])\nlet Z = var zeros(2)\nlet R = var randn(2, 2)\nlet E = var exp(W)\n"
+        "let K = const W * 2\n"
+    )
+    names = session.names
+    for name in ("W", "Z", "R", "E"):
+        assert names[name].is_variable and names[name].gradient == (0.0,) * names[name].size
+    close(names["E"].tolist(), np.exp([[1.0, 2.0]]))
+    assert not names["K"].tracks_gradient and names["K"].tolist() == [[2.0, 4.0]]
+
+
+def gradient_program() -> tuple[str, dict]:
+    """A model with every kind of edge: @ with broadcasting, a scalar node broadcast, an
+    embedding lookup with repeated rows, a reduction along an axis, a repeated operand."""
+    rng = np.random.default_rng(42)
+    embeddings, weights, inputs = rng.normal(size=(5, 3)), rng.normal(size=(3, 4)), [[0, 3], [3, 3], [1, 0]]
+    bias = 0.3
+    program = (
+        f"let C = var tensor({embeddings.tolist()})\nlet W = var tensor({weights.tolist()})\nlet b = var {bias}\n"
+        f"let X = {inputs}\n"
+        "let E = C[X]\n"  # [3, 2, 3]
+        "let H = tanh(reshape(E, 6, 3) @ W + b)\n"  # [6, 4]
+        "let Z = reshape(H, 3, 8)\n"
+        "let loss = mean(cross_entropy(Z, [1, 7, 0])) + sum(W * W, axis: 0)[2] * 0.1\n"
+        "backward(loss)\n"
+    )
+    # numpy's forward and backward, written out by hand
+    x = np.array(inputs)
+    e = embeddings[x].reshape(6, 3)
+    pre = e @ weights + bias
+    h = np.tanh(pre)
+    z = h.reshape(3, 8)
+    targets = np.array([1, 7, 0])
+    probabilities = softmax(z, 1)
+    dz = probabilities.copy()
+    dz[np.arange(3), targets] -= 1
+    dz /= 3
+    dpre = dz.reshape(6, 4) * (1 - h ** 2)
+    dweights = e.T @ dpre
+    dweights[:, 2] += 0.1 * 2 * weights[:, 2]
+    demb = np.zeros_like(embeddings)
+    np.add.at(demb, x.reshape(-1), (dpre @ weights.T).reshape(6, 3))
+    loss = (logsumexp(z, 1) - z[np.arange(3), targets]).mean() + 0.1 * (weights[:, 2] ** 2).sum()
+    return program, {"C": demb, "W": dweights, "b": dpre.sum(), "loss": loss}
+
+
+def test_backward_through_tensors_against_numpy():
+    program, expected = gradient_program()
+    session = session_after(program)
+    names = session.names
+    close(names["loss"].value, expected["loss"])
+    close(np.array(names["C"].gradient).reshape(5, 3), expected["C"])
+    close(np.array(names["W"].gradient).reshape(3, 4), expected["W"])
+    close(names["b"].gradient, expected["b"])
+    close(value_of(session, "grad(W)"), expected["W"])
+
+
+def test_passes_accumulate_zero_grad_zeroes_and_descend_steps_tensors_lists_and_scalars():
+    program, expected = gradient_program()
+    session = session_after(program + "backward(loss)\n")  # a second pass adds as much again
+    close(np.array(session.names["W"].gradient).reshape(3, 4), 2 * expected["W"])
+    session_after("zero_grad\nbackward(loss)\nlet L = [C, b]\nlet W0 = value(W)\ndescend W, L by 0.5", session)
+    names = session.names
+    close(names["W"].tolist(), names["W0"].tolist() - 0.5 * expected["W"])
+    assert names["W"].is_variable and names["W"].gradient == (0.0,) * 12
+    fresh_c, fresh_b = names["L"]
+    assert fresh_c.__class__ is Tensor and fresh_b.__class__ is Scalar
+    close(fresh_b.value, 0.3 - 0.5 * expected["b"])
+    session_after("zero_grad(loss)", session)
+    assert session.names["C"].gradient == (0.0,) * 15  # the old C, still in loss's graph, zeroed
+
+
+def test_a_tensor_of_tracked_nodes_stacks_them_and_sends_their_gradients_back():
+    session = session_after(
+        "let s = var 1.5\nlet T = tensor([[s, s * 2], [3, s * s]])\nlet loss = sum(T * tensor([[1, 10], [100, 1000]]))\n"
+        "backward(loss)\n"
+    )
+    assert session.names["T"].tolist() == [[1.5, 3.0], [3.0, 2.25]]
+    close(session.names["s"].gradient, 1 + 10 * 2 + 1000 * 2 * 1.5)
+
+
+def test_zero_grad_of_a_tensor_expression_and_detach_cuts_the_graph():
+    session = session_after(
+        "let W = var tensor([1, 2])\nlet s = sum(W * W)\nbackward(s)\nzero_grad(W * 1)\n"
+        "let t = sum(detach(W) * W)\nbackward(t)\n"
+    )
+    assert session.names["W"].gradient == (1.0, 2.0)  # only the live W: detach(W) sends nothing
+
+
+def test_gradcheck_of_tensor_variables_passes_and_names_the_worst_element():
+    result = scalarlang.run(
+        "let W = var tensor([[0.5, -1], [2, 0.25]])\nlet b = var 0.1\n"
+        "let loss = sum(tanh(W @ W + b) * tensor([1, 2]))\ngradcheck(loss, W, b)\n"
+    )
+    assert result.ok, result.text
+    assert "gradcheck loss by W (4 elements; worst [" in result.text and "pass=true" in result.text
+    assert "gradcheck loss by b:" in result.text
+    many = scalarlang.run("random_seed(1)\nlet C = var randn(40, 30)\ngradcheck(sum(C * C * C), C)")
+    assert many.ok and "by C (100 drawn elements; worst [" in many.text
+
+
+def bits_of(values) -> bytes:
+    return b"".join(struct.pack("<d", value) for value in values)
+
+
+def test_a_tensor_programs_forward_values_are_the_lists_programs_bit_for_bit():
+    """The same layers written with tensors and with lists of nodes and `dot`: each element is the
+    same left fold in the same order."""
+    common = (
+        "random_seed(3)\nlet X = [[uniform(-2, 2) for j in 0..5] for i in 0..7]\n"
+        "let W = [[uniform(-1, 1) for j in 0..5] for i in 0..4]\nlet c = [uniform(-1, 1) for i in 0..4]\n"
+    )
+    lists = session_after(
+        common + "let H = [[tanh(dot(W[k], x) + c[k]) for k in 0..4] for x in X]\n"
+        "let total = sum([sum(h) for h in H])\nlet m = mean([max(h) for h in H])\n"
+        "let P = [softmax(h) for h in H]\n"
+    ).names
+    tensors = session_after(
+        common + "let H = tanh(tensor(X) @ transpose(tensor(W)) + tensor(c))\n"
+        "let total = sum(sum(H, axis: 1))\nlet m = mean(max(H, axis: 1))\nlet P = softmax(H)\n"
+    ).names
+    expected = [node.value for row in lists["H"] for node in row]
+    assert bits_of(tensors["H"].values) == bits_of(expected)
+    for name in ("total", "m"):
+        assert bits_of([tensors[name].value]) == bits_of([lists[name].value]), name
+    # softmax is another formula (a list's: exp(x - logsumexp(x)); a tensor's: exp(x - max) over
+    # their sum), equal to the last bits, not bit for bit.
+    close(tensors["P"].tolist(), [[node.value for node in row] for row in lists["P"]], 1e-15)
+
+
+def test_print_and_value_lines_show_a_tensor_and_the_api_gives_the_tensor():
+    # (the text of a tensor, as tests/test_tensor_show.py checks it, made by the language's forms)
+    result = scalarlang.run('let T = tensor([[1, 2.5], [3, 4]])\nprint T\nT[0]\nprint "{T}"\nlet L = [T, 1]\nL')
+    assert result.ok
+    assert result.text.splitlines() == [
+        "tensor [2, 2]", "  1  2.5", "  3    4",
+        "T[0] = tensor [2] (index, untracked)", "  1  2.5",
+        "tensor [2, 2]", "  1  2.5", "  3    4",
+        "[tensor([[1, 2.5], [3, 4]]), 1]",
+    ]
+    session = session_after("let T = var tensor([1, 2])")
+    assert isinstance(session.names["T"], Tensor)
