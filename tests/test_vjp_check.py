@@ -320,6 +320,19 @@ def test_scalar_edges_are_counted_per_operand():
     assert record.operand_shapes == ((5, 3),) and record.shape == (3, 2, 3)
 
 
+def test_a_softmax_counts_its_scalar_edges_once_whatever_its_axis():
+    # Each fiber's nodes once: along axis 0 of [3, 4] as many edges as along axis 1 of [4, 3]
+    # (a fiber that crosses the output rows was made, and counted, once per row: 3 times).
+    _, along_columns, _ = checked(case_softmax(0)[0])
+    a = array(4, 3)
+    _, along_rows, _ = checked(var(a).softmax(1))
+    assert along_columns.passed and along_rows.passed
+    assert along_columns.scalar_edges == along_rows.scalar_edges
+    assert [operand.scalar_edges for operand in along_columns.operands] == [
+        operand.scalar_edges for operand in along_rows.operands
+    ]
+
+
 def test_an_untracked_operand_is_not_checked():
     x = Tensor.constant(array(2, 3).tolist())
     w = var(array(3, 2))

@@ -213,7 +213,10 @@ def _softmax(operation: Op, shape: Shape, operands: dict[str, _Operand], argumen
                 made[key] = [value / total for value in exponentials]
             result.append(made[key][j])
         return result
-    return Rebuilt(shape, outputs, False)
+    rebuilt = Rebuilt(shape, outputs, False)
+    if axis != len(shape) - 1:  # each fiber crosses the output rows: one part, so that each
+        rebuilt.parts = [range(size(shape))]  # fiber is made, pushed back and counted once
+    return rebuilt
 
 
 def _cross_entropy(operation: Op, shape: Shape, operands: dict[str, _Operand], arguments: dict[str, Any]) -> Rebuilt:
