@@ -428,3 +428,28 @@ class History:
 
     def newest_first(self):
         return reversed(self.events)
+
+    def passes_through(self, node: object) -> tuple[tuple[KeptPass, int] | None, list[tuple[KeptPass, int]], bool]:
+        """What `explain` reads of ``node``: the newest kept pass through it (with its topology
+        index there), the kept passes its stored gradient holds (those since its last
+        zero_grad, oldest first, each with the index), and whether it was zeroed since the
+        newest pass."""
+        held: list[tuple[KeptPass, int]] = []
+        latest: tuple[KeptPass, int] | None = None
+        zeroed = False
+        for event in self.newest_first():
+            if isinstance(event, Zeroed):
+                if id(node) in event.ids:
+                    zeroed = True
+                    if latest is not None:
+                        break  # passes before its zero_grad are not in its gradient
+                continue
+            index = event.index_of(node)
+            if index is None:
+                continue
+            if latest is None:
+                latest = (event, index)
+            if not zeroed:
+                held.append((event, index))
+        held.reverse()
+        return latest, held, zeroed

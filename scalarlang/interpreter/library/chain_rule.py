@@ -25,7 +25,7 @@ from ...language import tree
 from .graphs import node_or_tensor, pass_failure, tensor_graph
 from .tensor_chain_rule import tensor_explained
 from ..outcomes import EdgeShare, Explained, PathShown, PathsShown
-from ..state import History, KeptPass, Zeroed
+from ..state import History, KeptPass
 from ..values import label_of
 
 if TYPE_CHECKING:
@@ -54,24 +54,8 @@ def explained(node: Scalar, history: History | None, span) -> Explained:
     if node._gradient is None:
         untracked = f"`{label}` is untracked ({node.operation}): no pass gives it an adjoint, and it has no gradient"
         return Explained(span, label, False, None, None, None, False, (), None, (), True, untracked)
-    passes: list[tuple[int, float]] = []
-    latest: tuple[KeptPass, int] | None = None
-    zeroed = False
-    for event in history.newest_first() if history is not None else ():
-        if isinstance(event, Zeroed):
-            if id(node) in event.ids:
-                zeroed = True
-                if latest is not None:
-                    break  # passes before its zero_grad are not in its gradient
-            continue
-        index = event.index_of(node)
-        if index is None:
-            continue
-        if latest is None:
-            latest = (event, index)
-        if not zeroed:
-            passes.append((event.number, _adjoint(event.backward_pass, index)))
-    passes.reverse()
+    latest, held, zeroed = history.passes_through(node) if history is not None else (None, [], False)
+    passes = [(kept.number, _adjoint(kept.backward_pass, index)) for kept, index in held]
     gradient = node._gradient
     total = 0.0
     for _, adjoint in passes:

@@ -18,7 +18,7 @@ from ...engine.tensor_formulas import operation_shapes, scalar_edges, tensor_edg
 from ...engine.tensor_node import TensorNode
 from ...engine.tensor_operations import TensorOperation
 from ..tensor_outcomes import TensorEdge, TensorExplained, TensorSummary
-from ..state import History, KeptPass, Zeroed
+from ..state import History, KeptPass
 from ..values import label_of
 
 SUMMARY_VALUES = 3  # the first values a summary shows
@@ -58,24 +58,8 @@ def tensor_explained(node: TensorNode, history: History | None, span) -> TensorE
     if node._gradient is None:
         note: str | None = f"`{label}` is untracked ({operation}): no pass gives it an adjoint, and it has no gradient"
         return TensorExplained(span, label, operation, shape, False, operands, None, None, None, (), True, None, (), note)
-    passes: list[int] = []
-    latest: tuple[KeptPass, int] | None = None
-    zeroed = False
-    for event in history.newest_first() if history is not None else ():
-        if isinstance(event, Zeroed):
-            if id(node) in event.ids:
-                zeroed = True
-                if latest is not None:
-                    break
-            continue
-        index = event.index_of(node)
-        if index is None:
-            continue
-        if latest is None:
-            latest = (event, index)
-        if not zeroed:
-            passes.append(event.number)
-    passes.reverse()
+    latest, held, zeroed = history.passes_through(node) if history is not None else (None, [], False)
+    passes = [kept.number for kept, _ in held]
     gradient = summarised(node._gradient, shape)
     if latest is None:
         note = f"`{label}` was in no backward pass the session keeps"
