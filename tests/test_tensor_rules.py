@@ -180,6 +180,7 @@ def test_a_ragged_list_is_bad_shape_naming_the_row():
     with pytest.raises(BadShape) as caught:
         Tensor.constant([[[1, 2], [3, 4]], [[5, 6], [7]]])
     assert caught.value.row == (1, 1)
+    assert str(caught.value) == "ragged list: row [1, 1] has 1 item where the rows before it have 2 items"
     with pytest.raises(BadShape):
         Tensor.constant([[1, 2], 3])
 

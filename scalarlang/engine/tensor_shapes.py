@@ -50,6 +50,10 @@ def checked_shape(dimensions: Any) -> Shape:
     return tuple(shape)
 
 
+def _items(count: int) -> str:
+    return "1 item" if count == 1 else f"{count} items"
+
+
 def nested_shape(data: Any) -> tuple[Shape, list[Any]]:
     """The shape of a rectangular nested list (or tuple) and its items, row major.
 
@@ -64,14 +68,14 @@ def nested_shape(data: Any) -> tuple[Shape, list[Any]]:
         if not isinstance(first, (list, tuple)):
             for position, item in enumerate(level):
                 if isinstance(item, (list, tuple)):
-                    raise BadShape(unravel(position, tuple(shape)), "a number", f"{len(item)} items")
+                    raise BadShape(unravel(position, tuple(shape)), "a number", _items(len(item)))
             return tuple(shape), level
         length = len(first)
         for position, item in enumerate(level):
             if not isinstance(item, (list, tuple)):
-                raise BadShape(unravel(position, tuple(shape)) if shape else (), f"{length} items", "a number")
+                raise BadShape(unravel(position, tuple(shape)) if shape else (), _items(length), "a number")
             if len(item) != length:
-                raise BadShape(unravel(position, tuple(shape)), f"{length} items", f"{len(item)} items")
+                raise BadShape(unravel(position, tuple(shape)), _items(length), _items(len(item)))
         if length == 0:
             raise InvalidShape((*shape, 0))
         shape.append(length)
