@@ -25,6 +25,7 @@ from scalarlang.interpreter.core import KEYWORDS, STATEMENT_FUNCTIONS, VALUE_FUN
 from scalarlang.render.text import Renderer, make_console
 from scalarlang.front.editing import GuardedCompleter, InputCheck, ReplLexer, SadCompleter
 from scalarlang.front.history import history_path, open_history
+from scalarlang.front.help_topics import topic_blocks, topic_words
 from scalarlang.front.repl import build_prompt_session, repl_loop
 from scalarlang.front.repl_core import META_COMMANDS, ReplCore
 
@@ -500,6 +501,21 @@ def test_completion_inside_strings_only_in_holes():
     assert complete('print "{lo') == ["log", "logsumexp", "loss"]
     assert complete('print "{loss} and lo') == []
     assert complete("x # lo") == []
+
+
+def test_completion_of_help_topics_from_the_help_page():
+    core, _ = make_core()
+    completer = SadCompleter(lambda: ["loss"], lambda: topic_words(core.help_blocks()))
+
+    def topics(text: str) -> list[str]:
+        return [c.text for c in completer.get_completions(Document(text, len(text)), CompleteEvent(completion_requested=True))]
+
+    assert topics(":help te") == ["tensor", "tensors", "texts"]
+    assert topics(":help tr") == ["training", "transpose"]  # a section's word, then a built-in
+    assert topics(":help  gradc") == ["gradcheck"]
+    assert "loss" not in topics(":help ")  # a bound name is no topic
+    for word in topics(":help "):  # each offered word is a topic `:help` shows
+        assert topic_blocks(word, core.help_blocks()), word
 
 
 def test_completion_of_meta_commands_and_their_arguments(tmp_path):

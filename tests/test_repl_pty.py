@@ -307,3 +307,16 @@ def test_the_long_help_page_goes_through_a_pager_and_a_topic_does_not(tmp_path):
         assert terminal.leave() == 0
     finally:
         terminal.child.close(force=True)
+
+
+def test_tab_after_help_completes_a_topic(tmp_path):
+    terminal = Terminal(tmp_path)
+    try:
+        terminal.expect(r"sad> ")
+        terminal.child.send(":help trai\t")  # one topic starts so: Tab writes it out
+        terminal.expect(r"training")
+        terminal.child.send("\r")
+        terminal.expect(r"descend NAME, … by LR +a gradient-descent step")
+        assert terminal.leave() == 0
+    finally:
+        terminal.child.close(force=True)

@@ -106,10 +106,12 @@ _EXPECT_KIND = re.compile(r"(?:^|[^A-Za-z0-9_])expect[ \t]+([a-z-]*)\Z")
 
 
 class SadCompleter(Completer):
-    """Keywords, built-in functions, meta-commands and the names bound when Tab is pressed."""
+    """Keywords, built-in functions, meta-commands and the names bound when Tab is pressed;
+    after `:help `, the help page's topics (``topics``, read when Tab is pressed)."""
 
-    def __init__(self, names: Callable[[], Iterable[str]]):
+    def __init__(self, names: Callable[[], Iterable[str]], topics: Callable[[], Iterable[str]] = lambda: ()):
         self.names = names
+        self.topics = topics
         self._paths = PathCompleter(expanduser=True)
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
@@ -147,7 +149,11 @@ class SadCompleter(Completer):
                     yield Completion(name, -len(word), display=f":{name}", display_meta=about)
             return
         command = command_named(word)
-        if command == "graph":
+        if command == "help":  # a section's word or any form or built-in on the page
+            words = [(topic, "topic") for topic in self.topics()]
+            words += [(name, "function") for name in (*VALUE_FUNCTIONS, *STATEMENT_FUNCTIONS)]
+            yield from _completions(argument.strip(), words)
+        elif command == "graph":
             yield from _completions(argument.strip(), [(name, "name") for name in self.names()])
         elif command == "load":
             argument = argument.lstrip()

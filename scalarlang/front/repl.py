@@ -33,6 +33,7 @@ from prompt_toolkit.styles import Style
 from .._version import __version__
 from ..render.text import Renderer, make_console
 from .editing import GuardedCompleter, InputCheck, ReplLexer, SadCompleter, open_blocks
+from .help_topics import topic_words
 from .highlight import prompt_toolkit_style_rules
 from .history import history_path, open_history
 from .repl_core import ReplCore
@@ -110,6 +111,11 @@ def _ends_in_empty_lines(text: str) -> bool:
     return len(lines) >= 3 and not lines[-1].strip() and not lines[-2].strip()
 
 
+def _completer(core: ReplCore) -> SadCompleter:
+    """Tab's words: the bound names, and after `:help ` the help page's topics."""
+    return SadCompleter(lambda: core.session.values, lambda: topic_words(core.help_blocks()))
+
+
 def _continuation(width: int, line_number: int, wrap_count: int) -> StyleAndTextTuples:
     # `...> ` starts each further line of the input; a line wrapped by the terminal gets blanks.
     return [("class:continuation", " " * width if wrap_count else CONTINUATION.rjust(width))]
@@ -134,7 +140,7 @@ def build_prompt_session(
         prompt_continuation=_continuation,
         multiline=True,
         history=history,
-        completer=GuardedCompleter(completer or SadCompleter(lambda: core.session.values), core.background_fault),
+        completer=GuardedCompleter(completer or _completer(core), core.background_fault),
         complete_while_typing=False,
         auto_suggest=AutoSuggestFromHistory(),
         lexer=ReplLexer(core.background_fault, lexer) if color or lexer is not None else None,
