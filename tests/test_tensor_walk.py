@@ -227,3 +227,12 @@ def test_the_players_frames_step_a_node_at_a_time_and_end_at_the_pass_adjoints()
     part = walk_part(walk)
     assert 'data-steps="6"' in part.html and "node 1 of 6" in part.text
     assert part.html.count('class="edge') == 10  # every operand edge drawn, lit a node at a time
+
+
+@pytest.mark.parametrize("statement", ["walk(sum(X))", "backward(sum(X))"])
+def test_a_walk_from_constant_tensors_alone_says_which_to_make_a_variable(statement):
+    # (This was an internal error in `backward` too: the hint read a tensor's value as a number's.)
+    diagnostic = failure("let X = tensor([1, 2])\n" + statement)
+    assert diagnostic.kind == "untracked-output"
+    assert diagnostic.notes == ("help: `sum(X)` depends on no variable: `X` is a constant; "
+                                "make it a variable with `let X = var X`",)

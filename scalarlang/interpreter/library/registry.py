@@ -267,7 +267,7 @@ STATEMENT_FUNCTIONS: dict[str, StatementCall] = _table(
     StatementCall("paths", arity(2), chain_rule.compile_paths, "paths(OUT, X)",
         "every path from OUT down to X, and the sum of their products", _CHAIN_RULE),
     StatementCall("walk", arity(1, 2), tensor_walk.compile_walk, ("walk(OUT)", "walk(OUT, SEED)"),
-        "backward, one edge per Enter", _CHAIN_RULE),
+        "backward, one edge per Enter (over tensors, one node)", _CHAIN_RULE),
     StatementCall("tangents", arity(2, 3), forward_mode.compile_tangents, ("tangents(Y, X)", "tangents(Y, [X, …], [V, …])"),
         "the forward pass of jvp: each node's value and tangent, the sum over its edges", _FORWARD),
     StatementCall("jacobian", arity(2), forward_mode.compile_jacobian, "jacobian([Y, …], [X, …])",
