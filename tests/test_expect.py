@@ -248,7 +248,7 @@ def test_expect_every_runtime_kind_of_the_errors_example(tmp_path):
         "non-finite-tensor-adjoint": "backward(sum(Tb * 1e300), 1e300)",
         "non-finite-accumulated-tensor-gradient": "backward(big_tensor)",
         "not-a-tensor": "shape(x)",
-        "tensor-graph": "walk(big_tensor)",
+        "tensor-graph": "paths(big_tensor, Tb)",
     })
     programs.update({  # forward mode
         "direction-length-mismatch": "jvp(x * x, [x, a], [1])",

@@ -41,6 +41,8 @@ tangents(loss, x)
 jacobian([loss], [x])
 expect no-gradient: grad(3)
 "a\\n{len("é")}"
+let T = var tensor([[1, -2], [0.5, 3]])
+walk(mean(tanh(T @ T)) + x)
 lose
 """
 
@@ -122,6 +124,36 @@ def test_every_event_has_its_documented_keys():
     summaries = [explained_tensor["adjoint"], explained_tensor["gradient"], *(edge["contribution"] for edge in edges)]
     assert all(set(summary) == CHAIN_RULE["adjoint"] for summary in summaries)
     assert (tensor["shape"], tensor["values"]) == ([2, 3], [[1.0, 2.0, 3.0], [4.0, 5.0, 6.5]])
+
+
+def test_a_walk_over_tensors_gives_a_tensor_step_event_per_node():
+    """A node of a graph holding tensors at a time (mean, then tanh, then @, and the scalar
+    add first), each edge with its contribution and its operand's adjoint after it."""
+    events = run_json(EVERY_EVENT)
+    at = next(index for index, event in enumerate(events) if event["event"] == "tensor_step")
+    backward, steps = events[at - 1], [event for event in events if event["event"] == "tensor_step"]
+    assert backward["event"] == "backward" and backward["label"] == "mean(tanh(T @ T)) + x"
+    assert [(step["index"], step["node"], step["operation"], step["shape"]) for step in steps] == [
+        (0, "mean(tanh(T @ T)) + x", "add", []), (1, "mean(tanh(T @ T))", "mean", []),
+        (2, "tanh(T @ T)", "tanh", [2, 2]), (3, "T @ T", "matmul", [2, 2]),
+    ]
+    assert steps[0]["seeded"] and not steps[1]["seeded"]
+    for step in steps:
+        assert all(set(edge) == CHAIN_RULE["tensor_step.edges"] for edge in step["edges"])
+        assert set(step["adjoint"]) == CHAIN_RULE["adjoint"]
+    add, mean, _, matmul = steps
+    assert [(edge["local"], edge["formula"], edge["contribution"]["first"]) for edge in add["edges"]] == [
+        (1.0, "upstream × local", [1.0]), (1.0, "upstream × local", [1.0])]
+    assert mean["edges"][0]["contribution"] == {"shape": [2, 2], "first": [0.25, 0.25, 0.25], "largest": 0.25,
+                                                "at": [0, 0]}
+    # T is both operands of T @ T: the second edge's `after` is the sum of both contributions,
+    # the pass adjoint the backward event's table gives T.
+    first, second = matmul["edges"]
+    assert (first["formula"], second["formula"], first["contributions"], second["contributions"]) == (
+        "dA = dC @ Bᵀ", "dB = Aᵀ @ dC", 1, 2)
+    adjoint = next(node["pass_adjoint"] for node in backward["nodes"] if node["label"] == "T")
+    assert second["after"]["first"] == [adjoint[0][0], adjoint[0][1], adjoint[1][0]]
+    assert first["after"] == first["contribution"] != second["after"]
 
 
 def test_the_plot_events_and_their_objects():

@@ -294,6 +294,27 @@ def test_a_walk_cell_starts_from_the_forward_graph_and_cells_are_named_as_jupyte
     assert " --> <cell 4>:1:12" in shown["text/plain"], shown["text/plain"]
 
 
+def test_a_walk_cell_over_tensors_shows_a_player_that_steps_a_node_at_a_time(tmp_path, monkeypatch):
+    # Issue 43, item 2: the player of a graph holding tensors, in a real kernel.
+    nbformat = pytest.importorskip("nbformat")
+    cells = ["%load_ext scalarlang", "%%sad\nlet X = tensor([[1, 2], [3, 4]])\nlet W = var tensor([[0.5, -1], [2, 0.25]])\n"
+             "let loss = sum(tanh(X @ W))\nwalk(loss)", "%%sad\nprint \"{grad(W)}\""]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
+    _kernel_client(tmp_path, monkeypatch, notebook).execute()
+    walked, printed = notebook.cells[1], notebook.cells[2]
+    (html,) = [output.data["text/html"] for output in walked.outputs if "data" in output]
+    (text,) = [output.data["text/plain"] for output in walked.outputs if "data" in output]
+    tables, player = html.split('class="scalarlang-walk"', 1)
+    assert "forward graph of" in tables and "pass adjoint" not in tables
+    assert 'data-steps="3"' in player and 'data-step="0"' in player
+    data = json.loads(player[player.index('class="sl-data">') + 16:player.index("</script>")])
+    assert [len(updates) for _, updates in data["steps"]] == [1, 1, 1]  # X is untracked: W's edge alone
+    assert data["texts"][3].startswith("node 3 of 3: X @ W: matmul [2, 2]") and "dB = Aᵀ @ dC" in data["texts"][3]
+    assert "node 1 of 3: loss: sum, a scalar" in text and "walked 3 nodes (4 operand edges)" in text
+    (shown,) = [output.data["text/plain"] for output in printed.outputs if "data" in output]
+    assert shown.startswith("tensor [2, 2]\n  0.000493584632616  0.998400207525")  # the walk committed the pass
+
+
 @pytest.mark.slow
 def test_example_notebook_executes(tmp_path, monkeypatch):
     nbformat = pytest.importorskip("nbformat")

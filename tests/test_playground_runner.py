@@ -57,6 +57,23 @@ def test_parts_carry_html_tables_and_svg_pictures():
     assert 'class="scalarlang-walk"' in walk["html"] and "<script" in walk["html"]
 
 
+def test_a_walk_over_tensors_is_a_walk_part_stepping_a_node_at_a_time():
+    """Issue 43, item 2: the page shows a tensor graph's walk as the command prints it, with the player."""
+    program = ("let X = tensor([[1, 2], [3, 4]])\nlet W = var tensor([[0.5, -1], [2, 0.25]])\n"
+               "let loss = sum(tanh(X @ W))\nwalk(loss)\n")
+    messages, done = run(program)
+    (walk,) = [part for message in messages for part in message["parts"] if part["kind"] == "walk"]
+    assert done["status"] == 0 and 'data-steps="3"' in walk["html"] and "<svg" in walk["html"]
+    assert "node 3 of 3: X @ W: matmul [2, 2]" in walk["text"] and "dB = Aᵀ @ dC (8 multiply edges)" in walk["text"]
+    assert walk["text"] == scalarlang_text(program)
+
+
+def scalarlang_text(program: str) -> str:
+    import scalarlang
+
+    return scalarlang.run(program, width=sad_playground.WIDTH).text
+
+
 def test_a_chart_part_carries_its_axis_titles_in_svg_and_text():
     """Issue 45, item 4: the page's chart (its SVG) and its text show `xlabel:` and `ylabel:`."""
     messages, done = run('plot([4, 2, 1], xlabel: "step", ylabel: "loss")\n')

@@ -261,6 +261,37 @@ def test_walk_one_edge_per_enter_q_for_the_rest_and_ctrl_c_stops(tmp_path):
         terminal.child.close(force=True)
 
 
+def test_walk_of_a_tensor_graph_one_node_per_enter(tmp_path):
+    # Issue 43, item 2: a graph holding tensors is walked a node at a time, each with the
+    # adjoint that reached it and its edges' VJPs; the pass is committed as `backward` would.
+    terminal = Terminal(tmp_path)
+    try:
+        for line in ("let X = tensor([[1, 2], [3, 4]])", "let W = var tensor([[0.5, -1], [2, 0.25]])",
+                     "let loss = sum(tanh(X @ W))"):
+            terminal.line(line)
+        terminal.line("walk(loss)")
+        terminal.expect(r"^forward graph of loss")
+        terminal.expect(r"3 nodes, one per Enter")
+        terminal.expect(r"^node 1 of 3: loss: sum, a scalar")
+        terminal.expect(r"Enter: next edge")  # it waits: no second node yet
+        time.sleep(0.3)
+        terminal._read()
+        assert "node 2 of 3" not in terminal.text[terminal.seen:]
+        terminal.child.send("\r")
+        terminal.expect(r"node 2 of 3: tanh\(X @ W\): tanh \[2, 2\]")
+        terminal.expect(r"slot 0 to X @ W: dA = dC \* \(1 - C²\) \(4 scalar edges\)")
+        terminal.expect(r"Enter: next edge")
+        terminal.child.send("\r")
+        terminal.expect(r"node 3 of 3: X @ W: matmul \[2, 2\]")
+        terminal.expect(r"slot 1 to W: dB = Aᵀ @ dC \(8 multiply edges\)")
+        terminal.expect(r"^walked 3 nodes \(4 operand edges\) from loss")
+        terminal.line("grad(W)")
+        terminal.expect(r"^grad\(W\) = tensor \[2, 2\]")
+        assert terminal.leave() == 0
+    finally:
+        terminal.child.close(force=True)
+
+
 def test_help_is_laid_out_at_the_terminals_width(tmp_path):
     # Issue 35, item 2: the language by task, wrapped with a hanging indent at the width the
     # terminal has now (72 columns here, after starting at 120). (`cat` as the pager: the

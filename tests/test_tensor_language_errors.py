@@ -74,8 +74,10 @@ ERRORS = [
     ("exp(A, axis: 0)", "wrong-arguments", "axis: 0", "`exp` takes no named arguments", {}),
     ("descend A by 0.1", "not-a-variable", "A", "`descend` needs tracked variables", {}),
     ("grad(A)", "no-gradient", "A", "untracked", {}),
-    ("walk(loss)", "tensor-graph", "loss", "`walk` shows graphs of scalar nodes", {"output": "loss", "tensor_nodes": 5}),
-    ("paths(loss, x)", "tensor-graph", "loss", "`paths` shows graphs of scalar nodes", {}),
+    ("walk(A @ W)", "not-a-node", "A @ W", "`A @ W` is a tensor [2, 2], not a node", {"found": "tensor"}),
+    ("walk(sum(v * v) * 1e300, 1e300)", "non-finite-tensor-adjoint", "sum(v * v) * 1e300", "non-finite pass adjoint",
+     {}),
+    ("paths(loss, x)", "tensor-graph", "loss", "`paths` shows graphs of scalar nodes", {"output": "loss", "tensor_nodes": 5}),
     ("gradcheck(loss, A)", "not-a-variable", "A", "is not a variable", {}),
 ]
 
@@ -185,13 +187,14 @@ def test_explain_of_a_scalar_in_a_kept_pass_through_tensors_shows_its_vjp_edge()
     assert "dB = dC, summed over C (B a scalar)" in result.text and "b: stored gradient" in result.text
 
 
-def test_graph_and_draw_show_a_graph_holding_tensors_and_walk_refuses_it():
+def test_graph_and_draw_show_a_graph_holding_tensors_and_paths_refuses_it_pointing_to_vjp_check():
     session, _ = run_ok(SETUP)
     result = scalarlang.run(SETUP + "graph(loss)\ndraw(loss)")
     assert result.ok, result.error
     assert "matmul" in result.text and "[2, 2]" in result.text and "dA = dC @ Bᵀ" in result.text
-    diagnostic = failure("walk(loss)", session)
-    assert diagnostic.kind == "tensor-graph" and "`explain(T)`" in diagnostic.notes[0]
+    diagnostic = failure("paths(loss, x)", session)
+    assert diagnostic.kind == "tensor-graph" and "`paths` shows graphs of scalar nodes" in diagnostic.message
+    assert "`explain(T)`" in diagnostic.notes[0] and "`vjp_check(loss)` compares each VJP" in diagnostic.notes[0]
 
 
 def test_the_python_api_reports_a_tensor_error_and_keeps_the_session():

@@ -503,15 +503,15 @@ def test_draw_as_text_shows_tensor_boxes_and_vjp_edges():
     ]
 
 
-def test_walk_is_for_scalar_graphs_and_says_so_changing_nothing():
-    from sessions import failure
-
+def test_walk_of_a_tensor_graph_goes_node_by_node_and_commits_as_backward():
+    # Issue 43, item 2 (it was the error `tensor-graph`): tests/test_tensor_walk.py has the rest.
     A, B, C, loss = layer_loss()
     session = with_values(A=A, B=B, C=C, loss=loss)
-    diagnostic = failure("walk(loss)", session)
-    assert diagnostic.kind == "tensor-graph" and diagnostic.fields == {"output": "loss", "tensor_nodes": 3}
-    assert "`explain(T)`" in diagnostic.notes[0]
-    assert A.gradient == (0.0, 0.0, 0.0, 0.0)  # nothing committed
+    _, outcomes = run_ok("walk(loss)", session)
+    text = rendered(outcomes)
+    assert "node 2 of 2: C: matmul [2, 2] ([2, 2] @ [2, 2] → [2, 2])" in text
+    assert "  slot 0 to A: dA = dC @ Bᵀ (8 multiply edges)\n    adds [2, 2] 1.5, 5, 1.5, … (largest 5 at [0, 1])" in text
+    assert A.gradient == (1.5, 5.0, 1.5, 5.0)  # committed, as backward commits it
 
 
 def test_the_forward_table_of_a_graph_holding_tensors_shows_shapes_and_operands():

@@ -2,7 +2,8 @@
 `%%sad` cell ending in `walk(loss)` is executed by nbclient in a real kernel, its outputs are
 saved as an HTML page (as an exported notebook holds them), and the page is opened in Debian's
 headless Chromium driven by selenium: "next" three times shows the third edge and its
-adjoints, the slider's End key jumps to the last edge, whose adjoints are the pass table's.
+adjoints, the slider's End key jumps to the last edge, whose adjoints are the pass table's; a
+walk over tensors steps a node at a time, lighting up the node's edges together.
 
 Slow (a kernel and a browser start); skipped without chromium and chromedriver (Debian's
 packages chromium and chromium-driver, which .ci/run installs) or without the notebook extra.
@@ -34,7 +35,7 @@ def _browser() -> None:
         pytest.skip(f"{missing} not found: install Debian's chromium and chromium-driver (as .ci/run does)")
 
 
-def executed_page(folder: Path, monkeypatch) -> Path:
+def executed_page(folder: Path, monkeypatch, cell: str = CELL) -> Path:
     """The notebook run by nbclient in a kernel of this interpreter; its outputs as a page."""
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
@@ -45,7 +46,7 @@ def executed_page(folder: Path, monkeypatch) -> Path:
     (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "test", "language": "python"}))
     monkeypatch.setenv("JUPYTER_PATH", str(folder))
     notebook = nbformat.v4.new_notebook(
-        cells=[nbformat.v4.new_code_cell("%load_ext scalarlang"), nbformat.v4.new_code_cell(CELL)]
+        cells=[nbformat.v4.new_code_cell("%load_ext scalarlang"), nbformat.v4.new_code_cell(cell)]
     )
     nbformat.write(notebook, folder / "walk.ipynb")
     client = nbclient.NotebookClient(
@@ -152,5 +153,54 @@ def test_the_player_in_an_exported_notebook_steps_through_the_walk(tmp_path, mon
     button("first").click()
     assert player.get_attribute("data-step") == "0" and slider.get_attribute("value") == "0"
     assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
+    severe = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    assert severe == []
+
+
+TENSOR_CELL = ("%%sad\nlet X = tensor([[1, 2], [3, 4]])\nlet W = var tensor([[0.5, -1], [2, 0.25]])\n"
+               "let H = tanh(X @ W)\nlet loss = sum(H * H)\nwalk(loss)")
+
+
+def test_the_player_of_a_walk_over_tensors_steps_a_node_at_a_time(tmp_path, monkeypatch, browser):
+    # Issue 43, item 2: H * H's two edges into H light up together, and H's box shows the sum
+    # of their contributions after that node; then W's first values as the pass gives them.
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    import scalarlang
+    from scalarlang.engine.numbers import format_number
+
+    page = executed_page(tmp_path, monkeypatch, TENSOR_CELL)
+    browser.get(page.as_uri())
+    player = browser.find_element(By.CSS_SELECTOR, ".scalarlang-walk")
+    WebDriverWait(browser, 10).until(lambda _: player.get_attribute("data-ready") == "true")
+    assert player.get_attribute("data-steps") == "4"
+
+    def adjoint(index: int) -> str:
+        return player.find_element(By.CSS_SELECTOR, f"g.node[data-index='{index}']").get_attribute("data-adjoint")
+
+    def current_edges() -> list[tuple[str, str]]:
+        return sorted((edge.get_attribute("data-child"), edge.get_attribute("data-parent"))
+                      for edge in player.find_elements(By.CSS_SELECTOR, "g.edge.sl-current"))
+
+    step = player.find_element(By.CSS_SELECTOR, "pre.sl-step")
+    assert step.text.startswith("walk from loss with seed 1: 4 nodes with 6 operand edges")
+    assert adjoint(5) == "1" and adjoint(1) == "0, 0, 0, …"  # the seed; W's zeros
+    next_button = player.find_element(By.CSS_SELECTOR, "button[data-action='next']")
+    next_button.click()
+    next_button.click()  # the second node: H * H, whose two edges go into H (topology 3)
+    assert step.text.startswith("node 2 of 4: H * H: mul [2, 2]")
+    assert current_edges() == [("4", "3"), ("4", "3")]
+    assert "sl-operand" in player.find_element(By.CSS_SELECTOR, "g.node[data-index='3']").get_attribute("class")
+    assert len(player.find_elements(By.CSS_SELECTOR, "g.edge.sl-done")) == 1
+    session = scalarlang.Session()
+    session.run(TENSOR_CELL.split("\n", 1)[1].replace("walk(loss)", "backward(loss)"))
+    gradient_h = session.names["H"].gradient  # (row major: one pass, so the pass adjoint)
+    assert adjoint(3) == ", ".join(format_number(value) for value in gradient_h[:3]) + ", …"
+    player.find_element(By.CSS_SELECTOR, "button[data-action='last']").click()
+    gradient_w = session.names["W"].gradient
+    assert adjoint(1) == ", ".join(format_number(value) for value in gradient_w[:3]) + ", …"
+    assert current_edges() == [("2", "0"), ("2", "1")]  # X @ W: both edges, X's untracked
+    assert "walked 4 nodes (6 operand edges) from loss" in step.text
     severe = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
     assert severe == []

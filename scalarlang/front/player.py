@@ -15,6 +15,8 @@ What tests (and people) can rely on, inside ``div.scalarlang-walk`` (``id`` uniq
 - buttons ``button.sl-first``, ``.sl-previous``, ``.sl-next``, ``.sl-last`` (``data-action``),
   the slider ``input.sl-slider`` (0 to the number of edges), ``.sl-position`` (``3 / 4``);
 - ``pre.sl-step``: the step's lines as the command prints them (the header at step 0);
+- a walk over a graph holding tensors steps a node at a time (each step marks every operand
+  edge of the node; a tensor's adjoint reads as its first values);
 - in the SVG, ``g.node[data-index=I]`` with ``data-adjoint`` (its adjoint now, as the one
   formatter writes it, set by the script; none for an untracked node) and its ``text[data-line="3"]``
   (``adjoint ...``), classes ``sl-operand`` (the node the current edge adds to) and
@@ -33,11 +35,14 @@ from html import escape
 from rich.text import Text
 
 from ..engine.numbers import format_number
-from ..interpreter.outcomes import WalkShown
+from ..interpreter.outcomes import WalkShown, WalkStep
+from ..interpreter.tensor_outcomes import TensorSummary
+from ..interpreter.walk_outcomes import TensorWalkStep
 from ..pictures import DrawingError, Picture, pass_picture
 from ..pictures.layout import layout
+from ..pictures.picture import BOX_VALUES
 from ..pictures.svg import to_svg
-from ..render.chain_rule import walk_end_lines, walk_header, walk_step_lines
+from ..render.walks import walk_end_lines, walk_header, walk_step_lines
 
 ADJOINT_LINE = 3  # of a tracked node's texts: label, operation, value, adjoint
 _COUNTER = itertools.count(1)  # with the frames' hash, ids unique on a page of several players
@@ -83,21 +88,68 @@ def walk_frames(walk: WalkShown, text: WalkText) -> dict:
     ``start``), ``start`` (their adjoints' texts before the first edge), ``steps`` (per edge:
     the consumer's and the operand's topology indices, the operand's place in ``nodes`` or
     None when untracked, and its adjoint's text after the edge) and ``texts`` (what each
-    frame says: the header, then each step's lines, the last with the closing line)."""
-    backward_pass = walk.backward.backward_pass
-    nodes = [record.topology_index for record in backward_pass.nodes if record.tracked]
-    if len(nodes) != len(walk.start):  # (one tracked node per adjoint: the interpreter's rule)
-        raise ValueError("the walk's adjoints do not match its pass's tracked nodes")
-    place = {index: at for at, index in enumerate(nodes)}
-    steps = []
-    for step, edge in zip(walk.steps, backward_pass.edges):
-        operand = place.get(edge.parent) if step.operand_tracked else None
-        after = None if step.after is None else format_number(step.after)
-        steps.append([edge.child, edge.parent, operand, after])
+    frame says: the header, then each step's lines, the last with the closing line).
+
+    A walk over a graph holding tensors steps a node at a time: each of its ``steps`` is the
+    node's topology index and a list of (operand, place, text after) per operand edge, and
+    ``stepOf`` gives each node's step by topology index (None: not walked), so that its
+    edges light up together; a tensor's adjoint reads as its first values."""
     header, step_lines, end = text
     texts = [_plain(header)] + [_plain(lines) for lines in step_lines]
     texts[-1] += "\n" + _plain(end)
+    backward_pass = walk.backward.backward_pass
+    nodes = [record.topology_index for record in backward_pass.nodes if record.tracked]
+    place = {index: at for at, index in enumerate(nodes)}
+    if walk.steps and isinstance(walk.steps[0], TensorWalkStep):
+        return _tensor_frames(walk, nodes, place, texts)
+    if len(nodes) != len(walk.start):  # (one tracked node per adjoint: the interpreter's rule)
+        raise ValueError("the walk's adjoints do not match its pass's tracked nodes")
+    steps: list[list] = []
+    for step, edge in zip(walk.steps, backward_pass.edges):
+        assert isinstance(step, WalkStep)
+        operand = place.get(edge.parent) if step.operand_tracked else None
+        after = None if step.after is None else format_number(step.after)
+        steps.append([edge.child, edge.parent, operand, after])
     return {"nodes": nodes, "start": [format_number(value) for _, value in walk.start], "steps": steps, "texts": texts}
+
+
+def _tensor_frames(walk: WalkShown, nodes: list[int], place: dict[int, int], texts: list[str]) -> dict:
+    backward_pass = walk.backward.backward_pass
+    topology = backward_pass.topology
+    start = []
+    for index in nodes:  # before the first node: every adjoint 0, the output's the seed
+        seed = index == len(topology) - 1
+        size = len(getattr(topology[index], "_values", ())) or 1
+        start.append(_first_values([backward_pass.seed if seed else 0.0] * size))
+    steps: list[list] = []
+    step_of: list[int | None] = [None] * len(topology)
+    for number, step in enumerate(walk.steps):
+        assert isinstance(step, TensorWalkStep)
+        step_of[step.position] = number
+        updates = [
+            [edge.operand_index, place.get(edge.operand_index), _summary_values(edge.after)]
+            for edge in step.edges if edge.after is not None
+        ]
+        steps.append([step.position, updates])
+    return {"nodes": nodes, "start": start, "steps": steps, "stepOf": step_of, "texts": texts}
+
+
+def _first_values(values: list[float]) -> str:
+    shown = ", ".join(format_number(value) for value in values[:BOX_VALUES])
+    return shown + (", …" if len(values) > BOX_VALUES else "")
+
+
+def _summary_values(summary: TensorSummary | None) -> str | None:
+    """A summary's first values as a tensor's box shows them (one number: itself)."""
+    if summary is None:
+        return None
+    if not summary.shape:
+        return format_number(summary.largest)
+    count = 1
+    for dimension in summary.shape:
+        count *= dimension
+    shown = ", ".join(format_number(value) for value in summary.first[:BOX_VALUES])
+    return shown + (", …" if count > BOX_VALUES else "")
 
 
 def _plain(lines: list[Text]) -> str:
@@ -113,9 +165,10 @@ def _picture_svg(walk: WalkShown, data: dict) -> str:
     except DrawingError:
         return ""
     texts: dict[int, list[str]] = {index: [text] for index, text in zip(data["nodes"], data["start"])}
-    for _, parent, operand, after in data["steps"]:
-        if operand is not None:
-            texts[parent].append(after)
+    for step in data["steps"]:
+        for parent, operand, after in step[1] if isinstance(step[1], list) else [step[1:]]:
+            if operand is not None:
+                texts[parent].append(after)
     widest = _with_adjoints(picture, {index: max(values, key=len) for index, values in texts.items()})
     start = _with_adjoints(picture, {index: values[0] for index, values in texts.items()})
     title = start.title.replace("backward from", "walk from", 1)
@@ -166,6 +219,8 @@ _SCRIPT = """(function () {
   root.setAttribute("data-ready", "true");
   var data = JSON.parse(root.querySelector("script.sl-data").textContent);
   var last = data.steps.length;
+  var stepOf = data.stepOf || null;  // a tensor walk's: each node's step, by topology index
+  function updates(s) { return Array.isArray(s[1]) ? s[1] : [[s[1], s[2], s[3]]]; }
   var slider = root.querySelector(".sl-slider");
   var shown = root.querySelector(".sl-step");
   var position = root.querySelector(".sl-position");
@@ -183,8 +238,7 @@ _SCRIPT = """(function () {
     step = Math.max(0, Math.min(last, Number(step) || 0));
     var adjoints = data.start.slice();
     for (var k = 0; k < step; k++) {
-      var s = data.steps[k];
-      if (s[2] !== null) { adjoints[s[2]] = s[3]; }
+      updates(data.steps[k]).forEach(function (u) { if (u[1] !== null) { adjoints[u[1]] = u[2]; } });
     }
     data.nodes.forEach(function (index, at) {
       var g = nodes[index];
@@ -194,15 +248,18 @@ _SCRIPT = """(function () {
       if (text) { text.textContent = "adjoint " + adjoints[at]; }
     });
     var current = step > 0 ? data.steps[step - 1] : null;
+    var operands = current === null ? [] : updates(current).map(function (u) { return String(u[0]); });
     Object.keys(nodes).forEach(function (index) {
-      mark(nodes[index], "sl-operand", current !== null && String(current[1]) === index);
+      mark(nodes[index], "sl-operand", operands.indexOf(index) >= 0);
       mark(nodes[index], "sl-consumer", current !== null && String(current[0]) === index);
     });
-    for (var e = 0; e < last; e++) {
-      mark(edges[e], "sl-done", e < step - 1);
-      mark(edges[e], "sl-current", e === step - 1);
-      mark(edges[e], "sl-todo", e > step - 1);
-    }
+    Object.keys(edges).forEach(function (e) {
+      var k = stepOf ? stepOf[edges[e].getAttribute("data-child")] : Number(e);
+      if (k === null || k === undefined) { k = last; }  // (a node the pass does not visit)
+      mark(edges[e], "sl-done", k < step - 1);
+      mark(edges[e], "sl-current", k === step - 1);
+      mark(edges[e], "sl-todo", k > step - 1);
+    });
     root.setAttribute("data-step", String(step));
     slider.value = String(step);
     shown.textContent = data.texts[step];

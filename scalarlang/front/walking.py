@@ -2,7 +2,8 @@
 
 The pass was committed before its outcome arrives, as `backward` would commit it; only the
 display is walked. `show_walk` prints what a script prints of a walk (render/chain_rule.py's
-forward graph, header, steps, the pass's tables and closing line), one edge at a time: after each edge but the last it
+forward graph, header, steps, the pass's tables and closing line), one edge at a time (a node
+at a time over a graph holding tensors): after each step but the last it
 asks ``read_key`` what to do. The key reader is injected: the terminal front end (repl.py)
 passes one that reads a key from the terminal; without one (tests, a loaded file) every step
 prints at once. A reader returns what was typed (Enter: the next edge; `q`: the rest at
@@ -18,7 +19,7 @@ from rich.text import Text
 
 from ..engine.numbers import format_number
 from ..interpreter.outcomes import WalkShown
-from ..render.chain_rule import walk_end_parts, walk_header, walk_step_lines
+from ..render.walks import step_word, walk_end_parts, walk_header, walk_step_lines
 from ..render.tables import forward_tables
 from ..render.styles import STYLES
 from ..render.text import Renderer
@@ -37,7 +38,7 @@ def show_walk(out: Renderer, walk: WalkShown, read_key: KeyReader | None = None)
             out.lines(part)
         out.lines(walk_header(walk, width))
         if asking:
-            out.line(Text(walk_hint(len(steps)), STYLES["dim"]))
+            out.line(Text(walk_hint(len(steps), step_word(walk)), STYLES["dim"]))
         for index in range(len(steps)):
             out.lines(walk_step_lines(walk, index, width))
             if asking and index + 1 < len(steps):
@@ -56,8 +57,9 @@ def show_walk(out: Renderer, walk: WalkShown, read_key: KeyReader | None = None)
     return True
 
 
-def walk_hint(count: int) -> str:
-    return f"{count:,} edges, one per Enter: q shows the rest, Ctrl-C stops (the pass is committed)"
+def walk_hint(count: int, word: str = "edge") -> str:
+    """``word``: what a step is, an edge (of a graph of scalar nodes) or a node (holding tensors)."""
+    return f"{count:,} {word}s, one per Enter: q shows the rest, Ctrl-C stops (the pass is committed)"
 
 
 def stopped_message(walk: WalkShown) -> str:

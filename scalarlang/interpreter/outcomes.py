@@ -21,6 +21,7 @@ from ..language.source import Span
 from .values import ListValue
 
 from .tensor_outcomes import TensorExplained, TensorShown
+from .walk_outcomes import TensorWalkStep
 
 if TYPE_CHECKING:
     from ..pictures.charts import Chart
@@ -291,12 +292,14 @@ class WalkStep(PlainData):
 
 class WalkShown(PlainData):
     """``walk(OUT[, SEED])``: the pass and commit of ``backward`` (``backward``: its tables),
-    and its edges one by one (``start``: every tracked node's adjoint before the first edge)."""
+    and its edges one by one (``start``: every tracked node's adjoint before the first edge);
+    of a graph holding tensors, its nodes one by one (`TensorWalkStep`s; ``start`` empty)."""
 
     __slots__ = __match_args__ = ("span", "backward", "start", "steps")
 
     def __init__(
-        self, span: Span, backward: BackwardShown, start: tuple[tuple[str, float], ...], steps: tuple[WalkStep, ...]
+        self, span: Span, backward: BackwardShown, start: tuple[tuple[str, float], ...],
+        steps: tuple[WalkStep, ...] | tuple[TensorWalkStep, ...],
     ) -> None:
         self.span = span
         self.backward = backward

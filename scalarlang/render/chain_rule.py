@@ -1,4 +1,4 @@
-"""``explain``, ``paths`` and ``walk`` as text: the chain rule on the learner's own graph.
+"""``explain``, ``paths`` and ``walk`` of scalar graphs as text: the chain rule on the learner's own graph.
 
 Every number goes through the one formatter; every line fits the width it is given (a sum is
 wrapped before its ``+`` and cut with a count, a label is cut at `LABEL_LIMIT`). The REPL's
@@ -8,21 +8,21 @@ interactive walk shows a walk a step at a time with the functions a script's wal
 - `walk_header(shown, width)`: what a walk shows, and every tracked node's adjoint at the start;
 - `walk_step_lines(shown, index, width)`: the edge ``shown.steps[index]`` and the adjoints
   after it;
-- `walk_end_parts(shown, width)`: the pass's tables filled in, and the closing line.
+- `walk_end_lines(shown, width)`: the closing line.
 
-A script prints `walk_parts`: all of these, in this order.
+walks.py puts them together (with the pass's tables), and a tensor walk's lines beside them.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, Sequence, Union
+from typing import Callable, Sequence, Union
 
 from rich.text import Text
 
 from ..engine.numbers import format_number
 from ..interpreter.outcomes import EdgeShare, Explained, PathShown, PathsShown, WalkShown, WalkStep
 from .styles import STYLES
-from .tables import _Column, _titled_table, forward_tables, pass_tables
+from .tables import _Column, _titled_table
 
 # Labels in these lines are cut to this many characters (tables cut theirs to fit).
 LABEL_LIMIT = 40
@@ -165,23 +165,6 @@ def path_lines(path: PathShown, number: int, width: int, with_slots: bool = Fals
 # ---- walk ---------------------------------------------------------------------------------------
 
 
-def walk_parts(shown: WalkShown, width: int, row_limit: int = 200) -> Iterator[list[Text]]:
-    """What a script prints of a walk, a part at a time: the forward graph (values only, so
-    that the walk does not give its answers away first), the header, every step in order,
-    then the pass's tables as ``backward`` shows them and the closing line."""
-    yield from forward_tables(shown.backward, width, row_limit)
-    yield walk_header(shown, width)
-    for index in range(len(shown.steps)):
-        yield walk_step_lines(shown, index, width)
-    yield from walk_end_parts(shown, width, row_limit)
-
-
-def walk_end_parts(shown: WalkShown, width: int, row_limit: int = 200) -> Iterator[list[Text]]:
-    """After the last step: the pass filled in (``backward``'s tables) and the closing line."""
-    yield from pass_tables(shown.backward, width, row_limit)
-    yield walk_end_lines(shown, width)
-
-
 def walk_header(shown: WalkShown, width: int) -> list[Text]:
     """``walk from loss with seed 1.000000000000: 4 operand edges, in the reverse walk's order``,
     what each step shows, and every tracked node's pass adjoint before the first edge."""
@@ -207,7 +190,8 @@ def walk_step_lines(shown: WalkShown, index: int, width: int) -> list[Text]:
 
     ``edge 1 of 4: loss → square (slot 0): 1.000000000000 × 1.000000000000 = 1.000000000000``,
     then the operand's pass adjoint before → after, then every tracked node's adjoint."""
-    step: WalkStep = shown.steps[index]
+    step = shown.steps[index]
+    assert isinstance(step, WalkStep)  # (a tensor walk's steps: walks.py)
     pieces: list[Piece] = [
         ("", _name(_label(step.consumer))),
         (" → ", _name(_label(step.operand))),

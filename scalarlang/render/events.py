@@ -36,13 +36,14 @@ from ..interpreter.outcomes import (
 )
 from ..engine.tensor_node import nest
 from ..interpreter.tensor_outcomes import TensorExplained, TensorShown
+from ..interpreter.walk_outcomes import TensorWalkStep
 from ..interpreter.values import plain_values, shape
 from ..language.diagnostics import help_and_notes
 from ..language.source import Span
 from .chart_events import chart_fields, number
 from .forward_events import jacobian_fields, tangents_fields
 from .messages import warning_message
-from .tensor_events import tensor_explain_fields, tensor_fields
+from .tensor_events import tensor_explain_fields, tensor_fields, tensor_step_fields
 
 
 def _clean(value: Any) -> Any:
@@ -271,8 +272,11 @@ def _paths_fields(outcome: PathsShown) -> dict[str, Any]:
     }
 
 
-def _step_event(outcome: WalkShown, step: WalkStep, file: str | None) -> dict[str, Any]:
-    """One edge of a walk: its fields, and every tracked node's pass adjoint after it."""
+def _step_event(outcome: WalkShown, step: WalkStep | TensorWalkStep, file: str | None) -> dict[str, Any]:
+    """One edge of a walk: its fields, and every tracked node's pass adjoint after it; one node
+    of a walk over a graph holding tensors: a `tensor_step`."""
+    if isinstance(step, TensorWalkStep):
+        return _clean({**_head("tensor_step", file, outcome.span), **tensor_step_fields(step)})
     return {
         **_head("step", file, outcome.span),
         "index": step.index,

@@ -1,5 +1,6 @@
 """Tensors as JSON: a `tensor` event's fields (``{"shape": [2, 3], "values": [[…], […]]}``,
-every value, nested one list per dimension) and `explain_tensor`'s (its edges and summaries).
+every value, nested one list per dimension), `explain_tensor`'s (its edges and summaries) and
+a tensor walk's `tensor_step`'s.
 Numbers are written as every event writes them (events.py cleans the event)."""
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from typing import Any
 
 from ..engine.tensor_node import nest
 from ..interpreter.tensor_outcomes import TensorEdge, TensorExplained, TensorState, TensorSummary
+from ..interpreter.walk_outcomes import TensorWalkStep
 
 
 def tensor_fields(tensor: TensorState) -> dict[str, Any]:
@@ -52,4 +54,23 @@ def tensor_explain_fields(outcome: TensorExplained) -> dict[str, Any]:
         "gradient": _summary(outcome.gradient),
         "passes": list(outcome.passes),
         "note": outcome.note,
+    }
+
+
+def tensor_step_fields(step: TensorWalkStep) -> dict[str, Any]:
+    """One node of a walk over a graph holding tensors: the adjoint that reached it, and each
+    operand edge with its contribution and the operand's adjoint after it (summaries)."""
+    return {
+        "index": step.index,
+        "position": step.position,
+        "node": step.node,
+        "operation": step.operation,
+        "shape": list(step.shape),
+        "adjoint": _summary(step.adjoint),
+        "seeded": step.seeded,
+        "edges": [
+            {**_tensor_edge(walked.edge), "operand_index": walked.operand_index, "local": walked.local,
+             "after": _summary(walked.after), "contributions": walked.count}
+            for walked in step.edges
+        ],
     }

@@ -47,12 +47,13 @@ from ..interpreter.tensor_outcomes import TensorExplained, TensorShown, TensorSt
 from ..interpreter.values import formatted_value, quoted, shorten
 from ..language.diagnostics import Diagnostic
 from ..language.source import Source, Span
-from .chain_rule import explain_lines, paths_lines, walk_parts
+from .chain_rule import explain_lines, paths_lines
 from .forward_mode import jacobian_lines, tangents_lines
 from .messages import warning_message
 from .styles import STYLES
 from .tensor_chain_rule import tensor_explain_lines
 from .tables import graph_tables, node_and_edge_counts, pass_tables
+from .walks import walk_parts
 
 DEFAULT_WIDTH = 100
 # Tables of huge graphs show their first rows and say how many more there are (--json has all).

@@ -1,16 +1,20 @@
 """Statements that walk a graph: ``backward(...)`` and ``walk(...)`` (a pass, committed only
-when it is all finite; `walk` shows it edge by edge), ``graph(...)`` (its nodes), ``draw(...)``
-(a picture), and the notes that name the nodes a pass error is about."""
+when it is all finite; `walk` shows it edge by edge, node by node over tensors: tensor_walk.py
+calls `compile_backward` with what it shows), ``graph(...)`` (its nodes), ``draw(...)`` (a
+picture), and the notes that name the nodes a pass error is about."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ...engine.errors import ScalarAutodiffError
 from ...engine.numbers import format_parameter
 from ...engine.passes import topology as topology_of
+from ...engine.records import BackwardPass
 from ...engine.scalar import Scalar, ScalarOperation
+from ...engine.tensor_formulas import tensor_edges
 from ...engine.tensor_node import TensorNode
+from ...engine.tensor_operations import TensorOperation
 from ...language import tree
 from ...language.diagnostics import Diagnostic, LanguageError
 from ..outcomes import BackwardShown, Drawn, WalkShown, WalkStep
@@ -20,9 +24,10 @@ if TYPE_CHECKING:
     from ..context import Compiling, Running
 
 
-def compile_backward(run: Running, statement: tree.ExprStatement, call: tree.Call, walk: bool = False):
-    """``backward(OUT[, SEED])``, or ``walk(OUT[, SEED])``: the same pass and commit, shown
-    edge by edge (always: a walk is asked for, never an echo)."""
+def compile_backward(run: Running, statement: tree.ExprStatement, call: tree.Call, walk: WalkOf | None = None):
+    """``backward(OUT[, SEED])``, or with ``walk`` (what a walk shows of a pass: tensor_walk.py
+    gives it) ``walk(OUT[, SEED])``: the same pass and commit, shown step by step (always: a
+    walk is asked for, never an echo)."""
     compiler = run.compiler
     output_of = compiler.node_expression(compiler.values(call)[0], "`walk`" if walk else "`backward`")
     if len(call.args) == 2:
@@ -33,8 +38,6 @@ def compile_backward(run: Running, statement: tree.ExprStatement, call: tree.Cal
 
     def backward(show):
         output = output_of(None)
-        if walk and any(isinstance(node, TensorNode) for node in topology_of(output)):
-            raise tensor_graph(compiler, output, "`walk`", output_span)  # (before a pass it cannot show)
         seed = seed_of(None)
         state, observer = run.state, run.session.pass_observer
         try:
@@ -44,12 +47,13 @@ def compile_backward(run: Running, statement: tree.ExprStatement, call: tree.Cal
             backward_pass = output.reverse_pass(seed)
         except ScalarAutodiffError as error:
             raise pass_failure(compiler, error, output, seed_span, output_span) from None
-        if walk and len(backward_pass.edges) > MAX_WALK_EDGES:
+        edges = walk_edges(backward_pass) if walk else 0
+        if edges > MAX_WALK_EDGES:
             raise compiler.fail(
                 "too-long",
-                f"this pass has {len(backward_pass.edges):,} operand edges; `walk` shows at most {MAX_WALK_EDGES:,}",
+                f"this pass has {edges:,} operand edges; `walk` shows at most {MAX_WALK_EDGES:,}",
                 span,
-                {"edges": len(backward_pass.edges), "limit": MAX_WALK_EDGES},
+                {"edges": edges, "limit": MAX_WALK_EDGES},
                 ("help: `backward` shows the same pass as tables, `explain(X)` one node's edges",),
             )
         if observer is not None and not run.muted:
@@ -62,9 +66,10 @@ def compile_backward(run: Running, statement: tree.ExprStatement, call: tree.Cal
                 observer(backward_pass, label_of(output), lambda index: label_of(topology[index]))
             except DrawingError as error:
                 raise compiler.drawing_error(error, span) from None
+        walked = walk(span, label_of(output), backward_pass) if walk else None  # (made before the commit)
         state.commit(backward_pass, lambda: label_of(output))
-        if walk:
-            run.emit(walk_outcome(span, label_of(output), backward_pass))
+        if walked is not None:
+            run.emit(walked)
         elif show:
             run.emit(backward_outcome(span, label_of(output), backward_pass))
 
@@ -72,9 +77,8 @@ def compile_backward(run: Running, statement: tree.ExprStatement, call: tree.Cal
 
 
 def tensor_graph(compiler: Compiling, output: Scalar, needed_by: str, span) -> LanguageError:
-    """`tensor-graph`: ``needed_by`` (`walk`, `paths`) steps over the scalar edges of a graph;
-    a tensor edge is one VJP standing for many of them, and the pass over a graph holding
-    tensors keeps no per-edge records to step over. The one wording of the kind."""
+    """`tensor-graph`: ``needed_by`` (`paths`) follows the scalar edges of a graph; a tensor
+    edge is one VJP standing for many of them. The one wording of the kind."""
     label = label_of(output)
     tensors = sum(1 for node in topology_of(output) if isinstance(node, TensorNode))
     scalar_output = not isinstance(output, TensorNode)
@@ -88,10 +92,6 @@ def tensor_graph(compiler: Compiling, output: Scalar, needed_by: str, span) -> L
          + (f"; `backward({label})` shows the pass as tables, `vjp_check({label})` compares each VJP with "
             "the sum of its scalar edges" if scalar_output else ""),),
     )
-
-
-def compile_walk(run: Running, statement: tree.ExprStatement, call: tree.Call):
-    return compile_backward(run, statement, call, walk=True)
 
 
 def node_or_tensor(compiler: Compiling, expr: tree.Expr, needed_by: str):
@@ -116,6 +116,22 @@ def compile_graph(run: Running, statement: tree.ExprStatement, call: tree.Call):
 
 # `walk` shows at most this many edges (one per Enter in the REPL): a larger pass is `too-long`.
 MAX_WALK_EDGES = 500
+
+# What a walk shows of a pass: (span, the output's label, the pass) -> its outcome.
+WalkOf = Callable[[Any, str, BackwardPass], WalkShown]
+
+
+def walk_edges(backward_pass: BackwardPass) -> int:
+    """The operand edges a walk of the pass shows: its records; a pass over a graph holding
+    tensors keeps none, and its walk shows the edges of every node it visits (a tensor edge
+    is one of them, however many scalar edges it stands for)."""
+    if backward_pass.edges or not any(isinstance(node, TensorNode) for node in backward_pass.topology):
+        return len(backward_pass.edges)
+    count = 0
+    for node in backward_pass.topology:
+        if node._gradient is not None and node._left is not None:
+            count += len(tensor_edges(node)) if node._operation.__class__ is TensorOperation else len(node.parents)
+    return count
 
 
 def backward_outcome(span, label: str, backward_pass) -> BackwardShown:
@@ -215,6 +231,11 @@ def _untracked_hint(output: Scalar) -> str:
     for node in output.topology():
         if node.operation is ScalarOperation.CONSTANT:
             name = name_of(node)
+            if name is not None and isinstance(node, TensorNode):  # (`var T` makes a tensor a variable)
+                return (
+                    f"help: `{label_of(output)}` depends on no variable: `{name}` is a constant; "
+                    f"make it a variable with `let {name} = var {name}`"
+                )
             if name is not None:
                 return (
                     f"help: `{label_of(output)}` depends on no variable: `{name}` is a constant; "
@@ -232,7 +253,7 @@ def _untracked_hint(output: Scalar) -> str:
 def walk_outcome(span, label: str, backward_pass) -> WalkShown:
     """The edges of a committed pass one by one, each with every tracked node's adjoint after it."""
     topology = backward_pass.topology
-    labels = _unique_labels(topology)
+    labels = unique_labels(topology)
     tracked = [index for index, node in enumerate(topology) if node._gradient is not None]
     current = {index: 0.0 for index in tracked}
     if topology and topology[-1]._gradient is not None:
@@ -250,7 +271,7 @@ def walk_outcome(span, label: str, backward_pass) -> WalkShown:
     return WalkShown(span, backward_outcome(span, label, backward_pass), start, tuple(steps))
 
 
-def _unique_labels(topology: list[Scalar]) -> list[str]:
+def unique_labels(topology: Sequence[Any]) -> list[str]:
     """Each node's label; a label two nodes share gets the topology index (`x #3`)."""
     labels = [label_of(node) for node in topology]
     seen: dict[str, int] = {}

@@ -25,7 +25,7 @@ from . import (
     chain_rule, forward_mode, gradient_check, graphs, list_functions, logits, node_functions, plots, text_functions,
 )
 from . import tensor_forms as tf
-from . import tensor_functions
+from . import tensor_functions, tensor_walk
 from .tensor_forms import TensorsToo, tensors_too
 from .arguments import Kind, checked
 
@@ -266,8 +266,8 @@ STATEMENT_FUNCTIONS: dict[str, StatementCall] = _table(
         "X's adjoint as the sum of its edges, its gradient as the sum of its passes", _CHAIN_RULE),
     StatementCall("paths", arity(2), chain_rule.compile_paths, "paths(OUT, X)",
         "every path from OUT down to X, and the sum of their products", _CHAIN_RULE),
-    StatementCall("walk", arity(1, 2), graphs.compile_walk, ("walk(OUT)", "walk(OUT, SEED)"),
-        "backward, one edge per Enter", _CHAIN_RULE),
+    StatementCall("walk", arity(1, 2), tensor_walk.compile_walk, ("walk(OUT)", "walk(OUT, SEED)"),
+        "backward, one edge per Enter (over tensors, one node)", _CHAIN_RULE),
     StatementCall("tangents", arity(2, 3), forward_mode.compile_tangents, ("tangents(Y, X)", "tangents(Y, [X, …], [V, …])"),
         "the forward pass of jvp: each node's value and tangent, the sum over its edges", _FORWARD),
     StatementCall("jacobian", arity(2), forward_mode.compile_jacobian, "jacobian([Y, …], [X, …])",
