@@ -220,7 +220,7 @@ def test_walk_one_edge_per_enter_q_for_the_rest_and_ctrl_c_stops(tmp_path):
         start = terminal.expect(r"^forward graph of loss").start()  # values only first
         terminal.expect(r"^3 unique nodes, 4 operand edges")
         terminal.expect(r"^edge 1 of 4: loss → square \(slot 0\)")
-        terminal.expect(r"Enter: next edge")  # it waits: no second edge yet
+        terminal.expect(r"Enter: next step")  # it waits: no second edge yet
         time.sleep(0.3)
         terminal._read()
         assert "edge 2 of 4" not in terminal.text[terminal.seen:]
@@ -229,7 +229,7 @@ def test_walk_one_edge_per_enter_q_for_the_rest_and_ctrl_c_stops(tmp_path):
         assert "x 8" not in first_screen
         terminal.child.send("\r")
         terminal.expect(r"edge 2 of 4: loss → square \(slot 1\)[^\n]*\n[^\n]*\n\s*adjoints: x 0, square 2,")
-        terminal.expect(r"Enter: next edge")
+        terminal.expect(r"Enter: next step")
         terminal.child.send("q")  # the rest at once, and the closing line
         time.sleep(0.1)
         terminal.child.send("\r")  # (`q` then Enter: the Enter is the walk's, not the prompt's)
@@ -248,7 +248,7 @@ def test_walk_one_edge_per_enter_q_for_the_rest_and_ctrl_c_stops(tmp_path):
 
         terminal.line("walk(loss)")
         terminal.expect(r"^edge 1 of 4: loss → square \(slot 0\)")
-        terminal.expect(r"Enter: next edge")
+        terminal.expect(r"Enter: next step")
         terminal.child.sendintr()
         terminal.expect(r"walk stopped: the pass was committed, as backward\(loss\) would")
         terminal.line("grad(x)")  # both passes are in the gradient
@@ -273,14 +273,14 @@ def test_walk_of_a_tensor_graph_one_node_per_enter(tmp_path):
         terminal.expect(r"^forward graph of loss")
         terminal.expect(r"3 nodes, one per Enter")
         terminal.expect(r"^node 1 of 3: loss: sum, a scalar")
-        terminal.expect(r"Enter: next edge")  # it waits: no second node yet
+        terminal.expect(r"Enter: next step")  # it waits: no second node yet
         time.sleep(0.3)
         terminal._read()
         assert "node 2 of 3" not in terminal.text[terminal.seen:]
         terminal.child.send("\r")
         terminal.expect(r"node 2 of 3: tanh\(X @ W\): tanh \[2, 2\]")
         terminal.expect(r"slot 0 to X @ W: dA = dC \* \(1 - C²\) \(4 scalar edges\)")
-        terminal.expect(r"Enter: next edge")
+        terminal.expect(r"Enter: next step")
         terminal.child.send("\r")
         terminal.expect(r"node 3 of 3: X @ W: matmul \[2, 2\]")
         terminal.expect(r"slot 1 to W: dB = Aᵀ @ dC \(8 multiply edges\)")

@@ -263,7 +263,7 @@ def _unread_keys(input: Input) -> list[KeyPress]:
     return keys
 
 
-WALK_PROMPT = "-- Enter: next edge · q: the rest · Ctrl-C: stop --"
+WALK_PROMPT = "-- Enter: next step · q: the rest · Ctrl-C: stop --"
 Q_ENTER_SECONDS = 0.3
 
 

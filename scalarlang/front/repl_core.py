@@ -61,7 +61,7 @@ KEYS = (
     Row("Up · Down", "history"),
     Row("Ctrl-C", "drops the input, or stops a long run (nothing of the input is kept)"),
     Row("Ctrl-D", "leaves"),
-    Row("in a walk", "Enter shows the next edge, q the rest, Ctrl-C stops (the pass stays committed)"),
+    Row("in a walk", "Enter shows the next edge (a node over tensors), q the rest, Ctrl-C stops (the pass stays committed)"),
 )
 
 
