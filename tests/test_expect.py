@@ -10,7 +10,7 @@ import pytest
 import scalarlang
 from sessions import failure, only, printed, run_ok, shown, state
 from shared import SEED_PROGRAM, caret_text, error, expr, parse, sexp
-from scalarlang.interpreter.checks import KIND_SYNONYMS
+from scalarlang.interpreter.failures import KIND_SYNONYMS
 from scalarlang.interpreter.failures import RUNTIME_KINDS
 from scalarlang.interpreter.library.registry import VALUE_FUNCTIONS
 from scalarlang.interpreter.outcomes import Expected

@@ -187,7 +187,7 @@ def test_the_least_a_hole_writes_is_never_more_than_it_writes():
 
     from scalarlang.engine.scalar import Scalar
     from scalarlang.interpreter.values import ListValue, TextValue, formatted_value
-    from scalarlang.interpreter.list_walks import least_hole_length, spec_length
+    from scalarlang.interpreter.lists import least_hole_length, spec_length
 
     generator = random.Random(40)
 

@@ -20,7 +20,7 @@ from scalarlang.engine.tensor import Tensor
 from scalarlang.front.api import render_outcomes
 from scalarlang.front.repl_core import ReplCore
 from scalarlang.interpreter.tensor_outcomes import TensorShown
-from scalarlang.interpreter.tensor_values import tensor_summary, tensor_text
+from scalarlang.engine.tensor_text import tensor_summary, tensor_text
 from scalarlang.render.events import events_of
 from scalarlang.render.text import Renderer, make_console
 from sessions import only, printed, run_ok, with_values

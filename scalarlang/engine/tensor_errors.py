@@ -7,12 +7,14 @@ named by its index in each dimension (``[1, 2]``; ``[]`` for a scalar node).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .errors import ScalarAutodiffError
 
 
-def show_shape(shape: tuple[int, ...]) -> str:
+def show_shape(shape: Sequence[int]) -> str:
+    """``[2, 3]``, as `shape(T)` and the errors write a shape."""
     return "[" + ", ".join(map(str, shape)) + "]"
 
 

@@ -26,7 +26,7 @@ from ..interpreter.library.registry import help_rows
 from ..interpreter.failures import RUNTIME_KINDS
 from ..interpreter.outcomes import Drawn, Failed, Outcome, WalkShown, Warned
 from ..interpreter.values import ListValue, TextValue, characters, shape_text, shorten, text_summary
-from ..interpreter.tensor_values import is_tensor, tensor_summary
+from ..engine.tensor_text import is_tensor, tensor_summary
 from ..language.diagnostics import Diagnostic
 from ..language.source import Source, Span
 from ..render.styles import STYLES

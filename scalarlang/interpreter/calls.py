@@ -1,7 +1,9 @@
 """Calls compiled for the `Compiler`: a built-in's node (its registry entry compiles it), a
 function defined with ``fn`` (`Function`) and its invocation, and what is wrong with a call (a
 statement used as a value, a wrong argument count, an unknown function, with the hints that
-help: the built-ins, the functions defined so far, Python's `range(n)`)."""
+help: the built-ins, the functions defined so far, Python's `range(n)`); and the definition of
+such a function, the statement ``fn`` (its body compiled once, no recursion, its depth of
+calls bounded), with the names it may not take: a built-in's."""
 
 from __future__ import annotations
 
@@ -14,14 +16,19 @@ from ..language.diagnostics import LanguageError
 from ..language.hints import call_hint
 from ..language.source import Span
 from .context import MAX_CALLS, Function
-from .failures import with_note
+from .failures import raising, with_note
+from .outcomes import Defined
 from .library.registry import arity, call_problem as builtin_problem, options_problem
 from .values import LABEL_LIMIT, ListValue, TextValue, shorten, suggestion
 
 BUILTINS_NOTE = "note: the REPL's `:help` lists every built-in function by task (docs/language.md too)"
 
 if TYPE_CHECKING:
-    from .context import Compiling
+    from .context import Compiling, Running
+
+# How deep calls of functions may nest, in Python frames (a function calling one that calls
+# another ...): a definition that would go deeper is `too-deep`.
+MAX_CALL_DEPTH = 400
 
 
 def invocation(compiler: Compiling, call: tree.Call, fixed: Function | None):
@@ -173,3 +180,66 @@ def arity_problem(compiler: Compiling, call: tree.Call, count: int) -> LanguageE
         call.span,
         {"function": call.function, "expected": expected.expected(), "got": len(call.args)},
     )
+
+
+# ---- `fn`: defining a function -------------------------------------------------------------
+
+
+def reserved(compiler: Compiling, name: str, span, what: str) -> LanguageError | None:
+    if not compiler.library.is_reserved(name):
+        return None
+    return compiler.fail(
+        "reserved-name",
+        f"`{name}` is a built-in function and cannot be {what}",
+        span,
+        {"name": name},
+        ("help: pick another name",),
+    )
+
+
+
+def compile_function(run: Running, statement: tree.FunctionDef):
+    compiler = run.compiler
+    problem = reserved(compiler, statement.name, statement.name_span, "defined with `fn`")
+    for param, param_span in zip(statement.params, statement.param_spans):  # (each once: the parser says so)
+        problem = problem or reserved(compiler, param, param_span, "a parameter")
+    if problem is not None:
+        return raising(problem)
+    name, span, params = statement.name, statement.span, statement.params
+
+    def define(show):
+        body_compiler = compiler.body_compiler(run.names, params, name)
+        self_call = _calls_itself(statement)
+        if self_call is not None:
+            raise compiler.fail(
+                "unknown-function",
+                f"`{name}` cannot call itself: functions in .sad do not recurse",
+                self_call,
+                {"function": name},
+                ("help: repeat a step with `repeat N { … }` or `for i in A..B { … }`",),
+            )
+        body, frames = body_compiler.depth_of(statement.body)
+        depth = frames + body_compiler.call_depth
+        if depth > MAX_CALL_DEPTH:
+            raise compiler.fail(
+                "too-deep",
+                f"`{name}` nests calls {depth} levels deep; at most {MAX_CALL_DEPTH}",
+                statement.name_span,
+                {"depth": depth, "limit": MAX_CALL_DEPTH},
+            )
+        function = Function(name, params, body, body_compiler.origin(statement.body.span), depth, span)
+        run.state.bind(name, function)
+        if show and run.echo:
+            run.emit(Defined(span, name, f"is the function {function.signature()}"))
+
+    return define
+
+
+def _calls_itself(statement: tree.FunctionDef):
+    stack: list[tree.Expr] = [statement.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tree.Call) and node.function == statement.name:
+            return node.function_span
+        stack.extend(tree.operands(node))
+    return None

@@ -3,8 +3,8 @@ compile functions see (where the code is and how to compile its parts, the sessi
 how to report), and the two objects they share with the core (a `Function` defined with `fn`,
 the `Budget` of comprehensions).
 
-The compile functions of expressions (`operations`, `texts`, `calls`, the library's value
-functions) take a `Compiling`; those of statements (`statements`, `checks`, the library's
+The compile functions of expressions (`operations`, `lists`, `texts`, `calls`, the library's
+value functions) take a `Compiling`; those of statements (`statements`, the library's
 statement-like calls) take a `Running`. `expressions.Compiler` and `control.Run` are what is
 passed, but no compile function imports them: the modules below the compiler form a line, not
 a circle through it.
@@ -123,6 +123,7 @@ if TYPE_CHECKING:  # (faces for mypy: making Protocol classes costs every start-
         def text_argument(self, item: tree.Expr, needed_by: str) -> Callable[[tuple | None], str]: ...
         def node_expression(self, expr: tree.Expr, needed_by: str) -> Callable[[tuple | None], Scalar]: ...
         def defined_function(self, name: str, span: Span, needed_by: str) -> Function: ...
+        def body_compiler(self, names: dict, params: tuple[str, ...], function: str) -> Compiling: ...
 
 
     class Session(Protocol):

@@ -2,7 +2,7 @@
 
 `Run` holds what one `Interpreter.run` needs (the session's names, the compiler of the source,
 the undo journal, the statement budget). `Run.steps` is the one driver: every statement is
-compiled into an action (`statements`, `checks`) when it first runs, and the action is called
+compiled into an action (`statements`) when it first runs, and the action is called
 as often as loops ask; a compound statement's action evaluates its head (the count, the range,
 the condition) and returns the frame of the block to run next. A block's actions are kept by
 the compound statement's action, so a loop body is compiled once however often it runs; the
@@ -21,20 +21,21 @@ from ..engine.scalar import Scalar
 from ..language import tree
 from ..language.diagnostics import Diagnostic, LanguageError
 from . import texts
-from .checks import compile_assert, compile_expect
+from .calls import compile_function, reserved
 from .expressions import Compiler
 from .failures import with_note
-from .operations import COMPARISONS, characters_of, compared, number_of
+from .lists import characters_of
+from .operations import COMPARISONS, compared, number_of
 from .outcomes import Outcome
 from .state import Journal
 from .statements import (
+    compile_assert,
+    compile_expect,
     compile_descend,
     compile_expression_statement,
-    compile_function,
     compile_let,
     compile_print,
     compile_zero_grad,
-    reserved,
 )
 from .values import ListValue, Named, TextValue, cut, describe, shown_value
 

@@ -33,7 +33,7 @@ from .outcomes import Failed, GraphNode, GraphShown, NodeState, Outcome
 from .library.registry import LIBRARY, STATEMENT_FUNCTIONS, VALUE_FUNCTIONS
 from .state import History, Journal, SessionState
 from .statements import node_state
-from .tensor_values import TENSOR_TEXT_WIDTH, is_tensor
+from ..engine.tensor_text import TENSOR_TEXT_WIDTH, is_tensor
 from .values import LABEL_LIMIT, ListValue, TextValue, is_count, label_of, operation_text
 
 if TYPE_CHECKING:

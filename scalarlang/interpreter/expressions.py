@@ -33,10 +33,10 @@ from ..language import tree
 from ..language.diagnostics import LanguageError
 from ..language.hints import name_hint
 from ..language.source import Source, Span
-from . import calls, operations, tensor_operators, texts
+from . import calls, lists, operations, texts
 from .context import Budget, Function
 from .failures import drawing_failure, engine_failure, failure, not_a_list, not_a_node, not_a_text
-from .operations import arithmetic, fused, literal_value
+from .operations import NUMBERS, VALUES, literal_value
 from .library.registry import LIBRARY
 from .values import (
     LABEL_LIMIT, MAX_LIST, ListValue, Made, TextValue, formatted_value, occurrences, shorten, suggestion, whole_number,
@@ -48,15 +48,8 @@ if TYPE_CHECKING:
 Evaluate = Callable[[tuple | None], Any]  # a Scalar, a ListValue or a TextValue
 # Deeper expressions run on an explicit stack (Python's recursion limit is 1,000 frames).
 CLOSURE_DEPTH = 100
-# How deep calls of functions may nest, in Python frames (a function calling one that calls
-# another ...): a definition that would go deeper is `too-deep`.
-MAX_CALL_DEPTH = 400
 # `did you mean` compares a name with at most this many of the latest bindings.
 SUGGESTION_CANDIDATES = 5_000
-
-_ADD, _SUB, _MUL, _DIV = Scalar.__add__, Scalar.__sub__, Scalar.__mul__, Scalar.__truediv__
-ARITHMETIC = {"+": _ADD, "-": _SUB, "*": _MUL, "/": _DIV}
-
 
 
 class Compiler:
@@ -151,6 +144,11 @@ class Compiler:
         """A checked call's arguments as values (a text in quotes among them is a text; where
         the entry takes a file name, it is read with `text_argument`)."""
         return call.args
+
+    def body_compiler(self, names: dict, params: tuple[str, ...], function: str) -> Compiler:
+        """The compiler of the body of ``function`` (`fn`) in this source: its parameters in
+        argument slots, calls resolved when it is compiled."""
+        return Compiler(names, self.source, params, function, self.random, self.budget, self.library)
 
     # ---- the public entry points ----------------------------------------------------------
 
@@ -302,7 +300,7 @@ class Compiler:
         key = node.name
         if self.params is not None and key in self.params:
             return itemgetter(self.params[key])
-        get, kinds = self.names.get, tensor_operators.VALUES
+        get, kinds = self.names.get, VALUES
         span = node.span
 
         def name(args):
@@ -345,20 +343,10 @@ class Compiler:
 
     def _inner(self, node: tree.Expr):
         """``(combine, operand expressions, fuse)`` of a node that has operands."""
-        span, origin, source = node.span, self.origin(node.span), self.source
         if isinstance(node, tree.Binary):
-            operation = ARITHMETIC.get(node.op)
-            if operation is not None:
-                # Where an operand is not a node: `+` joins texts and lists, the rest fail.
-                otherwise = tensor_operators.elementwise_or(self, node, (
-                    texts.concatenation(self, node) if node.op == "+"
-                    else _raiser_of(self.not_nodes(node.left, node.right, f"`{node.op}`"))
-                ))
-                return (
-                    arithmetic(operation, span, origin, source, otherwise),
-                    (node.left, node.right),
-                    fused(operation, span, origin, source, otherwise),
-                )
+            if node.op in operations.ARITHMETIC:
+                combine, fuse = operations.arithmetic(self, node)
+                return combine, (node.left, node.right), fuse
             if node.op == "**":
                 literal = literal_value(node.right)
                 if literal is not None and literal - literal == 0.0:
@@ -367,35 +355,16 @@ class Compiler:
                     return operations.literal_power(self, node, literal), (node.left,), None
                 return operations.power(self, node), (node.left, node.right), None
             if node.op == "@":
-                return tensor_operators.matmul(self, node), (node.left, node.right), None
+                return operations.matmul(self, node), (node.left, node.right), None
             if node.op == "//":
                 return operations.floor_division(self, node), (node.left, node.right), None
             return operations.remainder(self, node), (node.left, node.right), None
         if isinstance(node, tree.StringLiteral):
             return texts.string_literal(self, node)
         if isinstance(node, tree.Unary):
-            not_a_node_error = self.node_check(node.operand, "`-`")
-
-            def negate(args, operand):
-                if operand.__class__ is not Scalar:  # (a tensor, or the error)
-                    return tensor_operators.negated(self, node, operand, not_a_node_error)
-                result = operand.neg()
-                result.tag = origin
-                return result
-
-            return negate, (node.operand,), None
+            return operations.negation(self, node), (node.operand,), None
         if isinstance(node, tree.Leaf):
-            make = Scalar.variable if node.kind == "var" else Scalar.constant
-            not_a_node_error = self.node_check(node.operand, f"`{node.kind}`")
-
-            def leaf(args, operand):
-                if operand.__class__ is not Scalar:  # (a tensor, or the error)
-                    return tensor_operators.leaf(self, node, operand, not_a_node_error)
-                result = make(operand.value)
-                result.tag = origin
-                return result
-
-            return leaf, (node.operand,), None
+            return operations.leaf(self, node), (node.operand,), None
         if isinstance(node, tree.Call):
             return calls.compile_call(self, node)
         if isinstance(node, tree.Compare):
@@ -403,9 +372,9 @@ class Compiler:
         if isinstance(node, tree.Index):
             return operations.index(self, node), (node.target, node.index), None
         if isinstance(node, tree.ListLiteral):
-            return operations.literal, operations.literal_items(node), None
+            return lists.literal, lists.literal_items(node), None
         if isinstance(node, tree.Comprehension):
-            return operations.comprehension(self, node), (), None
+            return lists.comprehension(self, node), (), None
         raise TypeError(f"unknown expression {type(node).__name__}")
 
     def defined_function(self, name: str, span: Span, needed_by: str) -> Function:
@@ -432,16 +401,9 @@ class Compiler:
         """The error for ``left OP right`` when one of them is a list (the left one first)."""
         left_error, right_error = self.node_check(left, needed_by), self.node_check(right, needed_by)
         # (a tensor beside a list: the list is what is wrong; two tensors `%`: the left one)
-        return lambda a, b: left_error(a) if a.__class__ is not Scalar and (a.__class__ is not Tensor or b.__class__ in tensor_operators.NUMBERS) else right_error(b)
+        return lambda a, b: left_error(a) if a.__class__ is not Scalar and (a.__class__ is not Tensor or b.__class__ in NUMBERS) else right_error(b)
 
 
-
-
-def _raiser_of(not_nodes: Callable[[Any, Any], LanguageError]) -> Callable[[Any, Any], Any]:
-    def fail(left, right):
-        raise not_nodes(left, right)
-
-    return fail
 
 
 # ---- postfix items into something to run ----------------------------------------------------

@@ -1,5 +1,6 @@
 """Errors as the interpreter raises them: a `LanguageError` carrying its `Diagnostic`; every
-error kind a statement can fail with, for ``expect`` to check its KIND against; and running out
+error kind a statement can fail with, for ``expect`` to check its KIND against (and the kinds
+people mean by other words: `division-by-zero` is `non-finite-result`); and running out
 of memory, as a typed error (`out-of-memory`) rather than a Python traceback.
 
 When the memory runs out, reporting it needs memory too: formatting a traceback, rendering a
@@ -29,7 +30,7 @@ from ..engine.tensor_errors import TENSOR_ERRORS
 from ..engine.tensor_operations import TensorOperation
 from ..language.diagnostics import Diagnostic, LanguageError
 from ..language.source import Source, Span
-from .values import ListValue, TextValue, characters, describe, whole_number
+from .values import ListValue, TextValue, characters, describe, suggestion, whole_number
 
 
 def failure(source: Source | None, kind: str, message: str, span: Span | None, fields=None, notes=()) -> LanguageError:
@@ -256,6 +257,30 @@ RUNTIME_KINDS = frozenset(
     ENGINE_KINDS + GRADCHECK_KINDS + TENSOR_KINDS + FORWARD_KINDS + LANGUAGE_RUNTIME_KINDS + DRAWING_KINDS + CHART_KINDS
     + FILE_KINDS
 )
+
+
+# What people call the kinds, from Python's exceptions and other languages' words.
+KIND_SYNONYMS = {
+    "division-by-zero": "non-finite-result", "zero-division": "non-finite-result",
+    "zero-division-error": "non-finite-result", "divide-by-zero": "non-finite-result",
+    "overflow": "non-finite-result", "overflow-error": "non-finite-result", "nan": "non-finite-result",
+    "value-error": "non-finite-result", "math-domain-error": "non-finite-result",
+    "name-error": "undefined-name", "undefined": "undefined-name", "not-defined": "undefined-name",
+    "type-error": "wrong-arguments", "arity": "wrong-arguments",
+    "index-error": "index-out-of-range", "out-of-range": "index-out-of-range",
+    "assertion-error": "assertion-failed", "assertion": "assertion-failed",
+    "key-error": "undefined-name", "file-not-found": "io-error", "file-not-found-error": "io-error",
+    "timeout": "too-long",
+}
+
+
+def kind_suggestion(kind: str) -> tuple[str, ...]:
+    """The `help:` note for a kind that is not one: the kind people mean by a common synonym
+    (`division-by-zero` is `non-finite-result`), else the closest kind by spelling."""
+    meant = KIND_SYNONYMS.get(kind)
+    if meant is not None:
+        return (f"help: did you mean `{meant}`? (`{kind}` is not a kind of `.sad`)",)
+    return suggestion(kind, sorted(RUNTIME_KINDS))
 
 
 # ---- running out of memory --------------------------------------------------------------------

@@ -1,32 +1,52 @@
-"""The operations of expressions besides calls, compiled for the `Compiler`: `+ - * /` (the
-engine's operations, fused with their operands' closures), `**` (its exponent a number, never
-tracked), `%` (a constant, no gradient), the comparisons inside expressions (the constant 1 or
-0), number literals read as written; and lists: literals, indexing and comprehensions.
+"""The operators of expressions, compiled for the `Compiler`, on nodes and tensors alike:
+`+ - * /` (the engine's operations, fused with their operands' closures; element-wise with
+broadcasting when a tensor is on either side), `**` (its exponent a number, never tracked), `%`
+and `//` (constants, no gradient), the comparisons inside expressions (the constant 1 or 0; of
+a tensor, a constant tensor of 0 and 1), number literals read as written, `@`, unary `-`,
+`var`/`const` of a node or a tensor, and indexing (`L[i]` of a list or a text; `T[i]`, `T[I]`).
 
-A list is a `values.ListValue`, a value like a node: a literal's items are evaluated in order
-(a number, possibly negated, is a fresh constant of that value, as a table's entry was), an
-index reads an item without making a node, and a comprehension runs its `for`s as nested
-loops (the first outermost) with its names in argument slots of its own, so they are bound
-only inside it.
+One path for each operator: two nodes are the scalar operation, a tensor beside a tensor or a
+node the tensor operation, and anything else (texts, lists) what ``otherwise`` says: the
+concatenation of `+`, the comparison of texts, or the error. An engine error is a
+`LanguageError` at the operator's span; a shape hint names the operand as written
+(`transpose(W)`).
 """
 
 from __future__ import annotations
 
 import operator
-from typing import Any, Callable, Iterator, TYPE_CHECKING, cast
+from dataclasses import replace
+from typing import Any, Callable, TYPE_CHECKING
 
+from ..engine import tensor_elementwise as elementwise
+from ..engine import tensor_linear as linear
 from ..engine.errors import ScalarAutodiffError
+from ..engine.node import ScalarOperation
 from ..engine.numbers import format_number, format_whole
 from ..engine.scalar import Scalar
-from ..language import tree
-from . import tensor_operators, texts
 from ..engine.tensor import Tensor
-from .context import MAX_ITEMS
-from .failures import engine_failure, failure, position_in
-from .values import ListValue, Named, TextValue, describe, label_of, whole_number
+from ..language import tree
+from ..language.diagnostics import LanguageError
+from . import texts
+from .failures import engine_failure, failure, not_a_tensor, position_in
+from .values import ListValue, TextValue, describe, label_of
 
 if TYPE_CHECKING:
     from .context import Compiling
+
+# What a name may give as a value; what arithmetic takes.
+VALUES = frozenset([Scalar, ListValue, TextValue, Tensor])
+NUMBERS = frozenset([Scalar, Tensor])
+# Each arithmetic operator: its operation of two nodes, and of tensors (a node on one side).
+ARITHMETIC = {
+    "+": (Scalar.__add__, elementwise.add_), "-": (Scalar.__sub__, elementwise.sub_),
+    "*": (Scalar.__mul__, elementwise.mul_), "/": (Scalar.__truediv__, elementwise.div_),
+}
+COMPARISONS = {
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt,
+    "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+}
+
 
 def literal_value(expr: tree.Expr) -> float | None:
     """A number literal, possibly negated, read directly (``backward(loss, inf)`` reports the
@@ -54,25 +74,58 @@ def number_of(value: Any) -> float | None:
     return value if value.__class__ is float else None
 
 
-def arithmetic(operation, span, origin, source, otherwise):
-    """``left OP right``; ``otherwise(left, right)`` is what it is when one is not a node: the
-    concatenation of `+`, else it raises the error."""
+def tensor_error(compiler: Compiling, error: ScalarAutodiffError, node: tree.Expr) -> LanguageError:
+    """The engine's error at ``node``'s span, a `transpose(left)` hint naming the operand."""
+    result = engine_failure(compiler.source, error, node.span)
+    if isinstance(node, tree.Binary) and "transpose(" in result.diagnostic.message:
+        diagnostic = result.diagnostic
+        message = diagnostic.message.replace("transpose(left)", f"transpose({compiler.text_of(node.left)})")
+        message = message.replace("transpose(right)", f"transpose({compiler.text_of(node.right)})")
+        fields = dict(diagnostic.fields)
+        if isinstance(fields.get("hint"), str):
+            fields["hint"] = message[len(message) - len(fields["hint"]):] if fields["hint"] else ""
+        result = LanguageError(replace(diagnostic, message=message, fields=fields))
+    return result
+
+
+def _of_tensors(left: object, right: object) -> bool:
+    """A tensor on either side, the other a tensor or a node: the tensor form applies."""
+    return (left.__class__ is Tensor or right.__class__ is Tensor) and left.__class__ in NUMBERS and right.__class__ in NUMBERS
+
+
+def _tensor(compiler: Compiling, node: tree.Expr, origin, operation: Callable, *operands) -> Tensor:
+    """``operation(*operands)`` of the engine's tensors, its errors at ``node``, tagged ``origin``."""
+    try:
+        result = operation(*operands)
+    except ScalarAutodiffError as error:
+        raise tensor_error(compiler, error, node) from None
+    result.tag = origin
+    return result
+
+
+def arithmetic(compiler: Compiling, node: tree.Binary):
+    """``left OP right`` of + - * /: ``(combine, fuse)``, the same operation either way (fused:
+    its operands' closures called inline). Two nodes are the engine's operation; a tensor on a
+    side is element-wise; else `+` joins texts and lists, and the rest fail."""
+    operation, of_tensors = ARITHMETIC[node.op]
+    span, origin, source = node.span, compiler.origin(node.span), compiler.source
+    rest = texts.concatenation(compiler, node) if node.op == "+" else _raiser_of(
+        compiler.not_nodes(node.left, node.right, f"`{node.op}`"))
+
+    def otherwise(left, right):
+        if _of_tensors(left, right):
+            return _tensor(compiler, node, origin, of_tensors, left, right)
+        return rest(left, right)
 
     def combine(args, left, right):
         if left.__class__ is not Scalar or right.__class__ is not Scalar:
             return otherwise(left, right)
         try:
-            node = operation(left, right)
+            result = operation(left, right)
         except ScalarAutodiffError as error:
             raise engine_failure(source, error, span) from None
-        node.tag = origin
-        return node
-
-    return combine
-
-
-def fused(operation, span, origin, source, otherwise):
-    """The closure of ``left OP right`` with its operands' closures called inline."""
+        result.tag = origin
+        return result
 
     def fuse(left, right):
         def run(args):
@@ -81,39 +134,43 @@ def fused(operation, span, origin, source, otherwise):
             if a.__class__ is not Scalar or b.__class__ is not Scalar:
                 return otherwise(a, b)
             try:
-                node = operation(a, b)
+                result = operation(a, b)
             except ScalarAutodiffError as error:
                 raise engine_failure(source, error, span) from None
-            node.tag = origin
-            return node
+            result.tag = origin
+            return result
 
         return run
 
-    return fuse
+    return combine, fuse
 
 
-COMPARISONS = {
-    "==": operator.eq, "!=": operator.ne, "<": operator.lt,
-    "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-}
+def _raiser_of(not_nodes: Callable[[Any, Any], LanguageError]) -> Callable[[Any, Any], Any]:
+    def fail(left, right):
+        raise not_nodes(left, right)
+
+    return fail
 
 
 def compare(compiler: Compiling, node: tree.Compare):
     """``a < b`` inside an expression: the constant 1 or 0 (a count), no gradient; two texts
-    compare with `==` and `!=`."""
-    holds, origin = COMPARISONS[node.op], compiler.origin(node.span, True)
-    of_texts = texts.comparison(compiler, node.op, node.left, node.right, f"`{node.op}`")
+    compare with `==` and `!=`; with a tensor on a side, a constant tensor of 0 and 1."""
+    holds, origin, op = COMPARISONS[node.op], compiler.origin(node.span, True), node.op
+    tensor_origin = compiler.origin(node.span)
+    of_texts = texts.comparison(compiler, op, node.left, node.right, f"`{op}`")
 
     def comparison(args, left, right):
-        if left.__class__ is not Scalar or right.__class__ is not Scalar:
+        if left.__class__ is Scalar and right.__class__ is Scalar:
+            result = Scalar.constant(1.0 if holds(left._value, right._value) else 0.0)
+        elif _of_tensors(left, right):
+            return _tensor(compiler, node, tensor_origin, elementwise.compare, op, left, right)
+        else:
             result = Scalar.constant(1.0 if of_texts(left, right) else 0.0)
-            result.tag = origin
-            return result
-        result = Scalar.constant(1.0 if holds(left._value, right._value) else 0.0)
         result.tag = origin
         return result
 
-    return tensor_operators.compare(compiler, node, comparison)
+    return comparison
+
 
 def power(compiler: Compiling, node: tree.Binary):
     span, origin, source = node.span, compiler.origin(node.span), compiler.source
@@ -123,7 +180,7 @@ def power(compiler: Compiling, node: tree.Binary):
 
     def power(args, base, exponent):
         if base.__class__ is Tensor and exponent.__class__ is Scalar and exponent._gradient is None:
-            return tensor_operators.power(compiler, node, base, exponent._value)
+            return _tensor(compiler, node, origin, elementwise.pow_, base, exponent._value)
         if (base.__class__ is not Scalar and base.__class__ is not Tensor) or exponent.__class__ is not Scalar:
             raise not_nodes(base, exponent)  # (a tensor with a tracked exponent: `tracked-exponent`)
         if exponent._gradient is not None:
@@ -144,6 +201,7 @@ def power(compiler: Compiling, node: tree.Binary):
 
     return power
 
+
 def literal_power(compiler: Compiling, node: tree.Binary, exponent: float):
     span, origin, source = node.span, compiler.origin(node.span), compiler.source
     not_a_node_error = compiler.node_check(node.left, "`**`")
@@ -151,7 +209,7 @@ def literal_power(compiler: Compiling, node: tree.Binary, exponent: float):
     def power(args, base):
         if base.__class__ is not Scalar:
             if base.__class__ is Tensor:
-                return tensor_operators.power(compiler, node, base, exponent)
+                return _tensor(compiler, node, origin, elementwise.pow_, base, exponent)
             raise not_a_node_error(base)
         try:
             result = base.__pow__(exponent)
@@ -161,6 +219,7 @@ def literal_power(compiler: Compiling, node: tree.Binary, exponent: float):
         return result
 
     return power
+
 
 def remainder(compiler: Compiling, node: tree.Binary):
     span, origin, source = node.span, compiler.origin(node.span), compiler.source
@@ -212,38 +271,74 @@ def floor_division(compiler: Compiling, node: tree.Binary):
     return floor_divide
 
 
-# ---- lists -----------------------------------------------------------------------------------
+def matmul(compiler: Compiling, node: tree.Binary):
+    """``A @ B``: rank 2 @ rank 2, rank 2 @ rank 1, rank 1 @ rank 2; rank 1 @ rank 1 is their
+    dot, a scalar node."""
+    origin = compiler.origin(node.span)
+    errors = [_not_a_tensor(compiler, side, "`@`") for side in (node.left, node.right)]
 
-# As for `for` loops: at most this many iterations of one range (and of comprehensions in all
-# while one statement runs, `context.MAX_ITEMS`; calls of `fn` functions, `context.MAX_CALLS`).
-MAX_RANGE = 1_000_000
-_DONE = object()
+    def product(args, left, right):
+        if left.__class__ is not Tensor:
+            raise errors[0](left)
+        if right.__class__ is not Tensor:
+            raise errors[1](right)
+        return _tensor(compiler, node, origin, linear.matmul, left, right)
+
+    return product
 
 
-def literal(args: Any, *items: Any) -> ListValue:
-    return ListValue(items)
+def _not_a_tensor(compiler: Compiling, expr: tree.Expr, needed_by: str) -> Callable[[Any], LanguageError]:
+    return lambda value: not_a_tensor(compiler.source, value, compiler.text_of(expr), expr.span, needed_by)
 
 
-def literal_items(node: tree.ListLiteral) -> tuple[tree.Expr, ...]:
-    """The items to evaluate: `-2.5` becomes the constant -2.5 (one node, as in a table)."""
-    return tuple(
-        tree.Number(item.span, -item.operand.value)
-        if isinstance(item, tree.Unary) and isinstance(item.operand, tree.Number)
-        else item
-        for item in node.items
-    )
+def negation(compiler: Compiling, node: tree.Unary):
+    """``-x`` of a node or a tensor."""
+    origin, not_a_node_error = compiler.origin(node.span), compiler.node_check(node.operand, "`-`")
+
+    def negate(args, operand):
+        if operand.__class__ is Scalar:
+            result = operand.neg()
+        elif operand.__class__ is Tensor:
+            result = elementwise.neg_(operand)
+        else:
+            raise not_a_node_error(operand)
+        result.tag = origin
+        return result
+
+    return negate
+
+
+def leaf(compiler: Compiling, node: tree.Leaf):
+    """``var x`` / ``const x``: a new variable or constant of a node's value; of a tensor, a
+    tensor variable of its values (its gradient starts at zeros) or a constant of them."""
+    origin, is_variable = compiler.origin(node.span), node.kind == "var"
+    make = Scalar.variable if is_variable else Scalar.constant
+    operation = ScalarOperation.VARIABLE if is_variable else ScalarOperation.CONSTANT
+    not_a_node_error = compiler.node_check(node.operand, f"`{node.kind}`")
+
+    def leaf(args, operand):
+        if operand.__class__ is Scalar:
+            result = make(operand.value)
+        elif operand.__class__ is Tensor:
+            result = linear.with_values(operand, list(operand._values), operation)
+        else:
+            raise not_a_node_error(operand)
+        result.tag = origin
+        return result
+
+    return leaf
 
 
 def index(compiler: Compiling, node: tree.Index) -> Callable:
     """``target[index]``: counting from 0, a negative index from the end; no node is made. Of
-    a text, the one-character text at the index."""
+    a text, the one-character text at the index; of a tensor, see `tensor_index`."""
     target_text = compiler.text_of(node.target)
     not_a_list = compiler.list_check(node.target, "indexing")
     index_not_a_node = compiler.node_check(node.index, "an index")
 
     def item(args, target, position):
         if target.__class__ is Tensor:
-            return tensor_operators.indexed(compiler, node, target, position)
+            return tensor_index(compiler, node, target, position)
         if target.__class__ is not ListValue and target.__class__ is not TextValue:
             raise not_a_list(target)
         if position.__class__ is not Scalar:
@@ -257,127 +352,46 @@ def index(compiler: Compiling, node: tree.Index) -> Callable:
     return item
 
 
-def comprehension(compiler: Compiling, node: tree.Comprehension) -> Callable:
-    """``[ITEM for ... in ... for ... in ...]`` as one operation with no operands: it
-    evaluates its sources and its item itself, once per combination of its names."""
-    saved = compiler.params, compiler.slots
-    params: dict[str, int] = dict(saved[0] or {})
-    slots = saved[1]
-    clauses: list[Callable[[tuple], Iterator[tuple]]] = []
-    frames = 0  # the Python frames its parts take when they run, deepest first
+def tensor_index(compiler: Compiling, node: tree.Index, target: Tensor, position: object):
+    """``T[i]`` (a number: the sub-tensor, or of a rank-1 tensor the element, a scalar node)
+    or ``T[I]`` (a list or a tensor of whole numbers: the rows it names, stacked)."""
     try:
-        for clause in node.clauses:
-            compiler.params, compiler.slots = dict(params), slots
-            clause_values, clause_frames = _clause(compiler, clause)
-            clauses.append(clause_values)
-            frames = max(frames, clause_frames)
-            for offset, name in enumerate(clause.names):
-                params[name] = slots + offset
-            slots += len(clause.names)
-        compiler.params, compiler.slots = params, slots
-        item, item_frames = compiler.depth_of(node.item)
-    finally:
-        compiler.params, compiler.slots = saved
-    last, frames = len(clauses), max(frames, item_frames)
+        if position.__class__ is Scalar:
+            try:
+                at = position_in(compiler.source, position._value, target._shape[0],  # type: ignore[attr-defined]
+                                 compiler.text_of(node.target), node.index.span)
+            except LanguageError as error:  # (said of a tensor: its shape, not "a list of")
+                diagnostic = error.diagnostic
+                message = diagnostic.message.replace(f"a list of {target._shape[0]}", describe(target))
+                raise LanguageError(replace(diagnostic, message=message, notes=diagnostic.notes)) from None
+            result = linear.index(target, at)
+        elif position.__class__ is ListValue or position.__class__ is Tensor:
+            result = linear.gather(target, _indices(compiler, node, position))
+        else:
+            raise failure(compiler.source, "not-an-index", f"`{compiler.text_of(node.index)}` is a text, not an index",
+                          node.index.span, {"found": "text"})
+    except ScalarAutodiffError as error:
+        raise engine_failure(compiler.source, error, node.index.span) from None
+    result.tag = compiler.origin(node.span)
+    return result
 
-    def run(args: tuple | None) -> ListValue:
-        start = args if args is not None else ()
-        made: list = []
-        loops = [(clauses[0](start), start)]  # one iterator a clause, with the slots so far
-        budget = compiler.budget
-        while loops:
-            values, slots_so_far = loops[-1]
-            bound = next(values, _DONE)
-            if bound is _DONE:
-                loops.pop()
-                continue
-            budget.left -= 1
-            if budget.left < 0:
-                raise compiler.fail(
-                    "too-long",
-                    f"the comprehensions of this statement run more than {MAX_ITEMS:,} iterations in all",
-                    node.span,
-                    {"limit": MAX_ITEMS},
-                )
-            slots_now = slots_so_far + bound  # type: ignore[operator]
-            if len(loops) == last:
-                made.append(item(slots_now))
+
+def _indices(compiler: Compiling, node: tree.Index, position: object) -> object:
+    """A list of indices as the engine takes them: numbers, nested as the list is."""
+    if position.__class__ is Tensor:
+        return position
+    rows: list = []
+    stack: list[tuple[Any, list]] = [(position, rows)]
+    while stack:
+        items, into = stack.pop()
+        for item in items:
+            if item.__class__ is ListValue:
+                inner: list = []
+                into.append(inner)
+                stack.append((item, inner))
+            elif item.__class__ is Scalar:
+                into.append(item._value)
             else:
-                loops.append((clauses[len(loops)](slots_now), slots_now))
-        return ListValue(made)
-
-    run.frames = frames + 1  # type: ignore[attr-defined]  # (read by the compiler's depth)
-    return run
-
-
-def _clause(compiler: Compiling, clause: tree.ForClause) -> tuple[Callable[[tuple], Iterator[tuple]], int]:
-    """``for NAMES in SOURCE``: given the slots so far, an iterator of the values of its names;
-    and the Python frames its source takes to evaluate."""
-    names = clause.names
-    if clause.stop is not None:
-        return _range_clause(compiler, clause)
-    source, frames = compiler.depth_of(clause.source)
-    not_a_list = compiler.list_check(clause.source, "`for … in`")
-    width = len(names)
-
-    def values(slots: tuple) -> Iterator[tuple]:
-        items = source(slots)
-        if items.__class__ is TextValue:  # its characters, as Python's `for c in text`
-            if width == 1:
-                return ((TextValue(char),) for char in items)
-            items = characters_of(TextValue(items[:1]))  # (a character is no row: `table-width`)
-        if items.__class__ is not ListValue:
-            raise not_a_list(items)
-        if width == 1:
-            return ((item,) for item in items)
-        return _rows(compiler, clause, items, width)
-
-    return values, frames
-
-
-def characters_of(text: TextValue) -> ListValue:
-    """A text's characters, in order, as a list of one-character texts."""
-    return ListValue([TextValue(char) for char in text])
-
-
-def _rows(compiler: Compiling, clause: tree.ForClause, items: ListValue, width: int) -> Iterator[tuple]:
-    for row in items:
-        if row.__class__ is not ListValue or len(row) != width:
-            found = f"a row of {len(row)}" if row.__class__ is ListValue else describe(row)
-            raise compiler.fail(
-                "table-width",
-                f"`for` names {width}, but an item of `{compiler.text_of(clause.source)}` is {found}",
-                clause.source.span,
-                {"names": width},
-            )
-        yield tuple(row)
-
-
-def _range_clause(compiler: Compiling, clause: tree.ForClause) -> tuple[Callable[[tuple], Iterator[tuple]], int]:
-    stop = cast(tree.Expr, clause.stop)  # a range clause has its end
-    (start_of, start_frames), (stop_of, stop_frames) = compiler.number_and_frames(clause.source), compiler.number_and_frames(stop)
-    frames = max(start_frames, stop_frames) + 1
-    (name,) = clause.names
-    tag = Named(name, True)  # each index is a count named by the comprehension's name
-
-    def values(slots: tuple) -> Iterator[tuple]:
-        start = compiler.whole(start_of(slots), clause.source.span, "the start of a range")
-        end = compiler.whole(stop_of(slots), stop.span, "the end of a range")
-        if end - start > MAX_RANGE:
-            raise compiler.fail(
-                "too-long",
-                f"the range is {end - start:,} iterations; a loop may run at most {MAX_RANGE:,}",
-                clause.span,
-                {"iterations": end - start, "limit": MAX_RANGE},
-            )
-        return _counts(start, end, tag)
-
-    return values, frames
-
-
-def _counts(start: int, stop: int, tag: Named) -> Iterator[tuple]:
-    for value in range(start, stop):
-        node = Scalar.constant(value)
-        node.tag = tag
-        yield (node,)
-
+                raise failure(compiler.source, "not-an-index", f"an index of `{compiler.text_of(node.index)}` is not a number",
+                              node.index.span, {"found": "text" if isinstance(item, str) else "tensor"})
+    return rows

@@ -1,4 +1,6 @@
-"""Simple statements compiled into actions: ``action(show)`` runs the statement once.
+"""Simple statements compiled into actions: ``action(show)`` runs the statement once: `let`,
+`fn`, `descend`, a value line (or a statement-like call, through its entry), `print`,
+`zero_grad`, and the statements that check, `assert` and `expect`.
 
 An action computes everything that can fail first and changes the session only after that,
 so a failing statement binds no name and changes no stored gradient. ``show`` is False in
@@ -10,6 +12,7 @@ shows none (``run.echo`` False: scripts).
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, cast
 
 from ..engine.numbers import format_number
@@ -17,30 +20,21 @@ from ..engine.errors import ScalarAutodiffError
 from ..engine.scalar import Scalar, ScalarOperation
 from ..engine.tensor import Tensor
 from ..engine.tensor_node import TensorNode
+from ..engine.tensor_text import tensor_summary
 from ..language import tree
-from ..language.diagnostics import LanguageError
+from ..language.diagnostics import Diagnostic, LanguageError
 from ..language.source import Span
-from .context import Function
-from .expressions import MAX_CALL_DEPTH, Compiler
-from .failures import raising
-from .outcomes import Bound, Defined, ListShown, NodeState, Printed, TextShown, ValueShown, Warned
+from . import texts
+from .calls import reserved
+from .failures import RUNTIME_KINDS, kind_suggestion, raising
+from .operations import COMPARISONS, compared, number_of
+from .outcomes import Bound, Defined, Expected, ListShown, NodeState, Printed, TextShown, ValueShown, Warned
 from .tensor_outcomes import TensorShown, TensorState
 from .library.registry import call_problem
-from .list_walks import Places, check_written, name_items, rebuilt
-from .tensor_values import tensor_summary
+from .lists import Places, check_written, name_items, rebuilt
 from .values import (
-    ListValue,
-    Named,
-    TextValue,
-    describe,
-    distinct_nodes,
-    formatted_value,
-    is_count,
-    label_of,
-    named,
-    operation_text,
-    shape_text,
-    text_summary,
+    LABEL_LIMIT, ListValue, Named, TextValue, cut, describe, distinct_nodes, formatted_value, is_count, label_of, named,
+    operation_text, shape_text, shorten, text_summary,
 )
 
 if TYPE_CHECKING:
@@ -68,16 +62,16 @@ def tensor_state(tensor: TensorNode, label: str | None = None) -> TensorState:
     )
 
 
-def reserved(compiler: Compiling, name: str, span, what: str) -> LanguageError | None:
-    if not compiler.library.is_reserved(name):
-        return None
-    return compiler.fail(
-        "reserved-name",
-        f"`{name}` is a built-in function and cannot be {what}",
-        span,
-        {"name": name},
-        ("help: pick another name",),
-    )
+def binding(span: Span, name: str, value: Any) -> Bound | Defined:
+    """What binding ``value`` to ``name`` shows: a node's state; a list's shape (`W = 16 × 2
+    variables`), a text's summary, a tensor's (`W = 30 × 200 tensor variable`)."""
+    if value.__class__ is ListValue:
+        return Defined(span, name, f"= {shape_text(value)}")
+    if value.__class__ is TextValue:
+        return Defined(span, name, f"= {text_summary(value)}")
+    if value.__class__ is Tensor:
+        return Defined(span, name, f"= {tensor_summary(value)}")
+    return Bound(span, name, node_state(value, name))
 
 
 # ---- bindings -----------------------------------------------------------------------------
@@ -95,83 +89,20 @@ def compile_let(run: Running, statement: tree.Let):
 
     def let(show):
         nonlocal seen
-        node = evaluate(None)
-        if node.__class__ is ListValue:
-            name_items(node, name)
-            state.bind(name, node)
-            if show and echo:
-                run.emit(Defined(span, name, f"= {shape_text(node)}"))
-            return
-        if node.__class__ is TextValue:
-            state.bind(name, node)
-            if show and echo:
-                run.emit(Defined(span, name, f"= {text_summary(node)}"))
-            return
-        tag = node.tag
-        if tag.__class__ is not Named:  # a new node: its first name (before it is bound)
-            made, label = seen
-            if tag is not made or label is None:
-                label = named(node, name)
-                seen = (tag, label)
-            node.tag = label
-        state.bind(name, node)
+        value = evaluate(None)
+        if value.__class__ is ListValue:
+            name_items(value, name)
+        elif value.__class__ is not TextValue and value.tag.__class__ is not Named:
+            made, label = seen  # a new node: its first name (before it is bound)
+            if value.tag is not made or label is None:
+                label = named(value, name)
+                seen = (value.tag, label)
+            value.tag = label
+        state.bind(name, value)
         if show and echo:
-            if node.__class__ is Tensor:  # `W = 30 × 200 tensor variable`
-                run.emit(Defined(span, name, f"= {tensor_summary(node)}"))
-            else:
-                run.emit(Bound(span, name, node_state(node, name)))
+            run.emit(binding(span, name, value))
 
     return let
-
-
-def compile_function(run: Running, statement: tree.FunctionDef):
-    compiler = run.compiler
-    problem = reserved(compiler, statement.name, statement.name_span, "defined with `fn`")
-    for param, param_span in zip(statement.params, statement.param_spans):  # (each once: the parser says so)
-        problem = problem or reserved(compiler, param, param_span, "a parameter")
-    if problem is not None:
-        return raising(problem)
-    name, span, params = statement.name, statement.span, statement.params
-
-    def define(show):
-        body_compiler = Compiler(
-            run.names, compiler.source, params, function=name, random=compiler.random, budget=compiler.budget,
-            library=compiler.library,
-        )
-        self_call = _calls_itself(statement)
-        if self_call is not None:
-            raise compiler.fail(
-                "unknown-function",
-                f"`{name}` cannot call itself: functions in .sad do not recurse",
-                self_call,
-                {"function": name},
-                ("help: repeat a step with `repeat N { … }` or `for i in A..B { … }`",),
-            )
-        body, frames = body_compiler.depth_of(statement.body)
-        depth = frames + body_compiler.call_depth
-        if depth > MAX_CALL_DEPTH:
-            raise compiler.fail(
-                "too-deep",
-                f"`{name}` nests calls {depth} levels deep; at most {MAX_CALL_DEPTH}",
-                statement.name_span,
-                {"depth": depth, "limit": MAX_CALL_DEPTH},
-            )
-        function = Function(name, params, body, body_compiler.origin(statement.body.span), depth, span)
-        run.state.bind(name, function)
-        if show and run.echo:
-            run.emit(Defined(span, name, f"is the function {function.signature()}"))
-
-    return define
-
-
-def _calls_itself(statement: tree.FunctionDef):
-    stack: list[tree.Expr] = [statement.body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, tree.Call) and node.function == statement.name:
-            return node.function_span
-        stack.extend(tree.operands(node))
-    return None
 
 
 def compile_descend(run: Running, statement: tree.Descend):
@@ -227,12 +158,7 @@ def compile_descend(run: Running, statement: tree.Descend):
         for name, fresh in new:
             state.bind(name, fresh)
             if show and echo:
-                if fresh.__class__ is ListValue:
-                    run.emit(Defined(span, name, f"= {shape_text(fresh)}"))  # type: ignore[arg-type]
-                elif fresh.__class__ is Tensor:
-                    run.emit(Defined(span, name, f"= {tensor_summary(fresh)}"))  # type: ignore[arg-type]
-                else:
-                    run.emit(Bound(span, name, node_state(fresh, name)))  # type: ignore[arg-type]
+                run.emit(binding(span, name, fresh))
         if unreached is not None:
             warned = True
             run.emit(Warned(span, "no-backward", unreached))
@@ -370,3 +296,130 @@ def compile_zero_grad(run: Running, statement: tree.ZeroGrad):
     return zero_grad
 
 
+# ---- statements that check --------------------------------------------------------------------
+
+# An inner error's message quoted by `expectation-failed` is cut to this many characters.
+MESSAGE_LIMIT = 300
+
+
+def compile_assert(run: Running, statement: tree.Assert):
+    compiler = run.compiler
+    left_of, right_of = compared(compiler, statement.left), compared(compiler, statement.right)
+    tolerance_of = None if statement.tolerance is None else compiler.number(statement.tolerance)
+    left_text, right_text = compiler.text_of(statement.left), compiler.text_of(statement.right)
+    op, span, compare = statement.op, statement.span, COMPARISONS[statement.op]
+    # Not two numbers: two texts compare with `==` and `!=` (without `within`); else an error.
+    of_texts = texts.comparison(compiler, op, statement.left, statement.right, "a number here")
+    left_error = compiler.node_check(statement.left, "a number here")
+    right_error = compiler.node_check(statement.right, "a number here")
+
+    def check(show):
+        left_value, right_value = left_of(None), right_of(None)
+        left, right = number_of(left_value), number_of(right_value)
+        if left is None or right is None:
+            if tolerance_of is not None:
+                raise left_error(left_value) if left is None else right_error(right_value)
+            if of_texts(left_value, right_value):
+                return
+            raise compiler.fail(
+                "assertion-failed",
+                f"assertion failed: `{left_text}` is {text_summary(left_value)}, `{right_text}` is "
+                f"{text_summary(right_value)}, so `{op}` does not hold",
+                span,
+                fields={"op": op, "left": str(left_value), "right": str(right_value)},
+            )
+        fields = {"op": op, "left": left, "right": right}
+        if tolerance_of is not None:
+            tolerance = tolerance_of(None)
+            if not (math.isfinite(tolerance) and tolerance >= 0.0):
+                raise compiler.fail(
+                    "assertion-failed",
+                    f"tolerance {format_number(tolerance)} must be finite and not negative",
+                    statement.tolerance.span,
+                    fields={**fields, "tolerance": tolerance},
+                )
+            difference = abs(left - right)
+            if difference <= tolerance:
+                return
+            raise compiler.fail(
+                "assertion-failed",
+                f"assertion failed: `{left_text}` is {format_number(left)}, `{right_text}` is "
+                f"{format_number(right)}, difference {format_number(difference)} exceeds {format_number(tolerance)}",
+                span,
+                fields={**fields, "tolerance": tolerance},
+            )
+        if compare(left, right):
+            return
+        raise compiler.fail(
+            "assertion-failed",
+            f"assertion failed: `{left_text}` is {format_number(left)}, `{right_text}` is "
+            f"{format_number(right)}, so `{op}` does not hold",
+            span,
+            fields=fields,
+        )
+
+    return check
+
+
+def compile_expect(run: Running, statement: tree.Expect):
+    """``expect K1: expect K2: ... STATEMENT``, without recursion over the chain: the kinds
+    are checked outermost first, the innermost statement runs and is always undone, then each
+    ``expect`` judges what the one inside it did."""
+    source = run.compiler.source
+    chain: list[tree.Expect] = []
+    inner: tree.Statement = statement
+    while isinstance(inner, tree.Expect):
+        chain.append(inner)
+        if inner.kind not in RUNTIME_KINDS:
+            break
+        inner = inner.statement
+    unknown = None
+    if chain[-1].kind not in RUNTIME_KINDS:
+        last = chain.pop()
+        unknown = Diagnostic(
+            "expectation-failed",
+            f"`{shorten(last.kind, LABEL_LIMIT)}` is not an error kind a statement can fail with",
+            last.kind_span,
+            source,
+            {"expected": last.kind},
+            kind_suggestion(last.kind),
+        )
+
+    inner_actions = [None]  # the inner statement's action, compiled when it first runs
+
+    def expect(show):
+        # A failure is kept as its diagnostic: the exception would hold this frame in its
+        # traceback, a reference cycle (see `Interpreter.run_program`).
+        result = unknown if unknown is not None else run.trial(inner, inner_actions)
+        for link in reversed(chain):
+            result = _judge(link, result, source)
+        if isinstance(result, Diagnostic):
+            raise LanguageError(result)
+        if show:
+            run.emit(result)
+
+    return expect
+
+
+def _judge(expect: tree.Expect, result, source):
+    """What ``expect`` makes of its statement's outcome (``result``: None, an `Expected` or a
+    `Diagnostic`)."""
+    if isinstance(result, Diagnostic):
+        got = result
+        if got.kind == expect.kind:
+            return Expected(expect.span, got.kind, got.message)
+        return Diagnostic(
+            "expectation-failed",
+            # Cut: in a chain of expects each message would hold all the inner ones.
+            f"expected {expect.kind}, but the statement failed with {got.kind}: {cut(got.message, MESSAGE_LIMIT)}",
+            got.span or expect.span,
+            source,
+            {"expected": expect.kind, "actual": got.kind},
+        )
+    return Diagnostic(
+        "expectation-failed",
+        f"expected {expect.kind}, but the statement succeeded",
+        expect.statement.span,
+        source,
+        {"expected": expect.kind, "actual": None},
+    )

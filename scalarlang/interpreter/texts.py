@@ -6,7 +6,7 @@ A text is a `values.TextValue`: a constant with no node and no gradient, so noth
 a node but the 1 or 0 of a comparison. A text or a list made by `+` is at most `MAX_TEXT`
 characters or `MAX_LIST` items (`too-long`): a loop that doubles one would otherwise fill the
 memory before any other limit is reached. A string's holes make at most `MAX_TEXT` characters,
-refused from the least their parts can make (`list_walks`) before any is written.
+refused from the least their parts can make (`lists`) before any is written.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from ..language import tree
 from ..language.source import join
 from .failures import not_a_list, not_a_node, not_a_text, with_note
 from .values import MAX_LIST, MAX_TEXT, ListValue, TextValue, formatted_value
-from .list_walks import least_hole_length, spec_length
+from .lists import least_hole_length, spec_length
 
 if TYPE_CHECKING:
     from .context import Compiling

@@ -18,7 +18,7 @@ node and no gradient. Lists never change: `descend` makes a new list of the same
 Walks over nested lists use explicit stacks, never recursion: a loop nests a list as deep as it
 runs (`let L = [L]`), and one list may be held many times (`let L = [L, L]`): the walks that
 need each item once go through each distinct list once (`distinct_nodes`, `shape`, and
-list_walks.py).
+lists.py).
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from ..engine.scalar import Scalar, ScalarOperation
 from ..engine.tensor import Tensor
 from ..engine.tensor_node import TensorNode
 from ..language.source import Source, Span
-from .tensor_values import is_tensor, tensor_inline, tensor_text
-from .tensor_values import shape_text as tensor_shape_text
+from ..engine.tensor_errors import show_shape
+from ..engine.tensor_text import is_tensor, tensor_inline, tensor_text
 
 # Labels made from source text are cut to this many characters, whitespace collapsed; so are
 # names longer than that, in labels and messages.
@@ -242,7 +242,7 @@ def text_summary(text: str, limit: int = LABEL_LIMIT) -> str:
 class ListValue(tuple):
     """A `.sad` list: its items are nodes (`Scalar`), texts (`TextValue`) and lists.
 
-    Not slotted: a list of lists can be marked `all_named` (`list_walks.name_items`); each
+    Not slotted: a list of lists can be marked `all_named` (`lists.name_items`); each
     list costs 8 bytes more for it, and a marked one its dict."""
 
     all_named = False  # every node it holds (at any depth) has a `Named` tag
@@ -379,7 +379,7 @@ def describe(value: object) -> str:
     if value.__class__ is TextValue:
         return characters(len(value))  # type: ignore[arg-type]
     if is_tensor(value):
-        return f"a tensor {tensor_shape_text(value.shape)}"  # type: ignore[attr-defined]
+        return f"a tensor {show_shape(value.shape)}"  # type: ignore[attr-defined]
     return "a node"
 
 

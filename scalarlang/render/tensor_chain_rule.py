@@ -10,7 +10,7 @@ from rich.text import Text
 
 from ..engine.numbers import format_number
 from ..interpreter.tensor_outcomes import TensorEdge, TensorExplained, TensorSummary
-from ..interpreter.tensor_values import shape_text
+from ..engine.tensor_errors import show_shape
 from .chain_rule import INDENT, _label, _name, _note, sentence
 
 
@@ -25,7 +25,7 @@ def summary_text(summary: TensorSummary) -> str:
     if count > len(summary.first):
         first += ", …"
     at = ", ".join(str(index) for index in summary.at)
-    return f"{shape_text(summary.shape)} {first} (largest {format_number(summary.largest)} at [{at}])"
+    return f"{show_shape(summary.shape)} {first} (largest {format_number(summary.largest)} at [{at}])"
 
 
 def _edges_text(edge: TensorEdge) -> str:
@@ -36,7 +36,7 @@ def _edges_text(edge: TensorEdge) -> str:
 def tensor_explain_lines(shown: TensorExplained, width: int) -> list[Text]:
     label = _label(shown.label)
     lines: list[Text] = sentence(
-        [_name(label), f": {shown.operation} {shape_text(shown.shape)}"
+        [_name(label), f": {shown.operation} {show_shape(shown.shape)}"
          + (", tracked" if shown.tracked else ", untracked")], width)
     if shown.operands:
         lines += sentence([f"{INDENT}its operand edges ({shown.operands[0].shapes}), each one VJP for many scalar edges:"],

@@ -42,7 +42,8 @@ from ..interpreter.outcomes import (
     WalkShown,
     Warned,
 )
-from ..interpreter.tensor_values import shape_text, tensor_lines
+from ..engine.tensor_errors import show_shape
+from ..engine.tensor_text import tensor_lines
 from ..interpreter.tensor_outcomes import TensorExplained, TensorShown, TensorState
 from ..interpreter.values import formatted_value, quoted, shorten
 from ..language.diagnostics import Diagnostic
@@ -323,7 +324,7 @@ def tensor_value_lines(tensor: TensorState, width: int) -> list[Text]:
     detail = "tracked" if tensor.tracked else "untracked"
     head = Text.assemble(
         (shorten(tensor.label), STYLES["label"]),
-        f" = tensor {shape_text(tensor.shape)}",
+        f" = tensor {show_shape(tensor.shape)}",
         (f" ({tensor.operation}, {detail})", STYLES["dim"]),
     )
     grid = tensor_lines(tensor.shape, tensor.values, width)[1:]

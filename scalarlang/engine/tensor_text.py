@@ -1,8 +1,9 @@
 """How a person reads a tensor: its shape, then a grid of its values.
 
-One text for every place a tensor is shown (a value line, `print`, a `{T}` hole, the REPL,
-the notebook, the playground): ``tensor [2, 3]`` then the rows, right-aligned columns in the
-session's number style (engine/numbers.py). A dimension longer than `ELIDE_PAST` shows its
+The one text of a tensor, as numbers.py is the one formatter of a number, for every place and
+layer that shows one (a value line, `print`, a `{T}` hole, `:vars`, the REPL, the notebook,
+the playground): ``tensor [2, 3]`` then the rows, right-aligned columns in the session's
+number style (numbers.py). A dimension longer than `ELIDE_PAST` shows its
 first and last `EDGE` items with ``…`` between, as numpy does; a grid wider than the width
 shows fewer columns (down to one a side) until it fits. A tensor of rank 3 or more is shown as
 its matrices, each under its index (``[0]``, ``[1, 2]``), elided the same way. Deterministic:
@@ -14,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 
-from ..engine.numbers import format_number
-from ..engine.scalar import ScalarOperation
-from ..engine.tensor_node import TensorNode
+from .node import ScalarOperation
+from .numbers import format_number
+from .tensor_errors import show_shape
+from .tensor_node import TensorNode
 
 ELIDE_PAST = 6  # a dimension of more items than this is elided...
 EDGE = 3  # ...to its first 3 and last 3
@@ -39,16 +41,11 @@ def is_tensor(value: object) -> bool:
 
 def shown_cells(shape: Sequence[int]) -> int:
     """How many numbers the text of a tensor of ``shape`` writes at most (each dimension past
-    `ELIDE_PAST` shows 2 × `EDGE`): what writing it costs (list_walks.py)."""
+    `ELIDE_PAST` shows 2 × `EDGE`): what writing it costs (the interpreter's lists.py)."""
     cells = 1
     for dimension in shape:
         cells *= dimension if dimension <= ELIDE_PAST else 2 * EDGE
     return cells
-
-
-def shape_text(shape: Sequence[int]) -> str:
-    """``[2, 3]``, as `shape(T)` writes a shape."""
-    return "[" + ", ".join(str(dimension) for dimension in shape) + "]"
 
 
 def tensor_summary(tensor: TensorNode) -> str:
@@ -73,7 +70,7 @@ def tensor_lines(shape: Sequence[int], values: Sequence[float], width: int = TEX
     """``header`` (default ``tensor [2, 3]``), then the grid's lines, none wider than
     ``width`` when one column a side fits."""
     number: Callable[[float], str] = format_number if spec is None else (lambda value: format(value, spec))
-    lines = [f"tensor {shape_text(shape)}" if header is None else header]
+    lines = [f"tensor {show_shape(shape)}" if header is None else header]
     rows = shape[-2] if len(shape) >= 2 else 1
     columns = shape[-1]
     blocks = _block_indices(shape[:-2])
@@ -87,7 +84,7 @@ def tensor_lines(shape: Sequence[int], values: Sequence[float], width: int = TEX
             break
     for block, block_lines in zip(blocks, lines_of_blocks):
         if block:
-            lines.append(shape_text(block))
+            lines.append(show_shape(block))
         lines.extend(block_lines)
     return lines
 

@@ -1,8 +1,16 @@
-"""Walks over lists that need each item once: the labels of a list bound to a name
-(`name_items`), `descend`'s new list (`rebuilt`, with its `Places`), and what writing a value
-costs (`size_of`, `check_written`, a hole's least length), known before anything is written.
-(values.py has `distinct_nodes`, `shape`, `lists_innermost_first`, and the one walk of every
-occurrence in order, `items_of`, for `flatten`.)
+"""Lists: their literals and comprehensions, compiled for the `Compiler`, and the walks over
+lists that need each item once.
+
+A list is a `values.ListValue`, a value like a node: a literal's items are evaluated in order
+(a number, possibly negated, is a fresh constant of that value, as a table's entry was), and a
+comprehension runs its `for`s as nested loops (the first outermost) with its names in argument
+slots of its own, so they are bound only inside it. (Indexing is an operator: operations.py.)
+
+The walks: the labels of a list bound to a name (`name_items`), `descend`'s new list
+(`rebuilt`, with its `Places`), and what writing a value costs (`size_of`, `check_written`, a
+hole's least length), known before anything is written. (values.py has `distinct_nodes`,
+`shape`, `lists_innermost_first`, and the one walk of every occurrence in order, `items_of`,
+for `flatten`.)
 
 Lists share items: `let L = [L, L]` holds one list twice, and `let L = [L]` in a loop nests as
 deep as the loop runs. So these walks go through each distinct list once (a shared list costs
@@ -25,14 +33,168 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from ..engine.scalar import Scalar
+from ..engine.tensor_text import is_tensor, shown_cells
+from ..language import tree
 from ..language.diagnostics import LanguageError
 from ..language.plain_data import PlainData
 from ..language.source import Span
-from .values import LABEL_LIMIT, MAX_LIST, MAX_TEXT, ListValue, Named, TextValue, lists_innermost_first, named
-from .tensor_values import is_tensor, shown_cells
+from .context import MAX_ITEMS
+from .values import (
+    LABEL_LIMIT, MAX_LIST, MAX_TEXT, ListValue, Named, TextValue, describe, lists_innermost_first, named,
+)
 
+if TYPE_CHECKING:
+    from .context import Compiling
+
+# As for `for` loops: at most this many iterations of one range (and of comprehensions in all
+# while one statement runs, `context.MAX_ITEMS`; calls of `fn` functions, `context.MAX_CALLS`).
+MAX_RANGE = 1_000_000
+_DONE = object()
+
+
+def literal(args: Any, *items: Any) -> ListValue:
+    return ListValue(items)
+
+
+def literal_items(node: tree.ListLiteral) -> tuple[tree.Expr, ...]:
+    """The items to evaluate: `-2.5` becomes the constant -2.5 (one node, as in a table)."""
+    return tuple(
+        tree.Number(item.span, -item.operand.value)
+        if isinstance(item, tree.Unary) and isinstance(item.operand, tree.Number)
+        else item
+        for item in node.items
+    )
+
+
+def comprehension(compiler: Compiling, node: tree.Comprehension) -> Callable:
+    """``[ITEM for ... in ... for ... in ...]`` as one operation with no operands: it
+    evaluates its sources and its item itself, once per combination of its names."""
+    saved = compiler.params, compiler.slots
+    params: dict[str, int] = dict(saved[0] or {})
+    slots = saved[1]
+    clauses: list[Callable[[tuple], Iterator[tuple]]] = []
+    frames = 0  # the Python frames its parts take when they run, deepest first
+    try:
+        for clause in node.clauses:
+            compiler.params, compiler.slots = dict(params), slots
+            clause_values, clause_frames = _clause(compiler, clause)
+            clauses.append(clause_values)
+            frames = max(frames, clause_frames)
+            for offset, name in enumerate(clause.names):
+                params[name] = slots + offset
+            slots += len(clause.names)
+        compiler.params, compiler.slots = params, slots
+        item, item_frames = compiler.depth_of(node.item)
+    finally:
+        compiler.params, compiler.slots = saved
+    last, frames = len(clauses), max(frames, item_frames)
+
+    def run(args: tuple | None) -> ListValue:
+        start = args if args is not None else ()
+        made: list = []
+        loops = [(clauses[0](start), start)]  # one iterator a clause, with the slots so far
+        budget = compiler.budget
+        while loops:
+            values, slots_so_far = loops[-1]
+            bound = next(values, _DONE)
+            if bound is _DONE:
+                loops.pop()
+                continue
+            budget.left -= 1
+            if budget.left < 0:
+                raise compiler.fail(
+                    "too-long",
+                    f"the comprehensions of this statement run more than {MAX_ITEMS:,} iterations in all",
+                    node.span,
+                    {"limit": MAX_ITEMS},
+                )
+            slots_now = slots_so_far + bound  # type: ignore[operator]
+            if len(loops) == last:
+                made.append(item(slots_now))
+            else:
+                loops.append((clauses[len(loops)](slots_now), slots_now))
+        return ListValue(made)
+
+    run.frames = frames + 1  # type: ignore[attr-defined]  # (read by the compiler's depth)
+    return run
+
+
+def _clause(compiler: Compiling, clause: tree.ForClause) -> tuple[Callable[[tuple], Iterator[tuple]], int]:
+    """``for NAMES in SOURCE``: given the slots so far, an iterator of the values of its names;
+    and the Python frames its source takes to evaluate."""
+    names = clause.names
+    if clause.stop is not None:
+        return _range_clause(compiler, clause)
+    source, frames = compiler.depth_of(clause.source)
+    not_a_list = compiler.list_check(clause.source, "`for … in`")
+    width = len(names)
+
+    def values(slots: tuple) -> Iterator[tuple]:
+        items = source(slots)
+        if items.__class__ is TextValue:  # its characters, as Python's `for c in text`
+            if width == 1:
+                return ((TextValue(char),) for char in items)
+            items = characters_of(TextValue(items[:1]))  # (a character is no row: `table-width`)
+        if items.__class__ is not ListValue:
+            raise not_a_list(items)
+        if width == 1:
+            return ((item,) for item in items)
+        return _rows(compiler, clause, items, width)
+
+    return values, frames
+
+
+def characters_of(text: TextValue) -> ListValue:
+    """A text's characters, in order, as a list of one-character texts."""
+    return ListValue([TextValue(char) for char in text])
+
+
+def _rows(compiler: Compiling, clause: tree.ForClause, items: ListValue, width: int) -> Iterator[tuple]:
+    for row in items:
+        if row.__class__ is not ListValue or len(row) != width:
+            found = f"a row of {len(row)}" if row.__class__ is ListValue else describe(row)
+            raise compiler.fail(
+                "table-width",
+                f"`for` names {width}, but an item of `{compiler.text_of(clause.source)}` is {found}",
+                clause.source.span,
+                {"names": width},
+            )
+        yield tuple(row)
+
+
+def _range_clause(compiler: Compiling, clause: tree.ForClause) -> tuple[Callable[[tuple], Iterator[tuple]], int]:
+    stop = cast(tree.Expr, clause.stop)  # a range clause has its end
+    (start_of, start_frames), (stop_of, stop_frames) = compiler.number_and_frames(clause.source), compiler.number_and_frames(stop)
+    frames = max(start_frames, stop_frames) + 1
+    (name,) = clause.names
+    tag = Named(name, True)  # each index is a count named by the comprehension's name
+
+    def values(slots: tuple) -> Iterator[tuple]:
+        start = compiler.whole(start_of(slots), clause.source.span, "the start of a range")
+        end = compiler.whole(stop_of(slots), stop.span, "the end of a range")
+        if end - start > MAX_RANGE:
+            raise compiler.fail(
+                "too-long",
+                f"the range is {end - start:,} iterations; a loop may run at most {MAX_RANGE:,}",
+                clause.span,
+                {"iterations": end - start, "limit": MAX_RANGE},
+            )
+        return _counts(start, end, tag)
+
+    return values, frames
+
+
+def _counts(start: int, stop: int, tag: Named) -> Iterator[tuple]:
+    for value in range(start, stop):
+        node = Scalar.constant(value)
+        node.tag = tag
+        yield (node,)
+
+
+# ---- walks of lists ---------------------------------------------------------------------------
 
 _END = object()  # an exhausted iterator's marker
 
