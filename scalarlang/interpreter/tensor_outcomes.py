@@ -24,7 +24,7 @@ class TensorState(PlainData):
 
 class TensorShown(PlainData):
     """A bare expression's value line when its value is a tensor: its shape and a grid of its
-    values (``tensor_values.tensor_lines`` lays it out at the console's width)."""
+    values (``engine.tensor_text.tensor_lines`` lays it out at the console's width)."""
 
     __slots__ = __match_args__ = ("span", "tensor")
 

@@ -16,7 +16,7 @@ from rich.text import Text
 
 from ..engine.numbers import format_number
 from ..interpreter.outcomes import WalkShown
-from ..interpreter.tensor_values import shape_text
+from ..engine.tensor_errors import show_shape
 from ..interpreter.walk_outcomes import TensorWalkEdge, TensorWalkStep
 from . import chain_rule
 from .chain_rule import INDENT, _label, _name, _plural, prose, sentence
@@ -75,7 +75,7 @@ def walk_step_lines(shown: WalkShown, index: int, width: int) -> list[Text]:
         return chain_rule.walk_step_lines(shown, index, width)
     label = _name(_label(step.node))
     shapes = step.edges[0].edge.shapes if step.edges and step.edges[0].local is None else ""
-    kind = f"{step.operation} {shape_text(step.shape)}" if step.shape else f"{step.operation}, a scalar"
+    kind = f"{step.operation} {show_shape(step.shape)}" if step.shape else f"{step.operation}, a scalar"
     lines = sentence([f"node {index + 1} of {len(shown.steps)}: ", label, f": {kind}"
                       + (f" ({shapes})" if shapes else "")], width)
     seed = " (the seed: it is the pass's output)" if step.seeded else ""
