@@ -14,8 +14,8 @@ from .chain_rule import sentence
 from .styles import STYLES
 from .tables import _Column, _table_lines
 
+# (no `#` column: a node is known by its label; the JSON event has its topology index)
 _COLUMNS = [
-    _Column("#", "number"),
     _Column("node", "label"),
     _Column("operation", "text"),
     _Column("shapes", "text"),
@@ -41,7 +41,7 @@ def vjp_check_lines(shown: VJPCheckShown, width: int) -> list[Text]:
         f": the VJP of each of its {count} tensor node{'' if count == 1 else 's'} against the sum of the scalar"
         " edges it stands for"], width)
     rows = [
-        [str(node.index), node.label, node.operation, node.shapes, f"{node.scalar_edges:,}",
+        [node.label, node.operation, node.shapes, f"{node.scalar_edges:,}",
          format_exponent(node.largest_difference), verdict(node)]
         for node in shown.nodes
     ]

@@ -21,7 +21,6 @@ from ...engine.gradcheck import GRADCHECK_TOLERANCE
 from ...engine.numbers import format_exponent, format_number
 from ...engine.passes import topology as topology_of
 from ...engine.tensor_formulas import operation_shapes, tensor_edges
-from ...engine.tensor_node import TensorNode
 from ...engine.tensor_operations import TensorOperation
 from ...engine.tensor_shapes import Shape
 from ...engine.vjp_check import NodeVJPCheck, OperandVJPCheck, vjp_check
@@ -105,9 +104,10 @@ def _no_tensor_vjp(compiler: Compiling, loss, topology, span) -> LanguageError:
     """`no-tensor-vjp`: nothing to check, no tensor operation in the graph, or none the pass
     computes a VJP for (each untracked). The one wording of the kind."""
     label = label_of(loss)
-    tensors = sum(1 for node in topology if node._operation.__class__ is TensorOperation or isinstance(node, TensorNode))
+    tensors = sum(1 for node in topology if node._operation.__class__ is TensorOperation)
     if tensors:
-        found = f"its {tensors:,} tensor node{'' if tensors == 1 else 's'} depend{'s' if tensors == 1 else ''} on no variable"
+        found = (f"its {tensors:,} tensor operation{'' if tensors == 1 else 's'} "
+                 f"depend{'s' if tensors == 1 else ''} on no variable")
     else:
         found = "it holds scalar nodes only"
     return compiler.fail(
@@ -115,7 +115,7 @@ def _no_tensor_vjp(compiler: Compiling, loss, topology, span) -> LanguageError:
         f"`vjp_check` compares the VJPs of tensor operations with their scalar edges; `{label}`'s graph has "
         f"none to compare: {found}",
         span,
-        {"output": label, "tensor_nodes": tensors},
+        {"output": label, "tensor_operations": tensors},
         (f"help: `gradcheck({label}, X)` checks a variable's adjoint against a central difference",),
     )
 
