@@ -254,6 +254,28 @@ def test_the_repl_shows_the_table_and_undoes_a_failing_line():
     assert "error[undefined-name]" in stream.getvalue()
 
 
+def test_help_lists_it_under_tensors():
+    core, stream = _repl()
+    core.handle(":help vjp_check")
+    assert stream.getvalue().split() == (
+        "tensors vjp_check(LOSS[, tolerance: T]) each tensor VJP of LOSS's graph against the sum of the scalar"
+        " edges it stands for, changing nothing").split()
+    stream.truncate(0), stream.seek(0)
+    core.handle(":help tensors")
+    assert "vjp_check(LOSS[, tolerance: T])" in stream.getvalue()
+
+
+def test_in_colour_a_failing_verdict_is_red_and_a_passing_one_green():
+    import scalarlang
+
+    result = scalarlang.run(PROGRAM + "vjp_check(loss)\n" + FAILING)
+    html = result._repr_html_()
+    red = 'color: #800000; text-decoration-color: #800000; font-weight: bold">'
+    assert red + "FAIL at S[1, 2]</span>" in html and red + "pass=false</span>" in html
+    assert 'color: #008000; text-decoration-color: #008000">pass=true</span>' in html
+    assert "\x1b[" not in result.text
+
+
 # ---- typed errors, and a session left as it was ---------------------------------------------------
 
 
