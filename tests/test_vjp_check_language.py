@@ -427,3 +427,17 @@ def test_an_untracked_loss_of_a_named_constant_tensor_says_how_to_track_it(state
     assert diagnostic.kind == "untracked-output"
     assert diagnostic.notes == (
         "help: `sum(X)` depends on no variable: `X` is a constant tensor; make it a variable with `let X = var X`",)
+
+
+def test_the_engines_vjp_check_is_still_the_function_after_the_language_ran_it():
+    # The engine's `vjp_check` function shares its name with its module: the built-in once
+    # imported the module by its path, after which `from scalarlang.engine import vjp_check`
+    # gave the module (`'module' object is not callable` in tests/test_vjp_check.py).
+    program = textwrap.dedent("""
+        import scalarlang
+        assert scalarlang.run("let T = var tensor([1, 2])\\nvjp_check(sum(T * T))").error is None
+        from scalarlang.engine import vjp_check
+        print(type(vjp_check).__name__)
+    """)
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert result.stdout.strip() == "function", result.stderr

@@ -23,7 +23,6 @@ from ...engine.passes import topology as topology_of
 from ...engine.tensor_formulas import operation_shapes, tensor_edges
 from ...engine.tensor_operations import TensorOperation
 from ...engine.tensor_shapes import Shape
-from ...engine.vjp_check import NodeVJPCheck, OperandVJPCheck, vjp_check
 from ...language import tree
 from ...language.diagnostics import LanguageError
 from ..tensor_outcomes import NodeVJPChecked, OperandVJPChecked, VJPCheckShown
@@ -31,6 +30,7 @@ from ..values import label_of
 from .graphs import pass_failure
 
 if TYPE_CHECKING:
+    from ...engine.vjp_check import NodeVJPCheck, OperandVJPCheck
     from ..context import Compiling, Running
 
 
@@ -47,6 +47,11 @@ def compile_vjp_check(run: Running, statement: tree.ExprStatement, call: tree.Ca
     loss_span, span = loss_expr.span, statement.span
 
     def check(show):
+        # On first use, and through the package: `engine.vjp_check` names both the function and
+        # its module, and importing the module by its path would leave the package's name bound
+        # to the module (`from scalarlang.engine import vjp_check` then gives a module).
+        from ...engine import vjp_check
+
         loss = loss_of(None)
         tolerance = tolerance_of(None) if tolerance_of is not None else GRADCHECK_TOLERANCE
         try:
