@@ -234,5 +234,5 @@ def test_a_walk_from_constant_tensors_alone_says_which_to_make_a_variable(statem
     # (This was an internal error in `backward` too: the hint read a tensor's value as a number's.)
     diagnostic = failure("let X = tensor([1, 2])\n" + statement)
     assert diagnostic.kind == "untracked-output"
-    assert diagnostic.notes == ("help: `sum(X)` depends on no variable: `X` is a constant; "
+    assert diagnostic.notes == ("help: `sum(X)` depends on no variable: `X` is a constant tensor; "
                                 "make it a variable with `let X = var X`",)

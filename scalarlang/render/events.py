@@ -35,7 +35,7 @@ from ..interpreter.outcomes import (
     Warned,
 )
 from ..engine.tensor_node import nest
-from ..interpreter.tensor_outcomes import TensorExplained, TensorShown
+from ..interpreter.tensor_outcomes import TensorExplained, TensorShown, VJPCheckShown
 from ..interpreter.walk_outcomes import TensorWalkStep
 from ..interpreter.values import plain_values, shape
 from ..language.diagnostics import help_and_notes
@@ -43,7 +43,7 @@ from ..language.source import Span
 from .chart_events import chart_fields, number
 from .forward_events import jacobian_fields, tangents_fields
 from .messages import warning_message
-from .tensor_events import tensor_explain_fields, tensor_fields, tensor_step_fields
+from .tensor_events import tensor_explain_fields, tensor_fields, tensor_step_fields, vjp_check_fields
 
 
 def _clean(value: Any) -> Any:
@@ -194,6 +194,8 @@ def event_of(outcome: Outcome, file: str | None = None) -> dict[str, Any] | None
             fields = _explain_fields(outcome)
         case TensorExplained():
             fields = tensor_explain_fields(outcome)
+        case VJPCheckShown():
+            fields = vjp_check_fields(outcome)
         case PathsShown():
             fields = _paths_fields(outcome)
         case TangentsShown():

@@ -44,7 +44,7 @@ from ..interpreter.outcomes import (
 )
 from ..engine.tensor_errors import show_shape
 from ..engine.tensor_text import tensor_lines
-from ..interpreter.tensor_outcomes import TensorExplained, TensorShown, TensorState
+from ..interpreter.tensor_outcomes import TensorExplained, TensorShown, TensorState, VJPCheckShown
 from ..interpreter.values import formatted_value, quoted, shorten
 from ..language.diagnostics import Diagnostic
 from ..language.source import Source, Span
@@ -55,6 +55,7 @@ from .styles import STYLES
 from .tensor_chain_rule import tensor_explain_lines
 from .tables import graph_tables, node_and_edge_counts, pass_tables
 from .walks import walk_parts
+from .vjp_check import vjp_check_lines
 
 DEFAULT_WIDTH = 100
 # Tables of huge graphs show their first rows and say how many more there are (--json has all).
@@ -167,6 +168,8 @@ class Renderer:
                 self.lines(explain_lines(outcome, self.console.width, self.row_limit))
             case TensorExplained():
                 self.lines(tensor_explain_lines(outcome, self.console.width))
+            case VJPCheckShown():
+                self.lines(vjp_check_lines(outcome, self.console.width))
             case PathsShown():
                 self.lines(paths_lines(outcome, self.console.width))
             case WalkShown():

@@ -233,7 +233,7 @@ def _untracked_hint(output: Scalar) -> str:
             name = name_of(node)
             if name is not None and isinstance(node, TensorNode):  # (`var T` makes a tensor a variable)
                 return (
-                    f"help: `{label_of(output)}` depends on no variable: `{name}` is a constant; "
+                    f"help: `{label_of(output)}` depends on no variable: `{name}` is a constant tensor; "
                     f"make it a variable with `let {name} = var {name}`"
                 )
             if name is not None:
