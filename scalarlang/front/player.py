@@ -37,7 +37,7 @@ from rich.text import Text
 from ..engine.numbers import format_number
 from ..interpreter.outcomes import WalkShown, WalkStep
 from ..interpreter.tensor_outcomes import TensorSummary
-from ..interpreter.walk_outcomes import TensorWalkStep
+from ..interpreter.tensor_outcomes import TensorWalkStep
 from ..pictures import DrawingError, Picture, pass_picture
 from ..pictures.layout import layout
 from ..pictures.picture import BOX_VALUES

@@ -21,7 +21,7 @@ from ..language.source import Span
 from .values import ListValue
 
 from .tensor_outcomes import TensorExplained, TensorShown, VJPCheckShown
-from .walk_outcomes import TensorWalkStep
+from .tensor_outcomes import TensorWalkStep
 
 if TYPE_CHECKING:
     from ..pictures.charts import Chart

@@ -36,7 +36,7 @@ from ..interpreter.outcomes import (
 )
 from ..engine.tensor_node import nest
 from ..interpreter.tensor_outcomes import TensorExplained, TensorShown, VJPCheckShown
-from ..interpreter.walk_outcomes import TensorWalkStep
+from ..interpreter.tensor_outcomes import TensorWalkStep
 from ..interpreter.values import plain_values, shape
 from ..language.diagnostics import help_and_notes
 from ..language.source import Span

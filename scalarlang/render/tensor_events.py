@@ -12,7 +12,7 @@ from ..engine.tensor_node import nest
 from ..interpreter.tensor_outcomes import (
     NodeVJPChecked, OperandVJPChecked, TensorEdge, TensorExplained, TensorState, TensorSummary, VJPCheckShown,
 )
-from ..interpreter.walk_outcomes import TensorWalkStep
+from ..interpreter.tensor_outcomes import TensorWalkStep
 
 
 def tensor_fields(tensor: TensorState) -> dict[str, Any]:

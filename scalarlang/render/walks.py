@@ -17,7 +17,7 @@ from rich.text import Text
 from ..engine.numbers import format_number
 from ..interpreter.outcomes import WalkShown
 from ..engine.tensor_errors import show_shape
-from ..interpreter.walk_outcomes import TensorWalkEdge, TensorWalkStep
+from ..interpreter.tensor_outcomes import TensorWalkEdge, TensorWalkStep
 from . import chain_rule
 from .chain_rule import INDENT, _label, _name, _plural, prose, sentence
 from .tables import forward_tables, pass_tables

@@ -21,7 +21,7 @@ from ...engine.tensor_passes import TensorBackwardPass
 from ...language import tree
 from ..outcomes import WalkShown
 from ..tensor_outcomes import TensorEdge
-from ..walk_outcomes import TensorWalkEdge, TensorWalkStep
+from ..tensor_outcomes import TensorWalkEdge, TensorWalkStep
 from .graphs import backward_outcome, compile_backward, unique_labels, walk_outcome
 from .tensor_chain_rule import edge_of, summarised
 
