@@ -162,6 +162,6 @@ if _typing.TYPE_CHECKING:  # what type checkers and IDEs see
     from .engine.tensor_gradcheck import TensorGradientCheck, graph_gradient_check, tensor_gradient_check
     from .engine.tensor_operations import TensorOperation
     from .engine.tensor_passes import TensorBackwardPass
-    from .engine.vjp_check import NodeVJPCheck, OperandVJPCheck, VJPCheck, vjp_check
+    from .engine.vjp_checking import NodeVJPCheck, OperandVJPCheck, VJPCheck, vjp_check
     from .front.api import Result, Session, run
     from .front.notebook import kernel_session, load_ipython_extension, unload_ipython_extension

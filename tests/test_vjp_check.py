@@ -1,4 +1,4 @@
-"""vjp_check (engine/vjp_check.py, issue 43 item 1): every tensor VJP of a loss's graph against
+"""vjp_check (engine/vjp_checking.py, issue 43 item 1): every tensor VJP of a loss's graph against
 the sum of its scalar edges.
 
 Each tensor operation is checked against VJPs written here in numpy (the independent side):

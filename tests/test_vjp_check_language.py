@@ -430,9 +430,9 @@ def test_an_untracked_loss_of_a_named_constant_tensor_says_how_to_track_it(state
 
 
 def test_the_engines_vjp_check_is_still_the_function_after_the_language_ran_it():
-    # The engine's `vjp_check` function shares its name with its module: the built-in once
-    # imported the module by its path, after which `from scalarlang.engine import vjp_check`
-    # gave the module (`'module' object is not callable` in tests/test_vjp_check.py).
+    # The engine's module was once named `vjp_check` like its function: importing it by its path
+    # bound the package's name to the module (`'module' object is not callable`); it is
+    # `vjp_checking` now, and the built-in imports it by its path.
     program = textwrap.dedent("""
         import scalarlang
         assert scalarlang.run("let T = var tensor([1, 2])\\nvjp_check(sum(T * T))").error is None

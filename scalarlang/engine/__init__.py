@@ -3,7 +3,7 @@ functions), passes and their records (passes, records), typed errors, the numeri
 check (gradcheck, replay), gradients saved for undo, the number formatter; tensor nodes in the
 same graphs (tensor_node, tensor and the operations by job: tensor_elementwise, tensor_linear,
 tensor_reductions; shapes, kernels, tensor_passes, tensor_errors, tensor_gradcheck), and the
-check of each tensor VJP against its scalar edges (vjp_check, scalar_rebuild).
+check of each tensor VJP against its scalar edges (vjp_checking, scalar_rebuild).
 
 It imports nothing else of scalarlang; what Jupyter shows of its objects is registered from
 above (reprs). The public names below load on first use (PEP 562), as in the package
@@ -64,10 +64,10 @@ EXPORTS = {
     "TensorGradientCheck": "tensor_gradcheck",
     "tensor_gradient_check": "tensor_gradcheck",
     "graph_gradient_check": "tensor_gradcheck",
-    "vjp_check": "vjp_check",
-    "VJPCheck": "vjp_check",
-    "NodeVJPCheck": "vjp_check",
-    "OperandVJPCheck": "vjp_check",
+    "vjp_check": "vjp_checking",
+    "VJPCheck": "vjp_checking",
+    "NodeVJPCheck": "vjp_checking",
+    "OperandVJPCheck": "vjp_checking",
     "TENSOR_ERRORS": "tensor_errors",
     "TensorError": "tensor_errors",
     "ShapeMismatch": "tensor_errors",
@@ -158,4 +158,4 @@ if _typing.TYPE_CHECKING:  # what type checkers and IDEs see
     from .tensor_gradcheck import TensorGradientCheck, graph_gradient_check, tensor_gradient_check
     from .tensor_operations import TensorOperation
     from .tensor_passes import TensorBackwardPass
-    from .vjp_check import NodeVJPCheck, OperandVJPCheck, VJPCheck, vjp_check
+    from .vjp_checking import NodeVJPCheck, OperandVJPCheck, VJPCheck, vjp_check

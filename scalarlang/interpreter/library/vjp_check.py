@@ -1,6 +1,6 @@
 """The statement `vjp_check(LOSS)`: the bridge from scalars to tensors.
 
-For every tensor node of LOSS's graph, the engine (`engine/vjp_check.py`) makes the same
+For every tensor node of LOSS's graph, the engine (`engine/vjp_checking.py`) makes the same
 operation again from scalar nodes, pushes the node's adjoint back through those scalar edges and
 compares what they give each operand element with what the node's VJP gives it. This module
 words it for the learner: the session's labels, the operation on its shapes, the element that
@@ -30,7 +30,7 @@ from ..values import label_of
 from .graphs import pass_failure
 
 if TYPE_CHECKING:
-    from ...engine.vjp_check import NodeVJPCheck, OperandVJPCheck
+    from ...engine.vjp_checking import NodeVJPCheck, OperandVJPCheck
     from ..context import Compiling, Running
 
 
@@ -47,10 +47,7 @@ def compile_vjp_check(run: Running, statement: tree.ExprStatement, call: tree.Ca
     loss_span, span = loss_expr.span, statement.span
 
     def check(show):
-        # On first use, and through the package: `engine.vjp_check` names both the function and
-        # its module, and importing the module by its path would leave the package's name bound
-        # to the module (`from scalarlang.engine import vjp_check` then gives a module).
-        from ...engine import vjp_check
+        from ...engine.vjp_checking import vjp_check  # on first use: most programs have no tensors
 
         loss = loss_of(None)
         tolerance = tolerance_of(None) if tolerance_of is not None else GRADCHECK_TOLERANCE
