@@ -70,7 +70,8 @@ def run_whole(program: Path) -> dict:
     wall = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{program} failed")
-    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime}
+    rss = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)  # (kilobytes on Linux)
+    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "max_rss_bytes": rss}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -112,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     if whole:
         fastest = min(whole, key=lambda run: run["wall_s"])
         walls = ", ".join(format(run["wall_s"], ".2f") for run in whole)
-        lines.append(f"  whole process        {fastest['wall_s']:8.2f} s  (cpu {fastest['cpu_s']:.2f} s; turns {walls})")
+        lines.append(f"  whole process        {fastest['wall_s']:8.2f} s  (cpu {fastest['cpu_s']:.2f} s; turns {walls}; "
+                     f"peak RSS {fastest['max_rss_bytes'] / 1e6:.0f} MB)")
     lines.append(f"  the loop of {arguments.steps} steps: target <= {TARGET_S * arguments.steps / 1000:.0f} s "
                  f"{'PASS' if passed else 'FAIL'}")
     lines.append(best["text"])
