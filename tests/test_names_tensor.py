@@ -115,3 +115,15 @@ def test_the_whole_run_matches_the_numpy_reference(monkeypatch, capsys):
     largest = check_against_reference(FULL, True, monkeypatch)
     with capsys.disabled():
         print(f"\nnames_tensor against numpy over {FULL} steps: largest relative loss difference {largest:.3g}")
+
+
+def test_the_readme_shows_the_examples_lines_and_its_losses():
+    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```[a-z]*\n(.*?)```", readme, flags=re.DOTALL)
+    block = next(block for block in blocks if block.startswith("fn logits(X)"))
+    lines = [line for line in block.splitlines() if line]
+    assert all(line in TEXT.splitlines() for line in lines), [line for line in lines if line not in TEXT.splitlines()]
+    golden = (EXAMPLES / "names_tensor.out").read_text(encoding="utf-8").splitlines()
+    for line in golden:
+        if line.startswith(("train loss", "dev loss")):
+            assert f"`{line}`" in readme.replace("\n", " "), line
