@@ -35,6 +35,7 @@ TARGET_S = 60.0
 PARTS_TIMER = r"""
 import json, os, sys, time
 import scalarlang
+print(scalarlang.__file__, file=sys.stderr)
 parts = json.loads(sys.argv[1])
 os.chdir(sys.argv[2])
 session = scalarlang.Session()
@@ -65,7 +66,8 @@ def run_whole(program: Path) -> dict:
     script = shutil.which("scalarlang", path=str(Path(sys.executable).parent))
     argv = [script] if script else [sys.executable, "-m", "scalarlang"]
     start = time.perf_counter()
-    process = subprocess.Popen([*argv, str(program)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen([*argv, str(program)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               cwd=program.parent)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
@@ -94,11 +96,13 @@ def main(argv: list[str] | None = None) -> int:
         shutil.copyfile(EXAMPLE.parent / "names_census.txt", Path(folder) / "names_census.txt")
         for turn in range(arguments.repeat):
             print(f"  turn {turn + 1}/{arguments.repeat} ...", file=sys.stderr, flush=True)
+            # (from the temporary folder: `-c` puts the working folder first on sys.path, and the
+            # scalarlang run must be the installed one, or PYTHONPATH's)
             done = subprocess.run([sys.executable, "-c", PARTS_TIMER, json.dumps(parts_of(text)), folder],
-                                  capture_output=True, text=True)
+                                  capture_output=True, text=True, cwd=folder)
             if done.returncode != 0:
                 raise SystemExit(done.stderr[-600:])
-            turns.append(json.loads(done.stdout))
+            turns.append({**json.loads(done.stdout), "scalarlang": done.stderr.splitlines()[0]})
             if not arguments.no_whole:
                 whole.append(run_whole(program))
     load_after = os.getloadavg()
@@ -107,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     passed = loop["wall_s"] <= TARGET_S * arguments.steps / 1000
     lines = [f"names_tensor.sad, {arguments.steps} steps, best of {len(turns)} turns "
              f"(load average {load_before[0]:.2f} at start, {load_after[0]:.2f} at end):"]
+    lines.append(f"  (scalarlang from {Path(best['scalarlang']).parent})")
     for name, figures in best["parts"].items():
         lines.append(f"  {name:20} {figures['wall_s']:8.2f} s  (cpu {figures['cpu_s']:.2f} s)")
     lines.append(f"  a training step      {loop['wall_s'] / arguments.steps * 1000:8.1f} ms (cpu {loop['cpu_s'] / arguments.steps * 1000:.1f} ms)")

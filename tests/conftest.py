@@ -11,7 +11,7 @@ The marker ``slow`` puts a test (a stress test, the packaging test) out of the d
 The examples' goldens are checked by scalarlang's own pytest plugin (pyproject: ``testpaths``
 has examples/, ``sad_goldens = true``): each examples/NAME.sad is a test item. Those of the
 long examples (`SLOW_EXAMPLES`: examples/moons.sad and examples/names.sad, 100 training steps,
-about 6 s each, names_mlp.sad, about 10 s, and names_tensor.sad, over a minute: pyproject's
+about 6 s each, names_mlp.sad, about 10 s, and names_tensor.sad, about a minute: pyproject's
 `sad_timeout` is raised for it) are marked slow here. The default run checks them shorter:
 tests/test_moons.py runs moons.sad with `let steps = 11` against the first lines of
 examples/moons.out, tests/test_names.py, tests/test_names_mlp.py and tests/test_names_tensor.py
