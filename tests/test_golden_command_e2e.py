@@ -133,7 +133,7 @@ def test_the_examples_pass_and_ci_runs_them():
     result = scalarlang("test", "-k", "reused_square", "-k", "errors", "examples", cwd=ROOT)
     assert (result.returncode, lines(result)) == (0, ["2 passed, 0 failed"])
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    # (with a timeout longer than the default 60 s: names_tensor.sad trains for over a minute)
+    # (with a timeout longer than the default 60 s: names_tensor.sad trains for about a minute)
     assert " scalarlang test --timeout 600 examples" in ci
 
 

@@ -251,7 +251,6 @@ def compile_one_hot(compiler: Compiling, call: tree.Call):
 def compile_sample(compiler: Compiling, call: tree.Call):
     """``sample(P)``: an index drawn with the session's generator, the one
     ``random.choices(range(len(P)), weights=P)[0]`` draws in the same state."""
-    (argument,) = compiler.values(call)
     draw = index_drawer(compiler, call)
 
     def sample(args, items):  # (`NODES`)
