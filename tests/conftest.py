@@ -11,10 +11,11 @@ The marker ``slow`` puts a test (a stress test, the packaging test) out of the d
 The examples' goldens are checked by scalarlang's own pytest plugin (pyproject: ``testpaths``
 has examples/, ``sad_goldens = true``): each examples/NAME.sad is a test item. Those of the
 long examples (`SLOW_EXAMPLES`: examples/moons.sad and examples/names.sad, 100 training steps,
-about 6 s each, and names_mlp.sad, about 10 s) are marked slow here. The default run checks
-them shorter: tests/test_moons.py runs moons.sad with `let steps = 11` against the first lines
-of examples/moons.out, tests/test_names.py and tests/test_names_mlp.py run the language models
-for a few steps against numpy (tests/test_cli.py runs every other example once
+about 6 s each, names_mlp.sad, about 10 s, and names_tensor.sad, about a minute: pyproject's
+`sad_timeout` is raised for it) are marked slow here. The default run checks them shorter:
+tests/test_moons.py runs moons.sad with `let steps = 11` against the first lines of
+examples/moons.out, tests/test_names.py, tests/test_names_mlp.py and tests/test_names_tensor.py
+run the language models for a few steps against numpy (tests/test_cli.py runs every other example once
 through the command against its golden file). ``--update-golden`` rewrites every golden file
 of the project (the examples', through the plugin's ``--sad-update``, and the README's
 pictures), the long examples' too.
@@ -37,7 +38,7 @@ pytest_plugins = ["pytester"]
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 # Examples whose golden tests are marked slow (see the docstring).
-SLOW_EXAMPLES = {"moons", "names", "names_mlp"}
+SLOW_EXAMPLES = {"moons", "names", "names_mlp", "names_tensor"}
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -459,7 +459,7 @@ class ProgramGenerator:
         if choice < 0.7:
             text, _, _ = self.list_expr(scope)
             return text
-        return f"print len(flatten({name})), len(zip({name}, {name}))"
+        return f"print len(flatten({name})), len(zip({name}, {name})), shuffle({name})"
 
     def random_seed_stmt(self, scope: Scope, depth: int) -> str:
         return f"random_seed({self.rng.choice(('0', '1', '42', '1337', '-7', '2 ** 40'))})"

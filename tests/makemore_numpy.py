@@ -1,6 +1,6 @@
 """makemore's MLP (Karpathy's makemore, part 2; Bengio et al. 2003) trained in numpy, a step
-at a time, as the reference for tensor programs at its real size (issue 43 item 3: a later
-`examples/names_tensor.sad` is compared with it step by step).
+at a time, as the reference for tensor programs at its real size (issue 43 item 3:
+tests/test_names_tensor.py compares `examples/names_tensor.sad` with it step by step).
 
 The model: a context of `BLOCK` characters, each an `EMBEDDING`-number row of C [27, 10]; the
 rows side by side, [B, 30] @ W1 [30, 200] + b1, tanh; @ W2 [200, 27] + b2; the mean over the

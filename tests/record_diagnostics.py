@@ -27,7 +27,11 @@ main, compared with a recording from main's e049fd4 on the same programs: only t
 holding `@` changed (`@` is an operator, no longer an unexpected character), nothing else), and
 when examples/moons_tensor.sad came to end with `vjp_check(loss)` (issue 43, from the branch
 `vjpbuiltin`, whose parser is main's: 801 programs new, 817 gone, the 2,350 in both recordings
-kept their records, bit for bit).
+kept their records, bit for bit), and
+when examples/names_tensor.sad came in (issue 43, from main's 8e3e170, the merge's first
+parent, whose parser the merge does not change: compared with the branch's own recording, the
+2,285 programs in both kept their records, bit for bit).
+
 (Run it from the repository's root or anywhere else: the script's folder, not the working folder, is first on ``sys.path``.)
 
 It prints which `scalarlang` it imported and refuses the working tree's own package unless

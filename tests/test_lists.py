@@ -51,5 +51,37 @@ def test_python_habits_with_lists_get_the_sad_form():
     assert any("L + [item]" in note for note in notes)
     notes = error_of("let d = np.dot(a, b)").notes
     assert notes == ("help: `.sad` has no modules: the built-in is `dot(a, b)`",)
+    notes = error_of("random.shuffle(words)").notes
+    assert notes == ("help: `.sad` has no modules: the built-in is `let L = shuffle(L)`: a new list, L's items in "
+                     "random.shuffle's order (the session's generator)",)
     notes = error_of("let xs = [i for i in range(3)]").notes
     assert notes[0] == "help: count with a range: `0..3` (the end not included), as in `for i in 0..3`"
+
+
+@pytest.mark.parametrize("seed", [0, 42, 1337])
+def test_shuffle_puts_the_items_where_pythons_random_shuffle_does(seed):
+    """makemore's split is `random.seed(42); random.shuffle(words)`: `random_seed(42)` and
+    `shuffle(words)` give the same order; the draws are the session's (a gauss after it is
+    Python's next gauss), the list shuffled is unchanged, and its nodes are the same nodes."""
+    import random
+
+    session = scalarlang.Session()
+    program = (
+        f"random_seed({seed})\nlet L = [i * 1 for i in 0..40]\nlet M = shuffle(L)\n"
+        'let T = shuffle(["ann", "bo", [1, 2], "cy"])\nlet g = gauss(0, 1)\n'
+        "let w = [var 1, var 2, var 3]\nlet s = shuffle(w)\nlet loss = s[0] * 10 + s[1] * 100 + s[2] * 1000\nbackward(loss)\n"
+    )
+    result = session.run(program)
+    assert result.ok, result.text
+    python = random.Random(seed)
+    expected = list(range(40))
+    python.shuffle(expected)
+    assert [node.value for node in session["M"]] == expected
+    assert [node.value for node in session["L"]] == list(range(40))
+    texts = ["ann", "bo", [1.0, 2.0], "cy"]
+    python.shuffle(texts)
+    shown = [item if isinstance(item, str) else [node.value for node in item] for item in session["T"]]
+    assert shown == texts and session["g"].value == python.gauss(0, 1)
+    order = [0, 1, 2]
+    python.shuffle(order)
+    assert [node.gradient for node in session["w"]] == [[10.0, 100.0, 1000.0][order.index(at)] for at in range(3)]

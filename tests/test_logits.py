@@ -284,3 +284,26 @@ def test_sample_takes_sums_within_a_billionth_of_one():
     session_after("let k = sample([0.5, 0.5 + 9e-10])")
     error = scalarlang.run("let k = sample([0.5, 0.5 + 2e-9])").error
     assert error.kind == "bad-probabilities" and error.fields["problem"] == "sum"
+
+
+@pytest.mark.parametrize("seed", [0, 7, 2147483657])
+def test_sample_of_a_tensor_draws_what_it_draws_of_its_elements(seed):
+    """`sample(softmax(T)[0])`, a row of a tensor's probabilities (names_tensor.sad's next
+    character), draws as `random.choices` does with the row's values as weights."""
+    rng = random.Random(seed)
+    logits = [[rng.gauss(0, 2) for _ in range(27)] for _ in range(2)]
+    program = (f"random_seed({seed})\nlet Z = tensor({logits!r})\nlet P = softmax(Z)\n"
+               "let drawn = [sample(P[k % 2]) for k in 0..60]\nlet g = gauss(0, 1)\n")
+    session = session_after(program)
+    rows = session["P"].tolist()
+    python = random.Random(seed)
+    assert [item.value for item in session["drawn"]] == [python.choices(range(27), weights=rows[k % 2])[0] for k in range(60)]
+    assert session["g"].value == python.gauss(0, 1)
+    for row, logit_row in zip(rows, logits):
+        assert row == pytest.approx(o_softmax(logit_row), rel=REL)
+
+
+def test_a_tensor_whose_probabilities_do_not_sum_to_one_is_told_to_divide_it():
+    error = scalarlang.run("let P = tensor([1, 3])\nlet k = sample(P)").error
+    assert error.kind == "bad-probabilities" and error.fields["sum"] == 4.0
+    assert error.notes == ("help: probabilities from values are `softmax(P)`; or divide by the sum, `P / sum(P)`",)

@@ -49,6 +49,13 @@ ERRORS = [
     ("sample([0.5, 0.6])", "bad-probabilities", "[0.5, 0.6]", "the probabilities `[0.5, 0.6]` sum to 1.1, not 1"),
     ("sample([1.5, -0.5])", "bad-probabilities", "[1.5, -0.5]", "`[1.5, -0.5][1]` is -0.5: a probability is at least 0"),
     ("sample(z)", "bad-probabilities", "z", "sum to 6, not 1"),
+    # a tensor's probabilities: one row of them (`softmax(T)[0]`), checked as a list's
+    ("sample(tensor([0.5, 0.6]))", "bad-probabilities", "tensor([0.5, 0.6])", "sum to 1.1, not 1"),
+    ("sample(tensor([1.5, -0.5]))", "bad-probabilities", "tensor([1.5, -0.5])", "`tensor([1.5, -0.5])[1]` is -0.5"),
+    ("sample(softmax(tensor(W)))", "wrong-arguments", "softmax(tensor(W))",
+     "`sample` draws from a rank-1 tensor of probabilities; `softmax(tensor(W))` is [2, 2]"),
+    ("shuffle(x)", "not-a-list", "x", "`x` is a node, not a list: `shuffle` takes a list"),
+    ("shuffle(z, z)", "wrong-arguments", "shuffle(z, z)", "`shuffle` takes 1 argument, got 2"),
     # texts where numbers belong
     ('softmax(["a", "b"])', "not-a-node", '["a", "b"]', '`["a", "b"][0]` is a text of 1 character, not a node'),
     ('max("abc")', "not-a-list", '"abc"', 'is a text of 3 characters, not a list'),

@@ -1,7 +1,7 @@
 """The numpy reference of makemore's MLP (tests/makemore_numpy.py) against the engine's tensor
 nodes through the Python API: the same starting weights and batches, a few steps, each step's
-loss, gradients and new parameters within 1e-9; then the dev loss. It is the reference a later
-`names_tensor.sad` is compared with."""
+loss, gradients and new parameters within 1e-9; then the dev loss. It is the reference
+tests/test_names_tensor.py compares `examples/names_tensor.sad` with."""
 
 from __future__ import annotations
 

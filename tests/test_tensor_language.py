@@ -281,3 +281,12 @@ def test_print_and_value_lines_show_a_tensor_and_the_api_gives_the_tensor():
     ]
     session = session_after("let T = var tensor([1, 2])")
     assert isinstance(session.names["T"], Tensor)
+
+
+def test_node_count_and_edge_count_of_a_graph_holding_tensor_nodes():
+    """A tensor operation is one node with one edge per operand slot (`W @ W`: two); the
+    counts were an internal error (`Tensor` has no `parents`) before."""
+    result = scalarlang.run("let W = var tensor([[1, 2], [3, 4]])\nlet loss = sum(W @ W) + sum(W)\n"
+                            "print node_count(loss), edge_count(loss)")
+    assert result.ok, result.text
+    assert result.text == "5 6\n"  # W, W @ W, its sum, sum(W), the add; 2 + 1 + 1 + 2 edges

@@ -61,9 +61,15 @@ def sum_tiled(contributions: list[float], count: int) -> list[float]:
 
 
 # Each entry is the same fold either way; the loops differ in which dimension runs in C. With
-# an inner dimension shorter than the rows of the result (`[100, 2] @ [2, 16]`), a row of the
-# result is accumulated a term at a time over whole rows (`_rows_by_terms`): its entries
-# `((a0*b0 + a1*b1) + a2*b2) + ...`, the same left fold as `dot`, in fewer Python-level calls.
+# an inner dimension shorter than the rows of the result (`[100, 2] @ [2, 16]`), or rows of the
+# result at least `_WIDE` long, a row of the result is accumulated over whole rows of the other
+# operand (`_rows_by_terms`): its entries `((a0*b0 + a1*b1) + a2*b2) + ...`, the same left fold
+# as `dot`. Three terms a pass, `t + a*x + b*y + c*z`, which Python evaluates left to right as
+# `((t + a*x) + b*y) + c*z`: the fold's order, a third of the lists made. That costs about 350
+# machine instructions a product where `reduce(add, map(mul, row, column))` costs 530 (callgrind,
+# makemore's `[32, 200] @ [200, 27]`); below rows of about 10 the lists' own cost makes the
+# column fold the cheaper.
+_WIDE = 10
 
 
 def _rows_by_terms(rows: list[list[float]], others: list[list[float]]) -> list[float]:
@@ -71,19 +77,27 @@ def _rows_by_terms(rows: list[list[float]], others: list[list[float]]) -> list[f
     ``r[p] * others[p]`` (element by element, in p's order)."""
     out: list[float] = []
     extend = out.extend
-    first_other, rest = others[0], others[1:]
+    count = len(others)
+    first_other = others[0]
     for row in rows:
         first = row[0]
         total = [first * value for value in first_other]
-        for weight, other in zip(row[1:], rest):
-            total = list(map(add, total, [weight * value for value in other]))
+        p = 1
+        while p + 2 < count:
+            a, b, c = row[p], row[p + 1], row[p + 2]
+            total = [t + a * x + b * y + c * z for t, x, y, z in zip(total, others[p], others[p + 1], others[p + 2])]
+            p += 3
+        while p < count:
+            a = row[p]
+            total = [t + a * x for t, x in zip(total, others[p])]
+            p += 1
         extend(total)
     return out
 
 
 def matmul(a: list[float], n: int, k: int, b: list[float], m: int) -> list[float]:
     """A @ B, [n, m]: B's columns taken once (slices with a step), then each row of A."""
-    if k < m:
+    if k < m or m >= _WIDE:
         return _rows_by_terms([a[start:start + k] for start in range(0, n * k, k)],
                               [b[start:start + m] for start in range(0, k * m, m)])
     columns = [b[j::m] for j in range(m)]
@@ -97,7 +111,7 @@ def matmul(a: list[float], n: int, k: int, b: list[float], m: int) -> list[float
 
 def matmul_transposed_right(g: list[float], n: int, m: int, b: list[float], k: int) -> list[float]:
     """G @ Bᵀ for G [n, m] and B [k, m]: [n, k] (B's rows are Bᵀ's columns)."""
-    if m < k:
+    if m < k or k >= _WIDE:
         return _rows_by_terms([g[start:start + m] for start in range(0, n * m, m)], [b[p::m] for p in range(m)])
     rows_of_b = [b[start:start + m] for start in range(0, k * m, m)]
     out: list[float] = []
@@ -110,7 +124,7 @@ def matmul_transposed_right(g: list[float], n: int, m: int, b: list[float], k: i
 
 def matmul_transposed_left(a: list[float], n: int, k: int, g: list[float], m: int) -> list[float]:
     """Aᵀ @ G for A [n, k] and G [n, m]: [k, m] (A's columns are Aᵀ's rows)."""
-    if n < m:
+    if n < m or m >= _WIDE:
         return _rows_by_terms([a[p::k] for p in range(k)], [g[start:start + m] for start in range(0, n * m, m)])
     columns_of_g = [g[j::m] for j in range(m)]
     out: list[float] = []

@@ -57,6 +57,7 @@ _BUILT_IN_FORMS = {
     "uniform": "`uniform(a, b)` (the session's generator; `random_seed(N)` seeds it)",
     "gauss": "`gauss(mu, sigma)` (the session's generator; `random_seed(N)` seeds it)",
     "seed": "`random_seed(N)`",
+    "shuffle": "`let L = shuffle(L)`: a new list, L's items in random.shuffle's order (the session's generator)",
     # Classifiers and language models: functions of one list of logits (no `dim`).
     "argmax": "`argmax(xs)` (the index of the first largest item)", "argmin": "`argmin(xs)`",
     "logsumexp": "`logsumexp(xs)` (of one list: no `dim`)", "softmax": "`softmax(xs)` (of one list: no `dim`)",

@@ -1,10 +1,11 @@
 """The built-in functions of lists and data: `len`, `sum`, `mean`, `dot`, `flatten`, `zip`, the
-random draws `uniform` and `gauss` (and the statement `random_seed`), and `read_table`. Their
-entries are in ``registry``; each is compiled as ``node_functions`` says.
+random draws `uniform`, `gauss` and `shuffle` (and the statement `random_seed`), and
+`read_table`. Their entries are in ``registry``; each is compiled as ``node_functions`` says.
 
 `sum`, `mean` and `dot` are left folds of ordinary engine operations, so their graphs are what
-`a + b + c` and `a*x + b*y` make; the nodes they make are labelled by the call. `uniform` and
-`gauss` draw from the session's generator (`random.Random`, seeded 0 when a session starts).
+`a + b + c` and `a*x + b*y` make; the nodes they make are labelled by the call. `uniform`,
+`gauss` and `shuffle` draw from the session's generator (`random.Random`, seeded 0 when a
+session starts).
 """
 
 from __future__ import annotations
@@ -162,6 +163,20 @@ def _draw(name: str, draw_with):
 
 compile_uniform = _draw("uniform", lambda random, low, high: random.uniform(low, high))
 compile_gauss = _draw("gauss", lambda random, mu, sigma: random.gauss(mu, sigma))
+
+
+def compile_shuffle(compiler: Compiling, call: tree.Call):
+    """``shuffle(L)``: a new list of L's items in the order Python's ``random.shuffle`` gives
+    them with the session's generator in the same state (makemore's ``random.seed(42);
+    random.shuffle(words)`` is ``random_seed(42)`` then ``shuffle(words)``); L is unchanged."""
+    random = compiler.random
+
+    def shuffled(args, items):  # (a list: `LIST`)
+        order = list(items)
+        random.shuffle(order)
+        return ListValue(order)
+
+    return shuffled, compiler.values(call)
 
 
 def compile_read_table(compiler: Compiling, call: tree.Call):

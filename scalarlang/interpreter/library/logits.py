@@ -251,12 +251,24 @@ def compile_one_hot(compiler: Compiling, call: tree.Call):
 def compile_sample(compiler: Compiling, call: tree.Call):
     """``sample(P)``: an index drawn with the session's generator, the one
     ``random.choices(range(len(P)), weights=P)[0]`` draws in the same state."""
+    draw = index_drawer(compiler, call)
+
+    def sample(args, items):  # (`NODES`)
+        return draw([item._value for item in items])
+
+    return sample, compiler.values(call)
+
+
+def index_drawer(compiler: Compiling, call: tree.Call, tensor: bool = False) -> Callable[[list[float]], Scalar]:
+    """``draw(weights)``: `sample`'s index of probabilities ``weights`` (of a list's items or,
+    ``tensor``, a rank-1 tensor's elements), checked: each at least 0, their left-folded sum 1
+    within 1e-9."""
     (argument,) = compiler.values(call)
     origin, random = compiler.origin(call.span, True), compiler.random
     text = compiler.text_of(argument)
+    divided = f"{text} / sum({text})" if tensor else f"[p / sum({text}) for p in {text}]"
 
-    def sample(args, items):  # (`NODES`)
-        weights = [item._value for item in items]
+    def draw(weights: list[float]) -> Scalar:
         for index, weight in enumerate(weights):
             if weight < 0.0:
                 raise compiler.fail(
@@ -271,10 +283,10 @@ def compile_sample(compiler: Compiling, call: tree.Call):
                 "bad-probabilities", f"the probabilities `{text}` sum to {format_number(total)}, not 1",
                 argument.span, {"problem": "sum", "sum": total, "tolerance": SUM_TOLERANCE},
                 (f"help: probabilities from values are `softmax({text})`; or divide by the sum, "
-                 f"`[p / sum({text}) for p in {text}]`",),
+                 f"`{divided}`",),
             )
         node = Scalar.constant(random.choices(range(len(weights)), weights=weights)[0])
         node.tag = origin
         return node
 
-    return sample, compiler.values(call)
+    return draw

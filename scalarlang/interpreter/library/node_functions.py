@@ -14,6 +14,7 @@ from typing import Callable, TYPE_CHECKING
 
 from ...engine.errors import ScalarAutodiffError
 from ...engine.scalar import Scalar
+from ...engine.tensor_node import TensorNode
 from ...language import tree
 from ..values import label_of
 
@@ -109,7 +110,8 @@ def _topology_size(node: Scalar) -> int:
 
 
 def _edge_count(node: Scalar) -> int:
-    return sum(len(member.parents) for member in node.topology())
+    """A tensor node's edges are one per operand slot, as a scalar node's (`W @ W`: two)."""
+    return sum(len(member.edges) if isinstance(member, TensorNode) else len(member.parents) for member in node.topology())
 
 
 compile_value = _constant_of(lambda node: node.value)

@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ...engine.scalar import Scalar
 from ...engine.tensor import Tensor
+from ...engine.tensor_errors import show_shape
 from ...language import tree
 from ..failures import not_a_node
 from ..values import ListValue, label_of
 from .arguments import Kind, checked
+from .logits import index_drawer
 from .tensor_functions import axis_number, engine_call, tensor_check
 
 if TYPE_CHECKING:
@@ -204,6 +206,26 @@ def one_hot(compiler: Compiling, call: tree.Call):
         return engine_call(compiler, indices_expr.span, origin, Tensor.one_hot, items, count)
 
     return encode
+
+
+def sample(compiler: Compiling, call: tree.Call):
+    """``sample(P)`` of a rank-1 tensor of probabilities (`softmax(logits)[0]`): an index drawn
+    as of the list of its elements."""
+    (argument,) = compiler.values(call)
+    draw = index_drawer(compiler, call, tensor=True)
+
+    def drawn(args, value):
+        if len(value._shape) != 1:
+            shape = list(value._shape)
+            raise compiler.fail(
+                "wrong-arguments", f"`sample` draws from a rank-1 tensor of probabilities; "
+                f"`{compiler.text_of(argument)}` is {show_shape(value._shape)}", argument.span,
+                {"function": "sample", "shape": shape},
+                (f"help: one row of it is `{compiler.text_of(argument)}[0]`",),
+            )
+        return draw(list(value._values))
+
+    return drawn
 
 
 def _indices(compiler: Compiling, value: object, expr: tree.Expr) -> Any:
