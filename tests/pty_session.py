@@ -31,7 +31,11 @@ def base_env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-_LAST_EMPTY_PROMPT = re.compile(r"sad> [ ]*\Z")
+# An empty prompt at the end of what the terminal shows. After the harness's answer to a cursor
+# position request (row 1), prompt_toolkit lays out the whole screen below the prompt: blank
+# lines (and a space, backspace) after it, then the cursor moved back up to the prompt, which
+# the plain text cannot show. Those blank lines are still the prompt's screen.
+_LAST_EMPTY_PROMPT = re.compile(r"sad> [ \n\x08]*\Z")
 
 
 class Terminal:
@@ -44,6 +48,7 @@ class Terminal:
         )
         self.raw = ""
         self.seen = 0  # where in the plain text the next search starts
+        self.answered = 0  # cursor position requests answered
 
     @property
     def text(self) -> str:
@@ -54,10 +59,13 @@ class Terminal:
             chunk = self.child.read_nonblocking(65536, timeout=0.05)
         except pexpect.TIMEOUT:
             return
-        # The REPL asks where the cursor is (CPR); answer like a terminal would.
-        if "\x1b[6n" in chunk:
-            self.child.send("\x1b[1;1R")
         self.raw += chunk
+        # The REPL asks where the cursor is (CPR); answer each request like a terminal would
+        # (counted in all that was read: a request may come split over two reads).
+        asked = self.raw.count("\x1b[6n")
+        while self.answered < asked:
+            self.child.send("\x1b[1;1R")
+            self.answered += 1
 
     def expect(self, pattern: str, within: float = TIMEOUT) -> re.Match:
         """Wait until ``pattern`` (a regex) shows in the plain text after the last match."""
@@ -84,7 +92,9 @@ class Terminal:
         # would delete a character instead of leaving.
         self.expect(r"sad> ")
         deadline = time.monotonic() + TIMEOUT
-        while _LAST_EMPTY_PROMPT.search(self.text) is None and time.monotonic() < deadline:
+        while _LAST_EMPTY_PROMPT.search(self.text) is None:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no empty prompt at the end within {TIMEOUT} s; the terminal shows:\n{self.text[-2000:]}")
             self._read()
         self.child.sendcontrol("d")
         deadline = time.monotonic() + TIMEOUT

@@ -236,7 +236,9 @@ def command_under_memory_limit(folder, program: str, megabytes: int, *args: str)
 
 # ---- item 4: running out of memory ---------------------------------------------------------------
 
-# Grows its graph (every step's node stays bound) until a process of 230 MB runs out.
+# Grows its graph (every step's node stays bound) until a process of GROWN megabytes runs out
+# (the command starts in about 60: 150 leaves room for the same failure at half the work of 230).
+GROWN = 150
 GROWING = "let x = var 1\nrepeat 1000000 { let x = x * 1.0000001 }\nprint value(x)\n"
 GROWING_AT_ONCE = "let L = [[i, i * 2] for i in 0..1000000]\nprint len(L)\n"
 
@@ -255,9 +257,9 @@ def test_running_out_of_memory_is_one_typed_error_event_every_time(tmp_path):
     # (issue 40: about half such runs printed three chained tracebacks; six in a row show it)
     for run in range(6):  # a loop's statement, and a comprehension, by turns
         if run % 2:
-            assert_out_of_memory(command_under_memory_limit(tmp_path, GROWING, 230), 2)
+            assert_out_of_memory(command_under_memory_limit(tmp_path, GROWING, GROWN), 2)
         else:
-            assert_out_of_memory(command_under_memory_limit(tmp_path, GROWING_AT_ONCE, 230), 1)
+            assert_out_of_memory(command_under_memory_limit(tmp_path, GROWING_AT_ONCE, GROWN), 1)
 
 
 @posix_only
@@ -265,7 +267,7 @@ def test_running_out_of_memory_as_text_is_one_diagnostic(tmp_path):
     import resource
 
     (tmp_path / "p.sad").write_text(GROWING)
-    limit = 230 * 1024 * 1024
+    limit = GROWN * 1024 * 1024
     result = command(
         "p.sad", cwd=tmp_path, timeout=120, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     )
