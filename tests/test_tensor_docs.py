@@ -195,3 +195,32 @@ def test_the_language_reference_links_the_page():
     tensors = language.split("\n## Tensors\n", 1)[1].split("\n## ", 1)[0]
     assert "(tensors.md)" in tensors
 
+
+
+# ---- the same numbers ---------------------------------------------------------------------------
+
+
+def test_both_examples_print_the_same_lines_as_the_readme_says():
+    # "the 100 steps print the same lines" (and the same pictures): the two goldens, which the
+    # golden items (slow run) check against real runs.
+    assert "the 100 steps print the same lines" in " ".join(readme_section().split())
+    assert (EXAMPLES / "moons.out").read_text(encoding="utf-8") == (EXAMPLES / "moons_tensor.out").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow  # both examples' 100 steps: about 15 s
+def test_the_losses_drift_as_much_as_the_page_says():
+    stated = re.search(r"at 17 digits the largest\s+relative difference is (\S+) ", DOC)
+    assert stated is not None
+    losses = {}
+    for name in ("moons.sad", "moons_tensor.sad"):
+        program = shortened(name, 100).replace(
+            '  if step % 10 == 0 { print "step {step} loss {loss} accuracy {accuracy}" }\n',
+            '  print "{loss:.17g}"\n',
+        )
+        status, text = run_in_examples(name, program)
+        assert status == 0, text
+        losses[name] = [float(line) for line in text.split()]
+    largest = 0.0
+    for lists, tensors in zip(losses["moons.sad"], losses["moons_tensor.sad"], strict=True):
+        largest = max(largest, abs(tensors - lists) / abs(lists))
+    assert f"{largest:.2g}" == stated[1]
