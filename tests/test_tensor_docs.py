@@ -175,6 +175,21 @@ def test_first_step_prints_what_the_page_shows():
     assert text == shown
 
 
+def slug(heading: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation but `-` dropped, spaces as `-`."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_the_pages_links_lead_somewhere():
+    for target in re.findall(r"\]\(([^)]+)\)", DOC):
+        path, _, anchor = target.partition("#")
+        page = (ROOT / "docs" / path).resolve()
+        assert page.exists(), target
+        if anchor:
+            headings = re.findall(r"^#+ (.*)$", page.read_text(encoding="utf-8"), flags=re.MULTILINE)
+            assert anchor in {slug(heading) for heading in headings}, target
+
+
 # ---- the README -----------------------------------------------------------------------------------
 
 
