@@ -1,8 +1,10 @@
 """`vjp_check` on makemore's MLP at its real size, one batch: [32, 3] indices into C [27, 10],
 [32, 30] @ [30, 200] + b1, tanh, @ [200, 27] + b2, cross_entropy, mean. Prints each tensor
 node's row (operation, shapes, scalar edges, largest difference, verdict), the verdict, and the
-seconds of the check beside those of one forward and backward of the tensor graph.
-``python benchmarks/vjp_check.py [--repeat N]``.
+seconds of the check beside those of one forward and backward of the tensor graph; with
+``--language``, the same model written in `.sad` (`C[Xb]` with a [32, 3] tensor of indices) and
+`vjp_check(loss)` run by the interpreter, its table as the command prints it.
+``python benchmarks/vjp_check.py [--repeat N] [--language]``.
 """
 
 from __future__ import annotations
@@ -32,10 +34,46 @@ def batch(seed: int = 1):
     return loss
 
 
+# makemore's batch in the language (tests/test_vjp_check_language.py checks it, slow).
+PROGRAM = """random_seed(1)
+let C = var randn(27, 10)
+let W1 = var randn(30, 200) * 0.2
+let b1 = var randn(200) * 0.01
+let W2 = var randn(200, 27) * 0.01
+let b2 = var zeros(27)
+let Xb = tensor([[floor(uniform(0, 27)) for j in 0..3] for i in 0..32])
+let Yb = [floor(uniform(0, 27)) for i in 0..32]
+let emb = reshape(C[Xb], 32, 30)
+let h = tanh(emb @ W1 + b1)
+let logits = h @ W2 + b2
+let loss = mean(cross_entropy(logits, Yb))
+"""
+
+
+def language(repeat: int) -> None:
+    import scalarlang
+
+    session = scalarlang.Session()
+    assert session.run(PROGRAM).error is None
+    seconds, result = [], None
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        result = session.run("vjp_check(loss)")
+        seconds.append(time.perf_counter() - start)
+    assert result is not None and result.error is None, result and result.text
+    print(result.text, end="")
+    print(f"vjp_check(loss) through the language: {statistics.median(seconds):.2f} s (median of {repeat})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--language", action="store_true", help="the same batch written in .sad")
     arguments = parser.parse_args()
+    if arguments.language:
+        language(arguments.repeat)
+        return
     make = batch()
     steps, checks = [], []
     check = None

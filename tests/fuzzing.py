@@ -5,7 +5,7 @@ one text, perhaps several lines with nested blocks), mixing every form of the gr
 of values, tables (lists of numbers or of rows of numbers) and lists of nodes (literals,
 comprehensions with one or several `for`s, `zip`, `flatten`, `read_table`), `fn` (some
 making and returning lists), `print` with `{EXPR}` holes, value lines, `backward`,
-`zero_grad`, `graph`, `gradcheck`, `assert … within`, `expect KIND:`, `quiet`, `repeat`,
+`zero_grad`, `graph`, `gradcheck`, `vjp_check`, `assert … within`, `expect KIND:`, `quiet`, `repeat`,
 `for` over ranges, tables and lists, `if`/`else if`/`else`, `descend` of variables and of
 lists of them, indexing, comparisons inside expressions, `%` and `**`, `random_seed`, every
 built-in. It keeps track of what is bound (variables, other values, tables and their sizes,
@@ -583,6 +583,8 @@ class ProgramGenerator:
             named = rng.sample(named, rng.randint(1, 2))
             variables = rng.sample(sorted(scope.variables), min(len(scope.variables), rng.randint(1, 3))) or [variable]
             return f"gradcheck({output}, {', '.join(variables + named)})"
+        if roll >= 0.92:  # the tensor VJPs of a graph made of these nodes (no draw: the same programs)
+            return f"vjp_check(sum(tanh(tensor([{output}, {variable}])) * {variable}))"
         return f"gradcheck({output}, {variable})"
 
     def assert_stmt(self, scope: Scope, depth: int) -> str:

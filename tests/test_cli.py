@@ -135,6 +135,8 @@ EVENT_FIELDS = {
     "tangents": {"label", "inputs", "direction", "nodes", "tangent", "passes", "visited"},
     "jacobian": {"outputs", "inputs", "forward", "reverse", "forward_passes", "forward_visits", "reverse_passes",
                  "reverse_visits", "largest_difference"},
+    # The bridge from scalars to tensors (examples/moons_tensor.sad ends with it).
+    "vjp_check": {"label", "nodes", "scalar_edges", "largest_difference", "scaled_error", "tolerance", "passed"},
 }
 NUMBER = (int, float)
 
@@ -178,6 +180,13 @@ def check_event(event: dict) -> None:
     elif kind == "gradcheck":
         assert isinstance(event["passed"], bool)
         assert all(is_number(event[name]) for name in ("input", "analytic", "numerical", "step", "tolerance", "scaled_error"))
+    elif kind == "vjp_check":
+        assert isinstance(event["passed"], bool) and event["nodes"]
+        assert event["passed"] == all(node["passed"] for node in event["nodes"])
+        assert event["scalar_edges"] == sum(node["scalar_edges"] for node in event["nodes"])
+        for node in event["nodes"]:
+            assert node["passed"] == all(operand["passed"] for operand in node["operands"])
+            assert all(is_number(operand["largest_difference"]) for operand in node["operands"])
     elif kind in ("expected", "error"):
         assert re.fullmatch(r"[a-z]+(-[a-z]+)*", event["kind"])
         assert isinstance(event["message"], str) and event["message"]

@@ -249,6 +249,9 @@ def test_expect_every_runtime_kind_of_the_errors_example(tmp_path):
         "non-finite-accumulated-tensor-gradient": "backward(big_tensor)",
         "not-a-tensor": "shape(x)",
         "tensor-graph": "walk(big_tensor)",
+        "no-tensor-vjp": "vjp_check(x * x)",
+        # (softmax's two sides differ in the last bits: a tolerance of the smallest float)
+        "vjp-check-failed": "vjp_check(sum(softmax(S) * tensor([1.5, -0.3, 2.2, 0.7])), tolerance: 5e-324)",
     })
     programs.update({  # forward mode
         "direction-length-mismatch": "jvp(x * x, [x, a], [1])",
@@ -268,6 +271,7 @@ def test_expect_every_runtime_kind_of_the_errors_example(tmp_path):
     lines += ["let doubled = x", "repeat 10 { let doubled = doubled + doubled }"]
     lines += ["let C = tensor([[1, 2], [3, 4]])", "let T = var tensor([1e308])", "backward(sum(T * 0.5))"]
     lines += ["let Tb = var tensor([1])", "let big_tensor = sum(Tb * 1e308)", "backward(big_tensor)"]
+    lines += ["let S = var tensor([[1.4, 1.0, -0.3, -1.0], [0.0, -0.4, 1.1, -0.8]])"]
     lines += [f"expect {kind}: {statement}" for kind, statement in programs.items()]
     _, outcomes = run_ok("\n".join(lines))
     assert [outcome.kind for outcome in shown(outcomes, Expected)] == list(programs)

@@ -39,6 +39,8 @@ fn side(a, b) = a - b
 boundary(side, [[0, 1, -1], [1, 0, 1]], grid: 3)
 tangents(loss, x)
 jacobian([loss], [x])
+let T = var tensor([[1, 2], [3, 4]])
+vjp_check(sum(T * T) * x)
 expect no-gradient: grad(3)
 "a\\n{len("é")}"
 lose
@@ -60,6 +62,7 @@ EVENTS = section_table("Events")
 BACKWARD = section_table("The node and edge objects of `backward`")
 GRAPH = section_table("The node objects of `graph`")
 CHAIN_RULE = section_table("The objects of `explain` and `paths`")
+VJP_CHECK = section_table("The objects of `vjp_check`")
 PLOT = section_table("The objects of `plot`")
 
 
@@ -114,6 +117,11 @@ def test_every_event_has_its_documented_keys():
     assert backward["nodes"] and all(set(node) == BACKWARD["nodes"] for node in backward["nodes"])
     assert backward["edges"] and all(set(edge) == BACKWARD["edges"] for edge in backward["edges"])
     assert graph["nodes"] and all(set(node) == GRAPH["nodes"] for node in graph["nodes"])
+    (checked,) = [event for event in events if event["event"] == "vjp_check"]
+    assert [node["label"] for node in checked["nodes"]] == ["T * T", "sum(T * T)"]  # (`* x`: a scalar node)
+    assert all(set(node) == VJP_CHECK["nodes"] for node in checked["nodes"])
+    operands = [operand for node in checked["nodes"] for operand in node["operands"]]
+    assert len(operands) == 3 and all(set(operand) == VJP_CHECK["operands"] for operand in operands)
     tensor, explained_tensor = tensor_events()
     assert set(tensor) == COMMON | EVENTS["tensor"]
     assert set(explained_tensor) == COMMON | EVENTS["explain_tensor"]

@@ -31,9 +31,9 @@ LINE = re.compile(r"^step (\d+) loss (\S+) accuracy (\S+)$")
 
 def history(name: str, steps: int, monkeypatch) -> list[tuple[int, float, float]]:
     text = (EXAMPLES / name).read_text(encoding="utf-8")
-    assert text.count("let steps = 100\n") == 1 and text.count(PRINT_LINE) == 1 and text.endswith(PLOTS), name
+    assert text.count("let steps = 100\n") == 1 and text.count(PRINT_LINE) == 1 and text.count(PLOTS) == 1, name
     text = text.replace("let steps = 100\n", f"let steps = {steps}\n").replace(PRINT_LINE, EVERY_STEP)
-    text = text[: -len(PLOTS)]
+    text = text[: text.index(PLOTS)]  # (and moons_tensor's closing vjp_check)
     monkeypatch.chdir(EXAMPLES)  # read_table("moons.csv")
     result = scalarlang.run(text, name=name)
     assert result.ok, result.text

@@ -294,6 +294,34 @@ def test_a_walk_cell_starts_from_the_forward_graph_and_cells_are_named_as_jupyte
     assert " --> <cell 4>:1:12" in shown["text/plain"], shown["text/plain"]
 
 
+VJP_CELL = """let W = var tensor([[0.3, -0.2, 0.5], [-0.4, 0.6, 0.2]])
+let X = tensor([[1, 2], [0.5, -1]])
+let logits = X @ W
+let loss = mean(cross_entropy(logits, [0, 2]))
+let S = var tensor([[1.4, 1.0, -0.3, -1.0], [0.0, -0.4, 1.1, -0.8]])
+"""
+
+
+def test_a_notebook_cell_shows_the_table_as_html(tmp_path, monkeypatch):
+    nbformat = pytest.importorskip("nbformat")
+    cells = ["%load_ext scalarlang", "%%sad\n" + VJP_CELL + "vjp_check(loss)",
+             # (softmax's two sides differ in their last bits; the tolerance is the smallest float)
+             "%%sad\nvjp_check(sum(softmax(S) * tensor([1.5, -0.3, 2.2, 0.7])), tolerance: 5e-324)"]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
+    client = _kernel_client(tmp_path, monkeypatch, notebook)
+    client.allow_errors = True
+    client.execute()
+    passing, failing = notebook.cells[1], notebook.cells[2]
+    (data,) = [output.data for output in passing.outputs if "data" in output]
+    assert "vjp_check of" in data["text/html"] and "pass=true" in data["text/html"]
+    assert "logits" in data["text/plain"] and "[2, 2] @ [2, 3] → [2, 3]" in data["text/html"]
+    (data,) = [output.data for output in failing.outputs if "data" in output]
+    assert "FAIL at S[1, 2]" in data["text/plain"] and "pass=false" in data["text/html"]
+    assert "error[vjp-check-failed]" in data["text/plain"]
+    (error,) = [output for output in failing.outputs if output.output_type == "error"]
+    assert error.ename == "SadCellError" and error.evalue.startswith("error[vjp-check-failed]: ")
+
+
 @pytest.mark.slow
 def test_example_notebook_executes(tmp_path, monkeypatch):
     nbformat = pytest.importorskip("nbformat")

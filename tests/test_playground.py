@@ -194,6 +194,34 @@ def test_an_error_shows_its_kind_and_marks_its_span_in_the_editor(page):
     assert page.execute_script("return document.querySelectorAll('#highlight mark').length") == 0
 
 
+VJP_CHECK_PROGRAM = """let W = var tensor([[0.3, -0.2, 0.5], [-0.4, 0.6, 0.2]])
+let X = tensor([[1, 2], [0.5, -1]])
+let loss = mean(cross_entropy(X @ W, [0, 2]))
+vjp_check(loss)
+let S = var tensor([[1.4, 1.0, -0.3, -1.0], [0.0, -0.4, 1.1, -0.8]])
+vjp_check(sum(softmax(S) * tensor([1.5, -0.3, 2.2, 0.7])), tolerance: 5e-324)
+"""
+
+
+def test_vjp_check_shows_its_table_and_a_failed_one_is_marked(page):
+    # Issue 43: the bridge from scalars to tensors in the page, as the command prints it; the
+    # second check fails (softmax's two sides differ in their last bits; the smallest tolerance).
+    import io
+
+    from scalarlang.front.runner import ScriptOutput
+    from scalarlang.language.source import Source
+
+    set_program(page, VJP_CHECK_PROGRAM)
+    run = run_and_wait(page)
+    expected = io.StringIO()
+    ScriptOutput(expected, expected, width=100, color="never").run(Source("playground.sad", VJP_CHECK_PROGRAM))
+    assert run["text"] == expected.getvalue()
+    assert run["status"] == 1 and run["error"]["kind"] == "vjp-check-failed"
+    output = element(page, "#output").text
+    assert "vjp_check loss: 3 tensor nodes" in output and "FAIL at S[1, 2]" in output
+    assert element(page, "#highlight mark.sad-error").text.startswith("vjp_check(sum(softmax(S)")
+
+
 def test_a_syntax_error_is_marked_where_it_is(page):
     set_program(page, 'let x = var 2\nlet y = x $ 3\n')
     run = run_and_wait(page)

@@ -73,9 +73,16 @@ def rebuild(node: Any, leaves: Sequence[Sequence[Scalar]]) -> Rebuilt:
     builder = _BUILDERS.get(operation)
     if builder is None:
         raise NotRebuildable(operation)
-    # each node argument takes the next edge's leaves, in argument order (X * X: two slots)
-    operands = {name: _Operand(value, slots) for name, value in arguments.items()
-                if isinstance(value, TensorNode) or value.__class__ is Scalar}
+    # each node argument that is an operand edge takes the next edge's leaves, in argument order
+    # (X * X: two slots); a node that is no edge is data, read by its builder (C[I]'s indices
+    # and cross_entropy's targets as a constant tensor)
+    edge_operands = [node._left, *(operand for operand, _ in node._dright)]
+    operands = {}
+    for name, value in arguments.items():
+        if (isinstance(value, TensorNode) or value.__class__ is Scalar) and edge_operands \
+                and edge_operands[0] is value:
+            operands[name] = _Operand(value, slots)
+            edge_operands.pop(0)
     return builder(operation, shape, operands, arguments)
 
 

@@ -236,6 +236,10 @@ class Interpreter:
                     failure = Failed(out_of_memory(source, current.span if current is not None else None))
                 if failure is not None:
                     self._undo()
+                    # What the failing statement showed first: `vjp_check`'s table before its
+                    # `vjp-check-failed` (other statements show nothing before they fail).
+                    shown, run.pending[:] = run.pending[:], []
+                    yield from shown
                     yield failure
                     return
                 yield from batch

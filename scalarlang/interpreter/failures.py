@@ -233,6 +233,9 @@ LANGUAGE_RUNTIME_KINDS = (
     # holding tensor nodes.
     "not-a-tensor",
     "tensor-graph",
+    # `vjp_check`: a graph with no tensor VJP to check; a VJP that differs from its scalar edges.
+    "no-tensor-vjp",
+    "vjp-check-failed",
 )
 # Pictures (`draw`, `--draw`), as in `pictures.errors`.
 DRAWING_KINDS = ("missing-graphviz", "unknown-picture-format", "graph-too-large", "graphviz-failed")

@@ -20,7 +20,7 @@ from ..language.plain_data import PlainData
 from ..language.source import Span
 from .values import ListValue
 
-from .tensor_outcomes import TensorExplained, TensorShown
+from .tensor_outcomes import TensorExplained, TensorShown, VJPCheckShown
 
 if TYPE_CHECKING:
     from ..pictures.charts import Chart
@@ -488,5 +488,5 @@ class Charted(PlainData):
 Outcome = (
     ValueShown | ListShown | Bound | Defined | Printed | BackwardShown | GraphShown | GradcheckShown
     | Explained | PathsShown | WalkShown | Drawn | Charted | Expected | Warned | Failed | TextShown
-    | TensorShown | TensorExplained | TangentsShown | JacobianShown
+    | TensorShown | TensorExplained | VJPCheckShown | TangentsShown | JacobianShown
 )

@@ -1,5 +1,5 @@
 """What a statement produced when it shows a tensor: plain data, as every outcome
-(outcomes.py, whose `Outcome` holds `TensorShown` and `TensorExplained`)."""
+(outcomes.py, whose `Outcome` holds `TensorShown`, `TensorExplained` and `VJPCheckShown`)."""
 
 from __future__ import annotations
 
@@ -109,3 +109,88 @@ class TensorExplained(PlainData):
         self.gradient = gradient
         self.passes = passes
         self.note = note
+
+
+class OperandVJPChecked(PlainData):
+    """One tracked operand edge of a node `vjp_check` checked: its ``slot``, the ``operand``'s
+    label and ``shape`` (``()``: a scalar node), the scalar edges that reach its elements, the
+    largest absolute difference between what the VJP gave it and what those scalar edges gave
+    it, the largest scaled error and the ``element`` that has it (with both sides there)."""
+
+    __slots__ = __match_args__ = ("slot", "operand", "shape", "scalar_edges", "largest_difference",
+                                  "scaled_error", "element", "tensor", "scalar", "passed")
+
+    def __init__(self, slot: int, operand: str, shape: tuple[int, ...], scalar_edges: int, largest_difference: float,
+                 scaled_error: float, element: tuple[int, ...], tensor: float, scalar: float, passed: bool) -> None:
+        self.slot = slot
+        self.operand = operand
+        self.shape = shape
+        self.scalar_edges = scalar_edges
+        self.largest_difference = largest_difference
+        self.scaled_error = scaled_error
+        self.element = element
+        self.tensor = tensor
+        self.scalar = scalar
+        self.passed = passed
+
+    @property
+    def element_name(self) -> str:
+        """``W1[0, 7]``: the operand's element that has the largest scaled error (a scalar
+        operand: its label)."""
+        if not self.shape:
+            return self.operand
+        return f"{self.operand}[{', '.join(str(index) for index in self.element)}]"
+
+
+class NodeVJPChecked(PlainData):
+    """One tensor node of the loss's graph: its topology ``index``, label, operation, the
+    operation on its shapes (``[32, 30] @ [30, 200] → [32, 200]``), the scalar edges of its
+    rebuilt operation, its tracked operands' checks, the largest difference and scaled error
+    among them, and whether each passed; ``problem`` says why it could not be checked."""
+
+    __slots__ = __match_args__ = ("index", "label", "operation", "shapes", "scalar_edges", "operands",
+                                  "largest_difference", "scaled_error", "passed", "problem")
+
+    def __init__(self, index: int, label: str, operation: str, shapes: str, scalar_edges: int,
+                 operands: tuple[OperandVJPChecked, ...], largest_difference: float, scaled_error: float,
+                 passed: bool, problem: str | None = None) -> None:
+        self.index = index
+        self.label = label
+        self.operation = operation
+        self.shapes = shapes
+        self.scalar_edges = scalar_edges
+        self.operands = operands
+        self.largest_difference = largest_difference
+        self.scaled_error = scaled_error
+        self.passed = passed
+        self.problem = problem
+
+    @property
+    def failing(self) -> OperandVJPChecked | None:
+        """The operand that failed with the largest scaled error (None: none failed)."""
+        failed = [operand for operand in self.operands if not operand.passed]
+        return max(failed, key=lambda operand: operand.scaled_error) if failed else None
+
+
+class VJPCheckShown(PlainData):
+    """``vjp_check(LOSS)``: each tensor node of LOSS's graph, in topology order, its VJPs
+    against the sum of the scalar edges they stand for; the totals and the verdict (passed
+    when every node did) against ``tolerance``."""
+
+    __slots__ = __match_args__ = ("span", "label", "nodes", "scalar_edges", "largest_difference", "scaled_error",
+                                  "tolerance", "passed")
+
+    def __init__(self, span: Span, label: str, nodes: tuple[NodeVJPChecked, ...], scalar_edges: int,
+                 largest_difference: float, scaled_error: float, tolerance: float, passed: bool) -> None:
+        self.span = span
+        self.label = label
+        self.nodes = nodes
+        self.scalar_edges = scalar_edges
+        self.largest_difference = largest_difference
+        self.scaled_error = scaled_error
+        self.tolerance = tolerance
+        self.passed = passed
+
+    @property
+    def failures(self) -> tuple[NodeVJPChecked, ...]:
+        return tuple(node for node in self.nodes if not node.passed)

@@ -35,14 +35,14 @@ from ..interpreter.outcomes import (
     Warned,
 )
 from ..engine.tensor_node import nest
-from ..interpreter.tensor_outcomes import TensorExplained, TensorShown
+from ..interpreter.tensor_outcomes import TensorExplained, TensorShown, VJPCheckShown
 from ..interpreter.values import plain_values, shape
 from ..language.diagnostics import help_and_notes
 from ..language.source import Span
 from .chart_events import chart_fields, number
 from .forward_events import jacobian_fields, tangents_fields
 from .messages import warning_message
-from .tensor_events import tensor_explain_fields, tensor_fields
+from .tensor_events import tensor_explain_fields, tensor_fields, vjp_check_fields
 
 
 def _clean(value: Any) -> Any:
@@ -193,6 +193,8 @@ def event_of(outcome: Outcome, file: str | None = None) -> dict[str, Any] | None
             fields = _explain_fields(outcome)
         case TensorExplained():
             fields = tensor_explain_fields(outcome)
+        case VJPCheckShown():
+            fields = vjp_check_fields(outcome)
         case PathsShown():
             fields = _paths_fields(outcome)
         case TangentsShown():

@@ -43,7 +43,7 @@ from ..interpreter.outcomes import (
     Warned,
 )
 from ..interpreter.tensor_values import shape_text, tensor_lines
-from ..interpreter.tensor_outcomes import TensorExplained, TensorShown, TensorState
+from ..interpreter.tensor_outcomes import TensorExplained, TensorShown, TensorState, VJPCheckShown
 from ..interpreter.values import formatted_value, quoted, shorten
 from ..language.diagnostics import Diagnostic
 from ..language.source import Source, Span
@@ -53,6 +53,7 @@ from .messages import warning_message
 from .styles import STYLES
 from .tensor_chain_rule import tensor_explain_lines
 from .tables import graph_tables, node_and_edge_counts, pass_tables
+from .vjp_check import vjp_check_lines
 
 DEFAULT_WIDTH = 100
 # Tables of huge graphs show their first rows and say how many more there are (--json has all).
@@ -165,6 +166,8 @@ class Renderer:
                 self.lines(explain_lines(outcome, self.console.width, self.row_limit))
             case TensorExplained():
                 self.lines(tensor_explain_lines(outcome, self.console.width))
+            case VJPCheckShown():
+                self.lines(vjp_check_lines(outcome, self.console.width))
             case PathsShown():
                 self.lines(paths_lines(outcome, self.console.width))
             case WalkShown():

@@ -215,6 +215,11 @@ def _untracked_hint(output: Scalar) -> str:
     for node in output.topology():
         if node.operation is ScalarOperation.CONSTANT:
             name = name_of(node)
+            if name is not None and isinstance(node, TensorNode):  # (its values: a grid, not a number)
+                return (
+                    f"help: `{label_of(output)}` depends on no variable: `{name}` is a constant tensor; "
+                    f"make it a variable with `let {name} = var {name}`"
+                )
             if name is not None:
                 return (
                     f"help: `{label_of(output)}` depends on no variable: `{name}` is a constant; "

@@ -25,7 +25,7 @@ from . import (
     chain_rule, forward_mode, gradient_check, graphs, list_functions, logits, node_functions, plots, text_functions,
 )
 from . import tensor_forms as tf
-from . import tensor_functions
+from . import tensor_functions, vjp_check
 from .tensor_forms import TensorsToo, tensors_too
 from .arguments import Kind, checked
 
@@ -259,6 +259,9 @@ STATEMENT_FUNCTIONS: dict[str, StatementCall] = _table(
         "each variable's pass adjoint against a central difference", _PASSES,
         options={"step": VALUE, "tolerance": VALUE},
         notes=("(with 4 arguments Y, Z are variables if both are tracked, else STEP and TOLERANCE)",)),
+    StatementCall("vjp_check", arity(1), vjp_check.compile_vjp_check, "vjp_check(LOSS[, tolerance: T])",
+        "each tensor VJP of LOSS's graph against the sum of the scalar edges it stands for, changing nothing",
+        _TENSORS, options={"tolerance": VALUE}),
     StatementCall("draw", arity(1, 2), graphs.compile_draw, ("draw(EXPR)", 'draw(EXPR, "FILE")'),
         "a picture of EXPR's graph (FILE: .svg, .png or .dot)", _PICTURES, (VALUE, TEXT),
         takes='an expression and, optionally, a file name: draw(loss) or draw(loss, "loss.svg")'),

@@ -1,0 +1,81 @@
+"""``vjp_check(LOSS)`` as text: a heading, one row per tensor node (its operation on its shapes,
+the scalar edges of its rebuilt operation, the largest difference between its VJP and their sum,
+its verdict: `pass`, or `FAIL` and the element that differs most), then the verdict line, in
+gradcheck's words (``scaled_error=… tolerance=… pass=true``). The table fits the width as a
+pass's tables do (tables.py); numbers through the one formatter."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from ..engine.numbers import format_exponent
+from ..interpreter.tensor_outcomes import NodeVJPChecked, VJPCheckShown
+from .chain_rule import sentence
+from .styles import STYLES
+from .tables import _Column, _table_lines
+
+# (no `#` column: a node is known by its label; the JSON event has its topology index)
+_COLUMNS = [
+    _Column("node", "label"),
+    _Column("operation", "text"),
+    _Column("shapes", "text"),
+    _Column("scalar edges", "number"),
+    _Column("largest difference", "number"),
+    _Column("verdict", "text"),
+]
+
+
+def verdict(node: NodeVJPChecked) -> str:
+    """``pass``; ``FAIL at W1[0, 7]`` (the failed operand element of largest scaled error);
+    ``FAIL: not checked`` (its problem follows the table)."""
+    if node.passed:
+        return "pass"
+    failing = node.failing
+    return f"FAIL at {failing.element_name}" if failing is not None else "FAIL: not checked"
+
+
+def vjp_check_lines(shown: VJPCheckShown, width: int) -> list[Text]:
+    count = len(shown.nodes)
+    lines = sentence([
+        "vjp_check of ", Text(shown.label, STYLES["label"]),
+        f": the VJP of each of its {count} tensor node{'' if count == 1 else 's'} against the sum of the scalar"
+        " edges it stands for"], width)
+    rows = [
+        [node.label, node.operation, node.shapes, f"{node.scalar_edges:,}",
+         format_exponent(node.largest_difference), verdict(node)]
+        for node in shown.nodes
+    ]
+    lines += [_marked(line) for line in _table_lines(_COLUMNS, rows, width)]
+    for node in shown.nodes:
+        if node.problem is not None:
+            lines += sentence([Text("note", STYLES["note"]), ": ", Text(node.label, STYLES["label"]),
+                               f": {node.problem}"], width)
+    lines += sentence(verdict_parts(shown), width)
+    return lines
+
+
+def _marked(line: Text) -> Text:
+    """A row's verdict in colour (none without a terminal: the console drops styles)."""
+    plain = line.plain
+    at = plain.rfind("FAIL")
+    if at > 0 and plain[at - 1] == " ":
+        line.stylize(STYLES["error"], at, len(plain))
+    elif plain.endswith(" pass"):
+        line.stylize(STYLES["ok"], len(plain) - 4, len(plain))
+    return line
+
+
+def verdict_parts(shown: VJPCheckShown) -> list[str | Text]:
+    """``vjp_check loss: 9 tensor nodes, 1,053,720 scalar edges: largest_difference=…
+    scaled_error=… tolerance=1e-09 pass=true``: gradcheck's verdict, for every tensor VJP."""
+    count = len(shown.nodes)
+    failed = len(shown.failures)
+    return [
+        "vjp_check ",
+        Text(shown.label, STYLES["label"]),
+        f": {count} tensor node{'' if count == 1 else 's'}, {shown.scalar_edges:,} scalar edges"
+        + (f", {failed} failed" if failed else "")
+        + f": largest_difference={format_exponent(shown.largest_difference)}"
+        f" scaled_error={format_exponent(shown.scaled_error)} tolerance={format_exponent(shown.tolerance)} ",
+        Text(f"pass={str(shown.passed).lower()}", STYLES["ok"] if shown.passed else STYLES["error"]),
+    ]
