@@ -61,11 +61,12 @@ def run_in_examples(name: str, program: str) -> tuple[int, str]:
 
 
 def shortened(name: str, steps: int) -> str:
-    """The example with ``steps`` steps (the learning rate keeps its 100-step schedule) and
-    without its two pictures."""
+    """The example with ``steps`` steps (the learning rate keeps its 100-step schedule), up to
+    its two pictures."""
     text = (EXAMPLES / name).read_text(encoding="utf-8")
-    assert text.count("let steps = 100\n") == 1 and text.endswith(PLOTS), name
-    return text.replace("let steps = 100\n", f"let steps = {steps}\n")[: -len(PLOTS)]
+    assert text.count("let steps = 100\n") == 1 and text.count(PLOTS) == 1, name
+    text = text.replace("let steps = 100\n", f"let steps = {steps}\n")
+    return text[: text.index(PLOTS)]  # (and moons_tensor's closing vjp_check)
 
 
 # ---- line by line -------------------------------------------------------------------------------
@@ -175,6 +176,29 @@ def test_first_step_prints_what_the_page_shows():
     assert text == shown
 
 
+def test_vjp_check_at_the_end_of_first_step_prints_what_the_page_shows():
+    program, before = first_step_blocks()
+    section = DOC.split("\n## The bridge: `vjp_check`\n", 1)[1].split("\n## ", 1)[0]
+    line, shown = blocks(section)
+    assert line == "vjp_check(loss)\n"
+    status, text = run_in_examples("first_step.sad", program + line)
+    assert status == 0
+    assert text == before + shown
+    # What the text says of the table.
+    flat = " ".join(section.split())
+    rows = [row for row in shown.splitlines() if row.endswith(" pass") or row.endswith(" FAIL")]
+    assert len(rows) == 28 and all(row.endswith(" pass") for row in rows) and "Every one of the 28 tensor nodes passes" in flat
+    edges = re.search(r"vjp_check loss: 28 tensor nodes, ([\d,]+) scalar edges", shown)
+    assert edges is not None and f"Together {edges[1]} scalar edges" in flat
+    for row, count in (("[100, 16] @ [16, 16] → [100, 16]", "99,200"), ("sum([100]) → scalar", "198")):
+        assert any(row in line and f" {count} " in line for line in rows), row
+        assert count in flat
+    largest = re.search(r"largest_difference=(\S+)", shown)
+    assert largest is not None and f"The largest difference, {float(largest[1]):.2g}," in flat
+    assert "126,852 operand edges moons.sad builds" in flat
+    assert figures_table(DOC)["moons.sad"][1] == "126852"
+
+
 def slug(heading: str) -> str:
     """GitHub's anchor of a heading: lower case, punctuation but `-` dropped, spaces as `-`."""
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
@@ -183,8 +207,8 @@ def slug(heading: str) -> str:
 def test_the_pages_links_lead_somewhere():
     for target in re.findall(r"\]\(([^)]+)\)", DOC):
         path, _, anchor = target.partition("#")
-        page = (ROOT / "docs" / path).resolve()
-        assert page.exists(), target
+        page = (ROOT / "docs" / (path or "tensors.md")).resolve()
+        assert page.is_file(), target
         if anchor:
             headings = re.findall(r"^#+ (.*)$", page.read_text(encoding="utf-8"), flags=re.MULTILINE)
             assert anchor in {slug(heading) for heading in headings}, target
@@ -216,10 +240,13 @@ def test_the_language_reference_links_the_page():
 
 
 def test_both_examples_print_the_same_lines_as_the_readme_says():
-    # "the 100 steps print the same lines" (and the same pictures): the two goldens, which the
-    # golden items (slow run) check against real runs.
+    # "the 100 steps print the same lines" (and the same pictures; moons_tensor.sad then checks
+    # its VJPs): the two goldens, which the golden items (slow run) check against real runs.
     assert "the 100 steps print the same lines" in " ".join(readme_section().split())
-    assert (EXAMPLES / "moons.out").read_text(encoding="utf-8") == (EXAMPLES / "moons_tensor.out").read_text(encoding="utf-8")
+    lists = (EXAMPLES / "moons.out").read_text(encoding="utf-8").removesuffix("[exit status 0]\n")
+    tensors = (EXAMPLES / "moons_tensor.out").read_text(encoding="utf-8")
+    assert lists.startswith("step 0 loss") and tensors.startswith(lists)
+    assert tensors[len(lists):].startswith("vjp_check of loss:")
 
 
 @pytest.mark.slow  # both examples' 100 steps: about 15 s
