@@ -266,3 +266,27 @@ def test_the_losses_drift_as_much_as_the_page_says():
     for lists, tensors in zip(losses["moons.sad"], losses["moons_tensor.sad"], strict=True):
         largest = max(largest, abs(tensors - lists) / abs(lists))
     assert f"{largest:.2g}" == stated[1]
+
+
+def test_the_readme_bridge_prints_what_it_shows_and_changes_nothing():
+    every = blocks(readme_section())
+    at = next(index for index, block in enumerate(every) if block.startswith("# bridge.sad"))
+    program, shown = every[at], every[at + 1]
+    stream = io.StringIO()
+    status = ScriptOutput(stream, stream, width=100, color="never").run(Source("bridge.sad", program))
+    assert status == 0 and stream.getvalue() == shown
+    # "It changes nothing of the session": no stored gradient, no pass kept.
+    from scalarlang import Session
+
+    session = Session()
+    assert session.run(program).ok
+    assert session["W"].gradient == (0.0, 0.0, 0.0, 0.0) and session["b"].gradient == (0.0, 0.0)
+    assert "`W` was in no backward pass the session keeps" in session.run("explain(W)").text
+    # What the text says of the table and of moons_tensor.sad's check (its golden).
+    flat = " ".join(readme_section().split())
+    assert any(line.startswith("X @ transpose(W) ") and " 36 " in line for line in shown.splitlines())
+    assert "(12 `mul` nodes and 6 `add` nodes, 36 edges)" in flat
+    golden = (EXAMPLES / "moons_tensor.out").read_text(encoding="utf-8")
+    assert "vjp_check loss: 28 tensor nodes, 127,238 scalar edges:" in golden and " pass=true" in golden
+    assert "28 tensor nodes, 127,238 scalar edges, every one a pass" in flat
+
