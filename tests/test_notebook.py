@@ -371,6 +371,11 @@ def test_example_notebook_executes(tmp_path, monkeypatch):
     (layer_picture,) = svgs("draw(layer_loss)")
     for said in ("matmul [4, 3]", "relu [4, 3]", "variable [3, 2]", "dA = dC @ Bᵀ", "dB = Aᵀ @ dC", "shape [3]"):
         assert said in layer_picture, said
+    # vjp_check of the layer's loss: each tensor node a row, the verdict, as HTML.
+    checked = plain_of("vjp_check(layer_loss)")
+    assert checked.startswith("vjp_check of layer_loss: the VJP of each of its 6 tensor nodes")
+    assert "[4, 2] @ [2, 3] → [4, 3]" in checked and checked.count(" pass\n") == 6
+    assert "vjp_check of" in html_of("vjp_check(layer_loss)") and "pass=true" in html_of("vjp_check(layer_loss)")
     last = outputs['session["x"].value, session["x"].gradient']
     assert last[0].data["text/plain"] == "(2.0, 0.0)"
 
