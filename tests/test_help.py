@@ -220,8 +220,11 @@ def test_help_tensors_says_the_forms_shapes_broadcasting_matmul_and_where_to_rea
         assert form in flat, form
     for said in ("shapes: a tensor is a shape", "shape-mismatch", "broadcasting, numpy's rules",
                  "[100, 16] + [16] adds the [16] to each row", "[B, N] @ [N, M] is [B, M]",
-                 "dA = dC @ Bᵀ", "docs/tensors.md", "docs/language.md#tensors"):
+                 "dA = dC @ Bᵀ", "vjp_check(LOSS[, tolerance: T])", "vjp_check(loss), the bridge",
+                 "compared, element by element, with what its VJP gave", "vjp-check-failed",
+                 "docs/tensors.md", "docs/language.md#tensors"):
         assert said in flat, said
+    assert "vjp-check-failed" in RUNTIME_KINDS
     assert (ROOT_DIR / "docs" / "tensors.md").exists() and "\n## Tensors\n" in (ROOT_DIR / "docs" / "language.md").read_text(encoding="utf-8")
 
 

@@ -76,8 +76,13 @@ NOTES: tuple[tuple[str, str], ...] = (
               "cross_entropy(Z, Y), Z [B, V] and Y B indices: the B row losses; one_hot(I, N); len "
               "value grad detach; gradcheck(LOSS, T), element by element; descend, element by "
               "element"),
-    (TENSORS, "more: docs/tensors.md takes examples/moons.sad to moons_tensor.sad line by line; "
-              "docs/language.md#tensors has every form"),
+    (TENSORS, "vjp_check(loss), the bridge to the scalar engine: for every tensor node of the loss's "
+              "graph, its operation rebuilt from scalar nodes, the node's adjoint pushed back through "
+              "those scalar edges and compared, element by element, with what its VJP gave: a table of "
+              "node, shapes, scalar edges and largest difference, then a verdict like gradcheck's (a "
+              "failure is the error vjp-check-failed)"),
+    (TENSORS, "more: docs/tensors.md takes examples/moons.sad to moons_tensor.sad line by line, then "
+              "explains a tensor node and runs vjp_check; docs/language.md#tensors has every form"),
 )
 
 # (task, example, what it does): what `--help` shows of each task.
