@@ -9,6 +9,7 @@ import io
 import os
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -24,6 +25,7 @@ from scalarlang.language.overview import EXAMPLES, FORMS, PICTURES, TASKS
 from scalarlang.render.text import Renderer, make_console
 
 WIDTHS = [40, 80, 120]
+ROOT_DIR = Path(__file__).resolve().parents[1]
 AFTER_TASKS = ["commands", "error kinds", "keys", "more"]
 
 
@@ -203,6 +205,54 @@ def test_every_task_and_every_built_in_is_a_topic():
         first = re.match(r"[a-z_]+", form)
         if first is not None:
             assert task in headings(repl_help_topic(first.group(0))), form
+
+
+def test_help_tensors_says_the_forms_shapes_broadcasting_matmul_and_where_to_read_on():
+    # Issue 43, item 4: `:help tensors` is a page of its own: the tensor forms and built-ins,
+    # then what they do not say alone (shapes, broadcasting, @, the built-ins of other tasks
+    # that take tensors) and the pages that say more.
+    text = repl_help_topic("tensors", width=80)
+    assert headings(text) == ["tensors"] and repl_help_topic("tensor", width=80) == text
+    assert max(map(len, text.splitlines())) <= 80
+    flat = words(text)
+    for form in ("A @ B", "var tensor(L)", "tensor(L)", "zeros(S, …)", "randn(S, …)", "shape(T)",
+                 "reshape(T, S, …)", "transpose(T) · transpose(T, A, B)", "C[X]"):
+        assert form in flat, form
+    for said in ("shapes: a tensor is a shape", "shape-mismatch", "broadcasting, numpy's rules",
+                 "[100, 16] + [16] adds the [16] to each row", "[B, N] @ [N, M] is [B, M]",
+                 "dA = dC @ Bᵀ", "vjp_check(LOSS[, tolerance: T])", "vjp_check(loss), the bridge",
+                 "compared, element by element, with what its VJP gave", "vjp-check-failed",
+                 "docs/tensors.md", "docs/language.md#tensors"):
+        assert said in flat, said
+    assert "vjp-check-failed" in RUNTIME_KINDS
+    assert (ROOT_DIR / "docs" / "tensors.md").exists() and "\n## Tensors\n" in (ROOT_DIR / "docs" / "language.md").read_text(encoding="utf-8")
+
+
+def test_the_built_ins_help_tensors_names_take_tensors():
+    # What the page says of the other tasks' built-ins holds: each named element-wise built-in
+    # gives a tensor of its operand's shape, each named reduction a scalar node of every element
+    # and a tensor along an axis; and every built-in with `axis: K` is named.
+    import scalarlang
+
+    note = words(repl_help_topic("tensors", width=200)).split("of tensors too", 1)[1]
+    named = set(re.findall(r"[a-z_]+", note))
+    session = scalarlang.Session()
+    assert session.run("let T = tensor([[0.5, 1, 2], [1.5, 0.25, 3]])").ok
+    element_wise = note.split(", element-wise;", 1)[0].replace("(under their tasks above):", "").split()
+    assert element_wise[:7] == ["exp", "log", "tanh", "sqrt", "relu", "sigmoid", "abs"]
+    for name in element_wise[:7]:
+        assert session.run(f"print shape({name}(T))").text == "[2, 3]\n", name
+    for call in ("max(T, T * 2)", "min(T, 1)"):
+        assert session.run(f"print shape({call})").text == "[2, 3]\n", call
+    for name in ("sum", "mean", "max", "min", "logsumexp"):
+        assert name in named
+        assert session.run(f"print {name}(T) + 0, shape({name}(T, axis: 1))").text.endswith(" [2]\n"), name
+    for name in ("softmax", "argmax", "argmin"):
+        assert session.run(f"print shape({name}(T, axis: 0))").text in ("[2, 3]\n", "[3]\n"), name
+    for name in ("cross_entropy(Z, Y)", "one_hot(I, N)", "gradcheck(LOSS, T)", "descend", "len", "value", "grad", "detach"):
+        assert name in note, name
+    with_axis = [entry.name for entry in every_entry() if any("axis:" in usage for usage in entry.usage)]
+    assert with_axis and [name for name in with_axis if name not in named] == []
 
 
 def test_an_unknown_topic_lists_the_topics_and_the_closest():

@@ -375,6 +375,28 @@ def test_example_notebook_executes(tmp_path, monkeypatch):
     assert 'class="chart line"' in loss_chart and loss_chart.count(",") >= 60  # 60 points in the polyline
     (side,) = svgs('boundary(side, data, grid: 20, title: "side")')
     assert 'class="chart boundary"' in side and side.count('class="cell ') == 400
+    # Tensors (issue 43, item 4): a layer's value as its shape and grid, explain of the tensor
+    # node, and its picture, a box per tensor node and each edge labelled with its VJP.
+    def plain_of(last_line):
+        return "".join(o.data.get("text/plain", "") for o in outputs[last_line] if "data" in o)
+
+    grid = plain_of("H").splitlines()
+    assert grid[0] == "H = tensor [4, 3] (relu, tracked)" and len(grid) == 5
+    assert [len(row.split()) for row in grid[1:]] == [3, 3, 3, 3]
+    assert "H</span> = tensor [4, 3]" in html_of("H")
+    explained = plain_of("explain(H)")
+    for said in ("H: relu [4, 3], tracked", "dA = dC * (A > 0) (12 scalar edges)",
+                 "from H * H, slot 0 ([4, 3] * [4, 3] → [4, 3]): dA = dC * B (12 scalar edges)",
+                 "from H * H, slot 1", "H: stored gradient since its last zero_grad"):
+        assert said in explained, said
+    (layer_picture,) = svgs("draw(layer_loss)")
+    for said in ("matmul [4, 3]", "relu [4, 3]", "variable [3, 2]", "dA = dC @ Bᵀ", "dB = Aᵀ @ dC", "shape [3]"):
+        assert said in layer_picture, said
+    # vjp_check of the layer's loss: each tensor node a row, the verdict, as HTML.
+    checked = plain_of("vjp_check(layer_loss)")
+    assert checked.startswith("vjp_check of layer_loss: the VJP of each of its 6 tensor nodes")
+    assert "[4, 2] @ [2, 3] → [4, 3]" in checked and checked.count(" pass\n") == 6
+    assert "vjp_check of" in html_of("vjp_check(layer_loss)") and "pass=true" in html_of("vjp_check(layer_loss)")
     last = outputs['session["x"].value, session["x"].gradient']
     assert last[0].data["text/plain"] == "(2.0, 0.0)"
 

@@ -290,3 +290,17 @@ def test_node_count_and_edge_count_of_a_graph_holding_tensor_nodes():
                             "print node_count(loss), edge_count(loss)")
     assert result.ok, result.text
     assert result.text == "5 6\n"  # W, W @ W, its sum, sum(W), the add; 2 + 1 + 1 + 2 edges
+
+
+def test_node_count_and_edge_count_count_a_tensor_graphs_nodes_and_operand_edges():
+    # A tensor operation is one node and each operand slot one edge, repeats included (`h * h`:
+    # two), as `graph` counts them; a scalar node of tensor operands (a dot, a sum) too.
+    session = session_after(
+        "let W = var tensor([[1, 2], [3, 4]])\nlet x = tensor([1, 1])\nlet h = W @ x\n"
+        "let loss = sum(h * h)\nlet a = var tensor([1, 2])\nlet d = a @ x\n"
+        "let p = var 2\nlet s = sum(tensor([p, var 3, p]))\n"
+    )
+    counts = [session.run(f"print node_count({name}), edge_count({name})") for name in ("loss", "d", "s")]
+    assert [result.text for result in counts] == ["5 5\n", "3 2\n", "4 4\n"]
+    graph = session.run("graph(loss)").text
+    assert graph.rstrip().endswith("5 unique nodes, 5 operand edges")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from ..language.overview import FORMS, TASKS
+from ..language.overview import FORMS, NOTES, TASKS
 
 
 class Heading(NamedTuple):
@@ -138,13 +138,16 @@ def plain(lines: Iterable[Line]) -> str:
 
 def language_blocks(entries: Iterable[tuple[str, str, tuple[str, ...]]]) -> list[Block]:
     """The language by task: under each task's heading its forms (language/overview.py), then
-    the built-ins of that category; ``entries`` are the registry's `help_rows` (category,
-    forms, summary and notes). A category that is not a task gets its heading after them."""
-    rows: dict[str, list[Row]] = {task: [] for task in TASKS}
+    the built-ins of that category, then the task's notes; ``entries`` are the registry's
+    `help_rows` (category, forms, summary and notes). A category that is not a task gets its
+    heading after them."""
+    rows: dict[str, list[Block]] = {task: [] for task in TASKS}
     for task, form, text in FORMS:
         rows[task].append(Row(form, text))
     for category, usage, (summary, *notes) in entries:
         rows.setdefault(category, []).append(Row(usage, "\n".join([summary, *notes])))
+    for task, text in NOTES:
+        rows[task].append(Paragraph(text))
     blocks: list[Block] = []
     for task, found in rows.items():
         if found:

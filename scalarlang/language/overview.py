@@ -56,6 +56,35 @@ FORMS: tuple[tuple[str, str, str], ...] = (
     (TENSORS, "var tensor(L) · var randn(S, …)", "a tensor variable: its gradient is stored"),
 )
 
+# (task, paragraph): what a task's forms and built-ins do not say alone, shown under them in
+# `:help` (so `:help TASK` has it too), after the rows, in this order.
+NOTES: tuple[tuple[str, str], ...] = (
+    (TENSORS, "shapes: a tensor is a shape, such as [100, 16] (one or more whole numbers), and its "
+              "values in row-major order; each operation checks its operands' shapes (else "
+              "shape-mismatch, naming both). A reduction over every element, an element T[i][j] and "
+              "a @ b of rank 1 are scalar nodes, so backward, descend, print and value work on a loss "
+              "as before"),
+    (TENSORS, "broadcasting, numpy's rules: shapes are lined up from the last axis and each pair of "
+              "dimensions is equal, or one is 1 or missing: [100, 16] + [16] adds the [16] to each "
+              "row; a number or a scalar node goes with any shape. The broadcast operand's gradient "
+              "is the adjoint summed back to its shape"),
+    (TENSORS, "A @ B: [B, N] @ [N, M] is [B, M]; [N, M] @ [M] is [N]; [N] @ [N, M] is [M]; "
+              "[N] @ [N] is their dot, a scalar node. Its VJPs: dA = dC @ Bᵀ, dB = Aᵀ @ dC"),
+    (TENSORS, "of tensors too (under their tasks above): exp log tanh sqrt relu sigmoid abs and "
+              "max(A, B) min(A, B), element-wise; sum mean max min logsumexp, over every element or "
+              "with axis: K along one; softmax argmax argmin, along the last axis or axis: K; "
+              "cross_entropy(Z, Y), Z [B, V] and Y B indices: the B row losses; one_hot(I, N); len "
+              "value grad detach; gradcheck(LOSS, T), element by element; descend, element by "
+              "element"),
+    (TENSORS, "vjp_check(loss), the bridge to the scalar engine: for every tensor node of the loss's "
+              "graph, its operation rebuilt from scalar nodes, the node's adjoint pushed back through "
+              "those scalar edges and compared, element by element, with what its VJP gave: a table of "
+              "node, shapes, scalar edges and largest difference, then a verdict like gradcheck's (a "
+              "failure is the error vjp-check-failed)"),
+    (TENSORS, "more: docs/tensors.md takes examples/moons.sad to moons_tensor.sad line by line, then "
+              "explains a tensor node and runs vjp_check; docs/language.md#tensors has every form"),
+)
+
 # (task, example, what it does): what `--help` shows of each task.
 EXAMPLES: tuple[tuple[str, str, str], ...] = (
     (GRAPH, "let x = var 2", "a tracked variable (const 3: untracked)"),

@@ -14,7 +14,9 @@ from typing import Callable, TYPE_CHECKING
 
 from ...engine.errors import ScalarAutodiffError
 from ...engine.scalar import Scalar
+from ...engine.tensor_formulas import tensor_edges
 from ...engine.tensor_node import TensorNode
+from ...engine.tensor_operations import TensorOperation
 from ...language import tree
 from ..values import label_of
 
@@ -110,8 +112,15 @@ def _topology_size(node: Scalar) -> int:
 
 
 def _edge_count(node: Scalar) -> int:
-    """A tensor node's edges are one per operand slot, as a scalar node's (`W @ W`: two)."""
-    return sum(len(member.edges) if isinstance(member, TensorNode) else len(member.parents) for member in node.topology())
+    # A node made by a tensor operation (a tensor, or a scalar node such as a sum or a dot)
+    # keeps its operand edges as (operand, VJP) pairs, every slot counted as `graph` counts it.
+    count = 0
+    for member in node.topology():
+        if isinstance(member, TensorNode) or member._operation.__class__ is TensorOperation:
+            count += len(tensor_edges(member))
+        else:
+            count += len(member.parents)
+    return count
 
 
 compile_value = _constant_of(lambda node: node.value)
