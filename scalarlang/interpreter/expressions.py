@@ -31,7 +31,6 @@ from ..engine.scalar import Scalar
 from ..engine.tensor import Tensor
 from ..language import tree
 from ..language.diagnostics import LanguageError
-from ..language.hints import name_hint
 from ..language.source import Source, Span
 from . import calls, lists, operations, texts
 from .context import Budget, Function
@@ -332,6 +331,8 @@ class Compiler:
             return self.fail(
                 "not-a-value", f"`{key}` is a statement, not a value: `{statement.usage[0]}`", span, {"name": key}
             )
+        from ..language.hints import name_hint  # (on first use: only a failure asks)
+
         candidates = list(self.names)[-SUGGESTION_CANDIDATES:] + list(self.library.values)
         return self.fail(
             "undefined-name",
