@@ -12,7 +12,6 @@ constants, Python numbers and detached nodes all occur). Oracles:
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import struct
 from typing import NamedTuple
@@ -399,7 +398,7 @@ def bits(value):
 
 def record_key(record) -> tuple:
     """A record's fields with floats as IEEE bits (so -0.0 and 0.0 differ)."""
-    return tuple(bits(getattr(record, f.name)) for f in dataclasses.fields(record))
+    return tuple(bits(value) for value in record)
 
 
 ERROR_FIELDS = {

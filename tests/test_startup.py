@@ -154,6 +154,17 @@ def test_a_script_that_shows_nothing_loads_neither_rich_nor_help_nor_pictures():
     assert not unused & modules
 
 
+def test_a_short_program_loads_no_forward_mode_gradient_check_file_reader_or_hints():
+    """Issue 41, item 6: a built-in's engine loads when the built-in runs, the hints and the
+    `did you mean` matcher when an error asks for them."""
+    code = "from scalarlang.front import cli\nassert cli.main(['-c', 'let x = var 2']) == 0"
+    modules = _imported(code)
+    unused = {"scalarlang.engine.forward", "scalarlang.engine.tensor_gradcheck", "scalarlang.engine.replay",
+              "scalarlang.interpreter.library.csv_reader", "scalarlang.language.hints", "difflib"}
+    assert not unused & modules
+    assert unused & _imported(code.replace("let x = var 2", "let x = var 2\\nlet y = exq(x)").replace("== 0", "== 1"))
+
+
 def test_a_script_loads_rich_when_it_first_shows_something(capsys):
     program = "let x = var 2\nprint x"
     code = f"from scalarlang.front import cli\nassert cli.main(['-c', {program!r}]) == 0"

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterator, overload
+from typing import TYPE_CHECKING, Any, Iterator, NamedTuple, overload
 
 from .node import WALK_LOCK, NARY_OPERATIONS, write_gradients
 from .reprs import BACKWARD_PASS_HTML, display
@@ -21,8 +20,9 @@ if TYPE_CHECKING:
     from .node import Node, ScalarOperation
 
 
-@dataclass(frozen=True, slots=True)
-class BackwardNode:
+# Records as named tuples, as node.Forward is: immutable, compared and shown by their fields,
+# and made at import in a fraction of a dataclass's time (start-up makes these classes).
+class BackwardNode(NamedTuple):
     topology_index: int
     operation: ScalarOperation
     value: float
@@ -31,8 +31,7 @@ class BackwardNode:
     accumulated_gradient: float | None
 
 
-@dataclass(frozen=True, slots=True)
-class BackwardEdge:
+class BackwardEdge(NamedTuple):
     reverse_index: int
     child: int
     parent: int

@@ -13,7 +13,6 @@ from ..engine.scalar import Scalar
 from ..engine.tensor import Tensor
 from ..language import tree
 from ..language.diagnostics import LanguageError
-from ..language.hints import call_hint
 from ..language.source import Span
 from .context import MAX_CALLS, Function
 from .failures import raising, with_note
@@ -155,6 +154,8 @@ def resolve_failure(compiler: Compiling, call: tree.Call, function: object) -> L
 
 def _python_hint(compiler: Compiling, call: tree.Call) -> tuple[str, ...]:
     """The `.sad` form of a Python function's call (`ord(c)`, `str(x)`, `range(n)`)."""
+    from ..language.hints import call_hint  # (on first use: only a failure asks)
+
     argument = compiler.text_of(call.args[0]) if call.args else None
     return call_hint(call, argument if argument is not None and len(argument) <= 30 else None)
 

@@ -31,12 +31,11 @@ from ..engine.scalar import Scalar
 from ..engine.tensor import Tensor
 from ..language import tree
 from ..language.diagnostics import LanguageError
-from ..language.hints import name_hint
 from ..language.source import Source, Span
 from . import calls, lists, operations, texts
 from .context import Budget, Function
 from .failures import drawing_failure, engine_failure, failure, not_a_list, not_a_node, not_a_text
-from .operations import NUMBERS, VALUES, literal_value
+from .operations import NUMBERS, literal_value
 from .library.registry import LIBRARY
 from .values import (
     LABEL_LIMIT, MAX_LIST, ListValue, Made, TextValue, formatted_value, occurrences, shorten, suggestion, whole_number,
@@ -300,12 +299,12 @@ class Compiler:
         key = node.name
         if self.params is not None and key in self.params:
             return itemgetter(self.params[key])
-        get, kinds = self.names.get, VALUES
-        span = node.span
+        get, span = self.names.get, node.span
 
         def name(args):
             value = get(key)
-            if value.__class__ in kinds:
+            kind = value.__class__  # (identity tests, a node's first: the path of training)
+            if kind is Scalar or kind is Tensor or kind is ListValue or kind is TextValue:
                 return value
             raise self.name_failure(key, value, span)
 
@@ -332,6 +331,8 @@ class Compiler:
             return self.fail(
                 "not-a-value", f"`{key}` is a statement, not a value: `{statement.usage[0]}`", span, {"name": key}
             )
+        from ..language.hints import name_hint  # (on first use: only a failure asks)
+
         candidates = list(self.names)[-SUGGESTION_CANDIDATES:] + list(self.library.values)
         return self.fail(
             "undefined-name",

@@ -34,8 +34,7 @@ from .values import ListValue, TextValue, describe, label_of
 if TYPE_CHECKING:
     from .context import Compiling
 
-# What a name may give as a value; what arithmetic takes.
-VALUES = frozenset([Scalar, ListValue, TextValue, Tensor])
+# What arithmetic takes.
 NUMBERS = frozenset([Scalar, Tensor])
 # Each arithmetic operator: its operation of two nodes, and of tensors (a node on one side).
 ARITHMETIC = {

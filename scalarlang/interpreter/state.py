@@ -63,7 +63,6 @@ otherwise a training loop's passes are freed as soon as they are committed.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 import random as random_module
 from typing import Callable, Iterable
 
@@ -72,6 +71,7 @@ from ..engine.passes import topology, zero_gradients
 from ..engine.records import BackwardPass
 from ..engine.scalar import Scalar
 from ..engine.tensor import Tensor
+from ..language.plain_data import PlainData
 from .values import distinct_nodes
 
 
@@ -351,12 +351,17 @@ class Reached:
 MAX_NODES = 100_000
 
 
-@dataclass(slots=True)
-class KeptPass:
-    number: int  # the session's count of committed passes, from 1
-    output: str  # the output's label
-    backward_pass: BackwardPass
-    positions: dict[int, int] | None = None  # id of a node -> its topology index, when first asked
+class KeptPass(PlainData):
+    """A committed pass the history keeps (plain classes, not dataclasses: none is generated
+    at start-up)."""
+
+    __slots__ = ("number", "output", "backward_pass", "positions")
+
+    def __init__(self, number: int, output: str, backward_pass: BackwardPass) -> None:
+        self.number = number  # the session's count of committed passes, from 1
+        self.output = output  # the output's label
+        self.backward_pass = backward_pass
+        self.positions: dict[int, int] | None = None  # id of a node -> its topology index, when first asked
 
     def index_of(self, node: Scalar) -> int | None:
         if self.positions is None:
@@ -364,19 +369,24 @@ class KeptPass:
         return self.positions.get(id(node))
 
 
-@dataclass(slots=True)
-class Zeroed:
-    after: int  # the number of the last pass committed before it
-    ids: frozenset[int]  # the nodes it zeroed (alive: a kept pass or a name holds them)
+class Zeroed(PlainData):
+    __slots__ = ("after", "ids")
+
+    def __init__(self, after: int, ids: frozenset[int]) -> None:
+        self.after = after  # the number of the last pass committed before it
+        self.ids = ids  # the nodes it zeroed (alive: a kept pass or a name holds them)
 
 
-@dataclass(frozen=True, slots=True)
-class HistorySnapshot:
-    events: tuple[KeptPass | Zeroed, ...]
-    count: int
-    nodes: int
-    dropped: int
-    skipped: dict[int, int]
+class HistorySnapshot(PlainData):
+    __slots__ = ("events", "count", "nodes", "dropped", "skipped")
+
+    def __init__(self, events: tuple[KeptPass | Zeroed, ...], count: int, nodes: int, dropped: int,
+                 skipped: dict[int, int]) -> None:
+        self.events = events
+        self.count = count
+        self.nodes = nodes
+        self.dropped = dropped
+        self.skipped = skipped
 
 
 class History:

@@ -195,13 +195,13 @@ def _unreached(olds: list[tuple[Scalar, int]], places: Places, reached) -> tuple
     (A pass that reached a variable and added 0 to it, `w * 0`, is not a forgotten `backward`.)"""
     if not olds:
         return None
-    for node, _ in olds:
-        if node in reached:
-            return None
+    for node, _ in olds:  # (the gradients first: training's every step ends at its first)
         if node.__class__ is Tensor:
             if any(node._gradient):  # (a tensor variable: any element's gradient not 0)
                 return None
         elif node._gradient != 0.0:
+            return None
+        if node in reached:
             return None
     return tuple(places.text(place) for _, place in olds)
 

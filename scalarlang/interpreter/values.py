@@ -24,7 +24,6 @@ lists.py).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-import difflib
 import re
 from typing import cast
 
@@ -161,6 +160,8 @@ def suggestion(word: str, candidates: list[str]) -> tuple[str, ...]:
     A word longer than a label is not compared (difflib's time grows with its square)."""
     if len(word) > LABEL_LIMIT:
         return ()
+    import difflib  # (on first use: only a failure asks)
+
     close = difflib.get_close_matches(word, candidates, n=1)
     return (f"help: did you mean `{close[0]}`?",) if close else ()
 

@@ -8,8 +8,9 @@ import threading
 from bisect import bisect_right
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Any, cast
+
+from .plain_data import PlainData
 
 
 
@@ -128,16 +129,21 @@ class LineIndex:
 _NEWLINE = re.compile("\n")
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
+class Source(PlainData):
     """A program text and the name it is reported under (a path relative to the user, or `<stdin>`)."""
 
-    name: str
-    # Left out of repr: a program can be megabytes, and reprs end up in logs and test output.
-    text: str = field(repr=False)
-    # The folder of the file the text came from, which paths in the program are relative to
-    # (`read_table`); None for text that came from no file (the working folder).
-    folder: str | None = None
+    __slots__ = ("name", "text", "folder")
+
+    def __init__(self, name: str, text: str, folder: str | None = None) -> None:
+        self.name = name
+        self.text = text
+        # The folder of the file the text came from, which paths in the program are relative
+        # to (`read_table`); None for text that came from no file (the working folder).
+        self.folder = folder
+
+    def __repr__(self) -> str:
+        # The text left out: a program can be megabytes, and reprs end up in logs and test output.
+        return f"Source(name={self.name!r}, folder={self.folder!r})"
 
     def slice(self, span: Span) -> str:
         return self.text[span.start : span.end]

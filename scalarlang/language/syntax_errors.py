@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 from .diagnostics import Diagnostic, Related
-from .hints import character_hint, token_hint
 from .lexicon import KEYWORDS, TERMINALS
 from .source import Source, Span, tok_span
 
@@ -81,6 +80,8 @@ def unexpected_character(text: str, pos: int) -> Reject:
         message = 'unexpected `\\` (inside a string it starts an escape: `\\"`, `\\\\` or `\\n`)'
     else:
         message = f"unexpected character {quote_char(char)}"
+    from .hints import character_hint  # (on first use: a program that parses needs no hints)
+
     return syntax_error(message, span_at(text, pos, 1), character_hint(text, pos))
 
 
@@ -133,6 +134,8 @@ def unexpected_token(tok: Any, expected: set[str], stack: list, text: str) -> Re
     message = f"unexpected {found}"
     if expected:
         message += f", expected {describe_expected(expected)}"
+    from .hints import token_hint  # (on first use)
+
     notes = token_hint(tok, expected, stack, text)
     related = _still_open(tok, span, opened)
     if tok.type == "$END" and opened and all(t.type != "QUOTE" for t in opened):

@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...engine.errors import ScalarAutodiffError
-from ...engine.forward import ForwardTrace, forward_trace, jacobian
 from ...engine.forward_errors import DirectionLengthMismatch, ForwardInputNotVariable, NonFiniteTangent, TensorInForwardMode
 from ...engine.numbers import format_number
 from ...engine.scalar import Scalar
@@ -27,6 +26,7 @@ from ..values import ListValue, label_of
 from .arguments import nodes_check
 
 if TYPE_CHECKING:
+    from ...engine.forward import ForwardTrace
     from ..context import Compiling, Running
 
 
@@ -99,6 +99,8 @@ def compile_jacobian(run: Running, statement: tree.ExprStatement, call: tree.Cal
     def jacobian_of(show):
         outputs = _nodes(outputs_of(None), outputs_check)
         inputs = read.inputs(inputs_of(None))
+        from ...engine.forward import jacobian  # (on first use: start-up imports no forward mode)
+
         try:
             result = jacobian(outputs, inputs)
         except ScalarAutodiffError as error:
@@ -152,6 +154,8 @@ class _Arguments:
         if direction_value is not None:
             assert self.direction_check is not None
             direction = [node._value for node in _nodes(direction_value, self.direction_check)]
+        from ...engine.forward import forward_trace  # (on first use)
+
         try:
             return forward_trace(output, inputs, direction)
         except ScalarAutodiffError as error:

@@ -7,11 +7,9 @@ from typing import TYPE_CHECKING, cast
 from ...engine.errors import ScalarAutodiffError
 from ...engine.gradcheck import GRADCHECK_STEP, GRADCHECK_TOLERANCE, scalar_gradient_check
 from ...engine.numbers import format_exponent, format_number
-from ...engine.replay import Replay
 from ...engine.passes import topology
 from ...engine.scalar import Scalar, ScalarOperation
 from ...engine.tensor import Tensor
-from ...engine.tensor_gradcheck import graph_gradient_check, graph_scalar_check
 from ...language import tree
 from ...language.diagnostics import LanguageError
 from ..operations import literal_value
@@ -58,6 +56,9 @@ def compile_gradcheck(run: Running, statement: tree.ExprStatement, call: tree.Ca
             backward_pass = output.reverse_pass()
         except ScalarAutodiffError as error:
             raise pass_failure(compiler, error, output, call.span, call.args[0].span) from None
+        from ...engine.replay import Replay  # (on first use: start-up imports no gradient check)
+        from ...engine.tensor_gradcheck import graph_scalar_check
+
         shown = []
         for variable, arg in zip(variables, rest):
             if variable.__class__ is Tensor:
@@ -107,6 +108,8 @@ def _tensor_check(run: Running, output, tensor, arg: tree.Expr, step: float, tol
     compiler = run.compiler
     if not _is_variable(tensor) or not any(node is tensor for node in topology(output)):
         _position(compiler, output, tensor, topology(output), arg)  # (raises: not-a-variable)
+    from ...engine.tensor_gradcheck import graph_gradient_check  # (on first use)
+
     try:
         result = graph_gradient_check(output, tensor, run.state.random, step, tolerance)
     except ScalarAutodiffError as error:

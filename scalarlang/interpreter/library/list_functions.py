@@ -17,7 +17,6 @@ from ...engine.errors import ScalarAutodiffError
 from ...engine.numbers import format_number
 from ...engine.scalar import Scalar
 from ...language import tree
-from .csv_reader import TableError, read_table
 from ..values import ListValue, TextValue, items_of, whole_number
 from .arguments import nodes_check
 
@@ -194,6 +193,8 @@ def compile_read_table(compiler: Compiling, call: tree.Call):
                 {"file": name, "line_in_file": None, "column_in_file": None},
             )
         path = Path(name) if folder is None else Path(folder) / name
+        from .csv_reader import TableError, read_table  # (on first use: start-up reads no file)
+
         try:
             rows = read_table(path, name)
         except TableError as error:

@@ -17,7 +17,6 @@ from ...engine.scalar import Scalar
 from ...language import tree
 from ..failures import index_out_of_range, not_a_text
 from ..values import MAX_TEXT, ListValue, TextValue, characters, describe, quoted, whole_number
-from .csv_reader import NotRegular, open_regular
 
 if TYPE_CHECKING:
     from ..context import Compiling
@@ -62,6 +61,8 @@ def compile_read_text(compiler: Compiling, call: tree.Call):
 
 def _bytes(compiler: Compiling, path: Path, name: str, span) -> bytes:
     """The file's bytes (at most one more than `MAX_TEXT_BYTES`), or the error."""
+    from .csv_reader import NotRegular, open_regular  # (on first use: start-up reads no file)
+
     try:
         with open_regular(path) as file:
             data = file.read(MAX_TEXT_BYTES + 1)
