@@ -103,17 +103,19 @@ def test_every_row_against_numpys_vjps_through_the_command():
 
 
 def _rows(lines: list[str]) -> dict[str, str]:
-    """The table's rows by their node's label (the text under the header's `node`); a table
-    split into blocks to fit the width has each row's cells of every block joined."""
+    """The table's rows by their node's label (the text under the header's `node`, after the
+    `#` of `graph`'s numbering); a table split into blocks to fit the width has each row's
+    cells of every block joined, its number first."""
     labels: list[str] = []
     cells: list[list[str]] = []
-    headers = [at for at, line in enumerate(lines) if line.startswith("node ")]
+    headers = [at for at, line in enumerate(lines) if line.split()[:2] == ["#", "node"]]
     for header in headers:
-        end = lines[header].index(lines[header].split()[1])  # where the column after `node` starts
+        start = lines[header].index("node")
+        end = lines[header].index(lines[header].split()[2])  # where the column after `node` starts
         at = header + 2  # (past the rule)
         row = 0
         while at < len(lines) and at not in headers and not lines[at].startswith("vjp_check "):
-            label, rest = lines[at][:end].strip(), lines[at][end:]
+            label, rest = lines[at][start:end].strip(), lines[at][:start] + lines[at][end:]
             if row == len(labels):
                 labels.append(label), cells.append([])
             if len(label) > len(labels[row]):
@@ -129,9 +131,16 @@ def test_the_table_and_verdict_through_the_command():
     assert result.returncode == 0 and result.stderr == ""
     lines = result.stdout.splitlines()
     assert lines[0].startswith("vjp_check of loss: the VJP of each of its 6 tensor nodes against the sum")
-    header = next(line for line in lines if line.startswith("node"))
-    assert header.split() == ["node", "operation", "shapes", "scalar", "edges", "largest", "difference", "verdict"]
+    header = next(line for line in lines if "node" in line.split())
+    assert header.split() == ["#", "node", "operation", "shapes", "scalar", "edges", "largest", "difference", "verdict"]
     rows = _rows(lines)
+    graph = run_program(PROGRAM + "graph(loss)", width=100).stdout.splitlines()
+    top = next(line for line in graph if line.split()[:2] == ["#", "node"])
+    start, end = top.index("node"), top.index("operation")
+    numbered = {line.split()[0]: line[start:end].strip() for line in graph if line[:1].isdigit()}
+    for label, row in rows.items():  # graph's `#` (either table may cut a long label: `…`)
+        shown = numbered[row.split()[0]]
+        assert shown == label or label.startswith(shown.rstrip("…")) or shown.startswith(label.rstrip("…"))
     assert set(rows) >= {"X @ W", "h", "logits", "loss"}
     assert "matmul" in rows["X @ W"] and "[2, 3] @ [3, 4] → [2, 4]" in rows["X @ W"] and " 80 " in rows["X @ W"]
     assert all(row.endswith("pass") for row in rows.values())

@@ -14,9 +14,11 @@ from .chain_rule import sentence
 from .styles import STYLES
 from .tables import _Column, _table_lines
 
-# (no `#` column: a node is known by its label; the JSON event has its topology index)
+# `#`: the node's number in `graph(LOSS)`'s table (and the JSON event's `index`): labels made
+# inside a `fn` are cut to fit and can read alike (`layer: H @ trans…`).
 _COLUMNS = [
-    _Column("node", "label"),
+    _Column("#", "number", key=True),
+    _Column("node", "label", key=True),
     _Column("operation", "text"),
     _Column("shapes", "text"),
     _Column("scalar edges", "number"),
@@ -41,7 +43,7 @@ def vjp_check_lines(shown: VJPCheckShown, width: int) -> list[Text]:
         f": the VJP of each of its {count} tensor node{'' if count == 1 else 's'} against the sum of the scalar"
         " edges it stands for"], width)
     rows = [
-        [node.label, node.operation, node.shapes, f"{node.scalar_edges:,}",
+        [str(node.index), node.label, node.operation, node.shapes, f"{node.scalar_edges:,}",
          format_exponent(node.largest_difference), verdict(node)]
         for node in shown.nodes
     ]
