@@ -67,6 +67,12 @@ ERRORS = [
     ("if v > 1 { print 1 }", "not-a-node", "v", "`v` is a tensor [3], not a node", {}),
     ("let y = x + W % 2", "not-a-node", "W", "is a tensor [3, 2]", {}),
     ("v ** x", "tracked-exponent", "x", "the exponent `x` is tracked", {}),
+    # A tensor exponent: the exponent is what is wrong, not the base (it blamed the base once).
+    ("v ** v", "tracked-exponent", "v", "the exponent `v` is a tracked tensor", {"found": "tensor", "shape": [3]}),
+    ("x ** v", "tracked-exponent", "v", "the exponent `v` is a tracked tensor", {}),
+    ("2 ** v", "tracked-exponent", "v", "the exponent `v` is a tracked tensor", {}),
+    ("v ** A[0]", "not-a-node", "A[0]", "the exponent `A[0]` is a tensor [3]; `**` takes one number",
+     {"found": "tensor", "shape": [3]}),
     ("transpose(x)", "not-a-tensor", "x", "`x` is a node, not a tensor: `transpose` takes a tensor", {"found": "node"}),
     ("shape(L)", "not-a-tensor", "L", "`L` is a list of 2, not a tensor", {"found": "list"}),
     ("x @ W", "not-a-tensor", "x", "`@` takes a tensor", {}),

@@ -180,8 +180,10 @@ def power(compiler: Compiling, node: tree.Binary):
     def power(args, base, exponent):
         if base.__class__ is Tensor and exponent.__class__ is Scalar and exponent._gradient is None:
             return _tensor(compiler, node, origin, elementwise.pow_, base, exponent._value)
+        if exponent.__class__ is Tensor and (base.__class__ is Scalar or base.__class__ is Tensor):
+            raise tensor_exponent(exponent)  # (the base is fine: the exponent is what is wrong)
         if (base.__class__ is not Scalar and base.__class__ is not Tensor) or exponent.__class__ is not Scalar:
-            raise not_nodes(base, exponent)  # (a tensor with a tracked exponent: `tracked-exponent`)
+            raise not_nodes(base, exponent)
         if exponent._gradient is not None:
             raise failure(
                 source,
@@ -197,6 +199,21 @@ def power(compiler: Compiling, node: tree.Binary):
             raise engine_failure(source, error, span) from None
         result.tag = origin
         return result
+
+    def tensor_exponent(exponent: Tensor) -> LanguageError:
+        """A tensor exponent: tracked, as a tracked number is (`tracked-exponent`); constant, it
+        is still not the one number `**` raises every element to (`not-a-node`)."""
+        shape = exponent.shape
+        if exponent._gradient is not None:
+            return failure(
+                source, "tracked-exponent",
+                f"the exponent `{label_of(exponent)}` is a tracked tensor; `**` takes a number exponent (a constant)",
+                exponent_span, {"found": "tensor", "shape": list(shape)}, (hint,))
+        return failure(
+            source, "not-a-node",
+            f"the exponent `{label_of(exponent)}` is a tensor {list(shape)}; `**` takes one number as its exponent",
+            exponent_span, {"found": "tensor", "shape": list(shape)},
+            (f"help: for an exponent per element write `exp({compiler.text_of(node.right)} * log({compiler.text_of(node.left)}))`",))
 
     return power
 
