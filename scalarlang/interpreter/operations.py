@@ -203,17 +203,17 @@ def power(compiler: Compiling, node: tree.Binary):
     def tensor_exponent(exponent: Tensor) -> LanguageError:
         """A tensor exponent: tracked, as a tracked number is (`tracked-exponent`); constant, it
         is still not the one number `**` raises every element to (`not-a-node`)."""
-        shape = exponent.shape
+        shape, exponent_text = exponent.shape, compiler.text_of(node.right)
         if exponent._gradient is not None:
             return failure(
                 source, "tracked-exponent",
-                f"the exponent `{label_of(exponent)}` is a tracked tensor; `**` takes a number exponent (a constant)",
+                f"the exponent `{exponent_text}` is a tracked tensor; `**` takes a number exponent (a constant)",
                 exponent_span, {"found": "tensor", "shape": list(shape)}, (hint,))
         return failure(
             source, "not-a-node",
-            f"the exponent `{label_of(exponent)}` is a tensor {list(shape)}; `**` takes one number as its exponent",
+            f"the exponent `{exponent_text}` is a tensor {list(shape)}; `**` takes one number as its exponent",
             exponent_span, {"found": "tensor", "shape": list(shape)},
-            (f"help: for an exponent per element write `exp({compiler.text_of(node.right)} * log({compiler.text_of(node.left)}))`",))
+            (f"help: for an exponent per element write `exp({exponent_text} * log({compiler.text_of(node.left)}))`",))
 
     return power
 
