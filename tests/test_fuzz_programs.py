@@ -65,14 +65,16 @@ from program_files import (
     text_failures,
     write_programs,
 )
-from shared import bits
+from shared import graph_gradients, value_bits
 from scalarlang.language import tree as ast
 from scalarlang.language.diagnostics import LanguageError
 from scalarlang.language.plain_data import PlainData
 from scalarlang.interpreter.core import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, Interpreter
 from scalarlang.interpreter.failures import RUNTIME_KINDS
 from scalarlang.interpreter.outcomes import Failed
-from scalarlang.interpreter.values import flat_nodes
+from scalarlang.engine.scalar import Scalar
+from scalarlang.engine.tensor_text import is_tensor
+from scalarlang.interpreter.values import ListValue, distinct_nodes, items_of
 from scalarlang.render.text import Renderer, make_console
 from scalarlang.front.repl_core import ReplCore
 from scalarlang.front.runner import ScriptOutput
@@ -280,23 +282,44 @@ def test_the_generator_writes_every_form_of_the_grammar():
 # ---- in this process --------------------------------------------------------------------------------
 
 
+def item_bits(item: object) -> object:
+    """What a node holds bit for bit, a tensor's shape and elements (`value_bits`), or a text."""
+    return value_bits(item) if item.__class__ is Scalar or is_tensor(item) else str(item)
+
+
+def held_bits(value: object) -> object:
+    """What a bound value holds: `item_bits` of a node, tensor or text, or of each item of a
+    list, depth first, with its identity and index."""
+    if value.__class__ is not ListValue:
+        return item_bits(value)
+    return tuple((id(item), index, item_bits(item)) for index, item in enumerate(items_of(value)))
+
+
 def snapshot(session: Interpreter, generator: bool = True) -> tuple:
-    """Bindings (identity and value bits), functions, lists (identity, and each node they hold:
-    identity and value bits), the bits of every stored gradient of every node reachable from
-    a binding or a list, and (with ``generator``) the state of the session's random generator
-    (an input run atomic undoes its draws; a statement run alone may leave them drawn)."""
-    bindings = tuple((name, id(node), bits(node.value)) for name, node in session.bindings.items())
-    lists = tuple(
-        (name, id(value), tuple((id(node), index, bits(node.value)) for index, node in enumerate(flat_nodes(value))))
-        for name, value in session.lists.items()
-    )
-    gradients = {}
-    for value in session.values.values():
-        for node in flat_nodes(value):
-            for member in node.topology():
-                gradients[id(member)] = bits(member.gradient)
+    """Every bound value (nodes, tensors, lists and texts: identity and `held_bits`), the
+    functions, the bits of every stored gradient of every node and tensor reachable from a
+    value, and (with ``generator``) the state of the session's random generator (an input run
+    atomic undoes its draws; a statement run alone may leave them drawn)."""
+    values = tuple((name, id(value), held_bits(value)) for name, value in session.values.items())
+    gradients = graph_gradients(node for value in session.values.values() for node in distinct_nodes(value))
     state = session.random.getstate() if generator else None
-    return bindings, tuple(session.functions.items()), lists, tuple(sorted(gradients.items())), state
+    return values, tuple(session.functions.items()), gradients, state
+
+
+def test_the_snapshot_holds_tensors_and_their_gradients_bit_for_bit():
+    # The generator writes tensors (`vjp_check(sum(tanh(tensor([OUT, X])) * X))`, `tensor(L)`
+    # folded to a node): their gradients are tuples, which the snapshot once packed as one
+    # number (struct.error), and a tensor bound to a name was not in it at all.
+    session = Interpreter()
+    assert run(session, "let T = var tensor([1, -2])\nlet loss = sum(T * T)\n") is None
+    before = snapshot(session)
+    assert run(session, "backward(loss)\n") is None  # changes only tensors' gradients
+    stepped = snapshot(session)
+    assert stepped != before
+    assert run(session, "zero_grad(loss)\n") is None  # zeros, bit for bit as they were made
+    assert snapshot(session) == before
+    assert run(session, "let T = var tensor([1, -2])\n") is None  # the same values, another tensor
+    assert snapshot(session) != before
 
 
 def run(session: Interpreter, text: str, *, atomic: bool = False) -> Failed | None:
