@@ -82,7 +82,8 @@ from scalarlang.language.parser import parse_program
 
 
 NIGHTLY = int(os.environ.get("SCALARLANG_FUZZ_EXAMPLES", "0") or 0)
-SEED = int(os.environ.get("SCALARLANG_FUZZ_SEED", "11"))
+DEFAULT_SEED = 11
+SEED = int(os.environ.get("SCALARLANG_FUZZ_SEED", str(DEFAULT_SEED)))
 COMMAND_EXAMPLES = NIGHTLY or 60
 SESSION_EXAMPLES = NIGHTLY or 40
 # Statements with a body: each statement of the body is atomic, the block is not (a failure
@@ -257,11 +258,14 @@ def forms_of(program) -> set[str]:
 
 
 def test_the_generator_writes_every_form_of_the_grammar():
-    """At the default size (60 programs) the programs hold every statement and expression form
-    (comprehensions of each kind, indexing twice), every operator and comparison and every
-    built-in; and the wrong ones are a minority, so that most programs run far."""
+    """At the default seed and size (60 programs) the programs hold every statement and
+    expression form (comprehensions of each kind, indexing twice), every operator and
+    comparison and every built-in; and the wrong ones are a minority, so that most programs
+    run far. (Whatever SCALARLANG_FUZZ_SEED says: the rarest forms come up within 36 to 225
+    programs of a seed (seeds 11-40), so at 60 half the other seeds lack one, and this failing first
+    under `-x` stopped a run with another seed before its other tests.)"""
     seen, parsed = set(), 0
-    statements = generated(60)  # the default size, whatever the nightly one
+    statements = generated(60, seed=DEFAULT_SEED)  # the default size, whatever the nightly one
     for program in statements:
         try:
             seen |= forms_of(parse_program(Source("gen.sad", program_text(program))))
