@@ -17,7 +17,8 @@ import scalarlang
 from scalarlang.engine.scalar import Scalar
 from scalarlang.engine.tensor import Tensor
 
-from sessions import session_after
+from sessions import only, printed, run_ok, session_after
+from scalarlang.interpreter.outcomes import GraphShown
 
 A = [[0.5, -1.25, 2.0], [3.0, 0.75, -0.5]]  # [2, 3]
 B = [[1.5, -2.0], [0.25, 0.5], [-1.0, 3.0]]  # [3, 2]
@@ -226,6 +227,19 @@ def test_zero_grad_of_a_tensor_expression_and_detach_cuts_the_graph():
         "let t = sum(detach(W) * W)\nbackward(t)\n"
     )
     assert session.names["W"].gradient == (1.0, 2.0)  # only the live W: detach(W) sends nothing
+
+
+@pytest.mark.parametrize(
+    "expression", ["sum(T * T)", "sum(tensor([x, x]) * x)", "mean(exp(T - max(T))) + x", "T[1] * x", "sum((T @ T) * T)"]
+)
+def test_node_count_and_edge_count_of_a_graph_holding_tensors_are_what_graph_counts(expression):
+    # Found by the fuzz tests: edge_count read every node's scalar edges, and a tensor has
+    # none (an internal-error); a tensor operation's node is counted by its VJP edges, as in `graph`.
+    _, outcomes = run_ok(
+        f"let x = var 2\nlet T = var tensor([1, -2])\nlet y = {expression}\ngraph(y)\nprint node_count(y), edge_count(y)"
+    )
+    shown = only(outcomes, GraphShown)
+    assert printed(outcomes) == [f"{len(shown.nodes)} {shown.edge_count}"]
 
 
 def test_gradcheck_of_tensor_variables_passes_and_names_the_worst_element():

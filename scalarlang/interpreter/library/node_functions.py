@@ -14,6 +14,8 @@ from typing import Callable, TYPE_CHECKING
 
 from ...engine.errors import ScalarAutodiffError
 from ...engine.scalar import Scalar
+from ...engine.tensor_formulas import tensor_edges
+from ...engine.tensor_operations import TensorOperation
 from ...language import tree
 from ..values import label_of
 
@@ -109,7 +111,15 @@ def _topology_size(node: Scalar) -> int:
 
 
 def _edge_count(node: Scalar) -> int:
-    return sum(len(member.parents) for member in node.topology())
+    """The operand edges of ``node``'s graph as `graph` counts them: a tensor, and a scalar a
+    tensor operation made (`sum(T)`), by their VJP edges."""
+    count = 0
+    for member in node.topology():
+        if member.__class__ is Scalar and member._operation.__class__ is not TensorOperation:
+            count += len(member.parents)
+        else:
+            count += len(tensor_edges(member))
+    return count
 
 
 compile_value = _constant_of(lambda node: node.value)
