@@ -82,6 +82,19 @@ ERRORS = [
 ]
 
 
+@pytest.mark.parametrize(
+    "statement, element",
+    [("backward(A @ W)", "(A @ W)[0]"), ("backward(A)", "A[0]"), ("backward(tanh(A))", "tanh(A)[0]"),
+     ("edge_count(W * 2)", "(W * 2)[0]"), ("backward(var A)", "(var A)[0]")],
+)
+def test_the_help_of_a_tensor_for_a_node_indexes_the_whole_tensor(statement, element):
+    # `A @ W[0]` would index W: the help wrote its `{text}[0]` without parentheses.
+    session, _ = run_ok(SETUP)
+    diagnostic = failure(statement, session)
+    assert diagnostic.kind == "not-a-node"
+    assert f"an element (`{element}`…) or a reduction (`sum(" in diagnostic.notes[-1], diagnostic.notes
+
+
 def snapshot(session: Interpreter) -> tuple:
     """Every binding by identity, and the bits of every stored gradient (a tensor's elements
     too) in the graphs the bindings hold: what a failed input must leave as it was."""
