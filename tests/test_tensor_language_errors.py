@@ -79,6 +79,9 @@ ERRORS = [
      {}),
     ("paths(loss, x)", "tensor-graph", "loss", "`paths` shows graphs of scalar nodes", {"output": "loss", "tensor_nodes": 5}),
     ("gradcheck(loss, A)", "not-a-variable", "A", "is not a variable", {}),
+    # (found by fuzzing the built-ins: 1e300 classes was an OverflowError, 2e7 made 4e7 elements)
+    ("one_hot(L, 1e300)", "too-long", "1e300", "a tensor may hold at most 10,000,000 elements", {"limit": 10_000_000}),
+    ("one_hot([0, 1], 2e7)", "too-long", "2e7", "a tensor may hold at most 10,000,000 elements", {}),
 ]
 
 
