@@ -7,10 +7,10 @@ must leave as it was)."""
 from __future__ import annotations
 
 import scalarlang
-from shared import bits
+from shared import graph_gradients
 from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.outcomes import Failed, Printed
-from scalarlang.interpreter.values import Named
+from scalarlang.interpreter.values import Named, distinct_nodes
 from scalarlang.language.source import Source
 
 
@@ -65,13 +65,11 @@ def only(outcomes: list, kind: type):
 
 
 def state(session: Interpreter) -> tuple:
-    """Every binding (by identity) and the bits of every stored gradient reachable from one."""
-    bindings = tuple((name, id(node)) for name, node in session.bindings.items())
-    seen: dict[int, bytes | None] = {}
-    for node in session.bindings.values():
-        for member in node.topology():
-            seen[id(member)] = bits(member.gradient)
-    return bindings, tuple(sorted(seen.items()))
+    """Every bound value (nodes, tensors, lists, texts: by identity) and the bits of every
+    stored gradient reachable from one, of scalar nodes and tensors alike."""
+    values = session.values
+    bound = tuple((name, id(value)) for name, value in values.items())
+    return bound, graph_gradients(node for value in values.values() for node in distinct_nodes(value))
 
 
 def printed(outcomes: list) -> list[str]:

@@ -1,7 +1,8 @@
 """Small helpers several test modules use: an expression's shape, a node's source text, the
 text a list of outcomes renders to, parsing a program, its one statement or an expression (or
-its syntax error), the IEEE bits of a number, a reference topological order of a graph, and
-the nodes and edges of a graph's DOT text, and the points and score the chart tests draw.
+its syntax error), the IEEE bits of a number, of a node or tensor and of the stored gradients
+of a graph, a reference topological order of a graph, the nodes and edges of a graph's DOT
+text, and the points and score the chart tests draw.
 
 Running programs lives in tests/sessions.py (in process) and tests/commands.py (the real
 command)."""
@@ -14,10 +15,12 @@ import math
 import random
 import re
 import struct
+from collections.abc import Iterable, Sequence
 
 import pytest
 
 from scalarlang import Scalar
+from scalarlang.engine.passes import topology
 from scalarlang.language.diagnostics import LanguageError
 from scalarlang.language.parser import parse_expression, parse_program
 from scalarlang.language.source import Source
@@ -117,6 +120,36 @@ def error(text: str):
 def bits(value: float | None) -> bytes | None:
     """The IEEE bits of a number (so -0.0 and 0.0 differ), or None for None."""
     return None if value is None else struct.pack("<d", value)
+
+
+def elements_bits(values: Sequence[float] | None) -> bytes | None:
+    """The IEEE bits of every number of a sequence (a tensor's elements, row major), or None
+    for None."""
+    return None if values is None else struct.pack(f"<{len(values)}d", *values)
+
+
+def value_bits(node) -> object:
+    """What a node holds, bit for bit: a scalar node's value; a tensor's shape and elements."""
+    if node.__class__ is Scalar:
+        return bits(node.value)
+    return node.shape, elements_bits(node.values)
+
+
+def gradient_bits(node) -> bytes | None:
+    """A node's stored gradient, bit for bit (None when untracked): a scalar node's one
+    number, a tensor's every element."""
+    return bits(node.gradient) if node.__class__ is Scalar else elements_bits(node.gradient)
+
+
+def graph_gradients(nodes: Iterable) -> tuple[tuple[int, bytes | None], ...]:
+    """(id, `gradient_bits`) of every node reachable from ``nodes`` (scalar nodes and tensors,
+    whichever holds the other in its graph), sorted by id: what a failed statement must leave
+    as it was."""
+    gradients: dict[int, bytes | None] = {}
+    for node in nodes:
+        for member in topology(node):
+            gradients[id(member)] = gradient_bits(member)
+    return tuple(sorted(gradients.items()))
 
 
 def reference_topology(output: Scalar) -> list[Scalar]:

@@ -114,6 +114,18 @@ def test_expect_of_a_succeeding_statement_fails_and_applies_nothing(statement):
     assert state(session) == before
 
 
+@pytest.mark.parametrize("statement", ["backward(loss)", "zero_grad(loss)", "let T = var tensor([1, 2])"])
+def test_expect_puts_back_the_gradients_and_names_of_tensors(statement):
+    # `state` compares a tensor's gradient element by element, bit for bit (it once packed the
+    # tuple as one number: struct.error), and a name bound to a tensor by identity.
+    session, _ = run_ok("let T = var tensor([1, -2])\nlet loss = sum(T * T)\nbackward(loss)\n")
+    before = state(session)
+    run_ok(f"expect assertion-failed: repeat 1 {{\n  {statement}\n  assert 1 == 2\n}}", session)
+    assert state(session) == before
+    run_ok(f"{statement}\n", session)
+    assert state(session) != before
+
+
 def test_expect_of_the_wrong_kind_reports_the_actual_one():
     diagnostic = failure("expect no-gradient: lose + 1")
     assert diagnostic.kind == "expectation-failed"

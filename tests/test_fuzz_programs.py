@@ -37,7 +37,6 @@ import io
 import json
 import os
 import random
-import re
 
 import pytest
 
@@ -65,14 +64,16 @@ from program_files import (
     text_failures,
     write_programs,
 )
-from shared import bits
+from shared import graph_gradients, value_bits
 from scalarlang.language import tree as ast
 from scalarlang.language.diagnostics import LanguageError
 from scalarlang.language.plain_data import PlainData
 from scalarlang.interpreter.core import STATEMENT_FUNCTIONS, VALUE_FUNCTIONS, Interpreter
 from scalarlang.interpreter.failures import RUNTIME_KINDS
-from scalarlang.interpreter.outcomes import Failed
-from scalarlang.interpreter.values import flat_nodes
+from scalarlang.interpreter.outcomes import Failed, Printed
+from scalarlang.engine.scalar import Scalar
+from scalarlang.engine.tensor_text import is_tensor
+from scalarlang.interpreter.values import ListValue, distinct_nodes, items_of
 from scalarlang.render.text import Renderer, make_console
 from scalarlang.front.repl_core import ReplCore
 from scalarlang.front.runner import ScriptOutput
@@ -81,10 +82,14 @@ from scalarlang.language.parser import parse_program
 
 
 NIGHTLY = int(os.environ.get("SCALARLANG_FUZZ_EXAMPLES", "0") or 0)
-SEED = int(os.environ.get("SCALARLANG_FUZZ_SEED", "11"))
+DEFAULT_SEED = 11
+SEED = int(os.environ.get("SCALARLANG_FUZZ_SEED", str(DEFAULT_SEED)))
 COMMAND_EXAMPLES = NIGHTLY or 60
 SESSION_EXAMPLES = NIGHTLY or 40
-BLOCK = re.compile(r"(?:(?:expect [a-z-]+: |quiet )*)(?:repeat|for|if)\b")
+# Statements with a body: each statement of the body is atomic, the block is not (a failure
+# in iteration 3 leaves what iterations 1 and 2 did; docs/language.md, "Every statement of a
+# body is atomic"). Under `expect` the whole statement is undone, under `quiet` it is not.
+BLOCKS = (ast.Repeat, ast.ForRange, ast.ForEach, ast.While, ast.If)
 
 
 def generated(count: int, seed: int = SEED, **options) -> list[list[str]]:
@@ -253,11 +258,14 @@ def forms_of(program) -> set[str]:
 
 
 def test_the_generator_writes_every_form_of_the_grammar():
-    """At the default size (60 programs) the programs hold every statement and expression form
-    (comprehensions of each kind, indexing twice), every operator and comparison and every
-    built-in; and the wrong ones are a minority, so that most programs run far."""
+    """At the default seed and size (60 programs) the programs hold every statement and
+    expression form (comprehensions of each kind, indexing twice), every operator and
+    comparison and every built-in; and the wrong ones are a minority, so that most programs
+    run far. (Whatever SCALARLANG_FUZZ_SEED says: the rarest forms come up within 36 to 225
+    programs of a seed (seeds 11-40), so at 60 half the other seeds lack one, and this failing first
+    under `-x` stopped a run with another seed before its other tests.)"""
     seen, parsed = set(), 0
-    statements = generated(60)  # the default size, whatever the nightly one
+    statements = generated(60, seed=DEFAULT_SEED)  # the default size, whatever the nightly one
     for program in statements:
         try:
             seen |= forms_of(parse_program(Source("gen.sad", program_text(program))))
@@ -280,23 +288,44 @@ def test_the_generator_writes_every_form_of_the_grammar():
 # ---- in this process --------------------------------------------------------------------------------
 
 
+def item_bits(item: object) -> object:
+    """What a node holds bit for bit, a tensor's shape and elements (`value_bits`), or a text."""
+    return value_bits(item) if item.__class__ is Scalar or is_tensor(item) else str(item)
+
+
+def held_bits(value: object) -> object:
+    """What a bound value holds: `item_bits` of a node, tensor or text, or of each item of a
+    list, depth first, with its identity and index."""
+    if value.__class__ is not ListValue:
+        return item_bits(value)
+    return tuple((id(item), index, item_bits(item)) for index, item in enumerate(items_of(value)))
+
+
 def snapshot(session: Interpreter, generator: bool = True) -> tuple:
-    """Bindings (identity and value bits), functions, lists (identity, and each node they hold:
-    identity and value bits), the bits of every stored gradient of every node reachable from
-    a binding or a list, and (with ``generator``) the state of the session's random generator
-    (an input run atomic undoes its draws; a statement run alone may leave them drawn)."""
-    bindings = tuple((name, id(node), bits(node.value)) for name, node in session.bindings.items())
-    lists = tuple(
-        (name, id(value), tuple((id(node), index, bits(node.value)) for index, node in enumerate(flat_nodes(value))))
-        for name, value in session.lists.items()
-    )
-    gradients = {}
-    for value in session.values.values():
-        for node in flat_nodes(value):
-            for member in node.topology():
-                gradients[id(member)] = bits(member.gradient)
+    """Every bound value (nodes, tensors, lists and texts: identity and `held_bits`), the
+    functions, the bits of every stored gradient of every node and tensor reachable from a
+    value, and (with ``generator``) the state of the session's random generator (an input run
+    atomic undoes its draws; a statement run alone may leave them drawn)."""
+    values = tuple((name, id(value), held_bits(value)) for name, value in session.values.items())
+    gradients = graph_gradients(node for value in session.values.values() for node in distinct_nodes(value))
     state = session.random.getstate() if generator else None
-    return bindings, tuple(session.functions.items()), lists, tuple(sorted(gradients.items())), state
+    return values, tuple(session.functions.items()), gradients, state
+
+
+def test_the_snapshot_holds_tensors_and_their_gradients_bit_for_bit():
+    # The generator writes tensors (`vjp_check(sum(tanh(tensor([OUT, X])) * X))`, `tensor(L)`
+    # folded to a node): their gradients are tuples, which the snapshot once packed as one
+    # number (struct.error), and a tensor bound to a name was not in it at all.
+    session = Interpreter()
+    assert run(session, "let T = var tensor([1, -2])\nlet loss = sum(T * T)\n") is None
+    before = snapshot(session)
+    assert run(session, "backward(loss)\n") is None  # changes only tensors' gradients
+    stepped = snapshot(session)
+    assert stepped != before
+    assert run(session, "zero_grad(loss)\n") is None  # zeros, bit for bit as they were made
+    assert snapshot(session) == before
+    assert run(session, "let T = var tensor([1, -2])\n") is None  # the same values, another tensor
+    assert snapshot(session) != before
 
 
 def run(session: Interpreter, text: str, *, atomic: bool = False) -> Failed | None:
@@ -327,6 +356,21 @@ def test_a_failing_input_run_atomic_leaves_every_binding_and_gradient_bit_identi
     assert failed > 0
 
 
+def is_simple(text: str) -> bool:
+    """Whether ``text`` is one statement, not a block (`BLOCKS`, also under `quiet`): one that
+    a failure must leave as it was even when not run atomic. (Not `a; b`: `a` stays done.)"""
+    try:
+        statements = parse_program(Source("fuzz.sad", text)).statements
+    except LanguageError:
+        return False
+    if len(statements) != 1:
+        return False
+    statement = statements[0]
+    while isinstance(statement, ast.Quiet):
+        statement = statement.statement
+    return not isinstance(statement, BLOCKS)
+
+
 def test_a_failing_simple_statement_changes_nothing_even_when_not_atomic():
     checked = 0
     for number, statements in enumerate(generated(SESSION_EXAMPLES, seed=SEED + 3)):
@@ -336,11 +380,28 @@ def test_a_failing_simple_statement_changes_nothing_even_when_not_atomic():
             failure = run(session, statement + "\n")
             if failure is None:
                 continue
-            if not BLOCK.match(statement) and ";" not in statement and not failure.static:
+            if is_simple(statement) and not failure.static:
                 checked += 1
                 assert snapshot(session, generator=False) == before, (number, statement, failure.diagnostic.kind)
             break
     assert checked > 0
+
+
+def printed_lines(session: Interpreter) -> set[str]:
+    """The lines `print` writes in ``session`` from now on, in a set filled as it runs: the
+    program's own text, never wrapped at the width (docs/language.md, `print`), so the width
+    check leaves them out, as the command's does."""
+    lines: set[str] = set()
+    run_source = session.run
+
+    def recording(source: Source, **options):
+        for outcome in run_source(source, **options):
+            if isinstance(outcome, Printed):
+                lines.update(outcome.text.splitlines())
+            yield outcome
+
+    session.run = recording  # type: ignore[method-assign]
+    return lines
 
 
 def test_each_statement_as_a_repl_line_renders_within_the_width_and_a_failing_one_changes_nothing():
@@ -350,13 +411,15 @@ def test_each_statement_as_a_repl_line_renders_within_the_width_and_a_failing_on
     for number, statements in enumerate(generated(SESSION_EXAMPLES, seed=SEED + 4, broken=0.15)):
         stream = io.StringIO()
         core = ReplCore(Renderer(make_console(stream, width=60, color="never"), echo_bindings=True))
+        printed = printed_lines(core.session)
         for statement in statements:
             before = snapshot(core.session)
             start = stream.tell()
             assert core.handle(statement) is True
             shown = stream.getvalue()[start:]
             assert "Traceback" not in shown and "internal-error" not in shown, (number, statement, shown[-2000:])
-            assert all(len(line) <= 60 for line in prose_lines(shown)), (number, statement)
+            wide = [line for line in prose_lines(shown) if len(line) > 60 and line not in printed]
+            assert not wide, (number, statement, wide)
             if "error[" in shown:
                 failed += 1
                 assert snapshot(core.session) == before, (number, statement)

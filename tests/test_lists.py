@@ -24,6 +24,18 @@ def test_a_fold_names_the_item_that_is_not_a_node():
     assert (error.span.column, error.span.end_column) == (13, 21)  # the second argument
 
 
+@pytest.mark.parametrize(
+    "program, item",
+    [("let ws = [1, 2]\ntanh(ws)", "ws[0]"), ("let ws = [1, 2]\ntanh(ws + ws)", "(ws + ws)[0]"),
+     ("tanh([1, 2])", "[1, 2][0]"), ("fn f(p) = [p]\ntanh(f(1))", "f(1)[0]")],
+)
+def test_the_help_of_a_list_for_a_node_indexes_the_whole_list(program, item):
+    # `ws + ws[0]` would index the second ws: the help wrote its `{text}[0]` without parentheses.
+    error = error_of(program)
+    assert error.kind == "not-a-node"
+    assert error.notes[-1].startswith(f"help: `tanh` takes a node: one item (`{item}`) or a fold of the list (`sum(")
+
+
 @pytest.mark.slow  # a stress test: a million comprehension iterations, about five seconds
 def test_nested_comprehensions_have_one_bound_for_the_statement():
     error = error_of("let a = [[0 for i in 0..1000000] for j in 0..1000000]")

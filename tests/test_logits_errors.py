@@ -46,6 +46,10 @@ ERRORS = [
     ("one_hot(0, 2.5)", "not-a-count", "2.5", "the length of `one_hot` must be a whole number of at least 1"),
     ("one_hot(0, 0)", "not-a-count", "0", "at least 1, not 0"),
     ("one_hot(0, 2000000)", "too-long", "2000000", "`one_hot` of 2,000,000 items"),
+    # (found by the fuzzing of built-ins: a list or a text where one_hot wants a node was an internal-error)
+    ("one_hot(0, z)", "not-a-node", "z", "`z` is a list of 3, not a node"),
+    ("one_hot(\"a\", 2)", "not-a-node", "\"a\"", "is a text of 1 character, not a node"),
+    ("one_hot(1, \"ab\")", "not-a-node", "\"ab\"", "is a text of 2 characters, not a node"),
     ("sample([0.5, 0.6])", "bad-probabilities", "[0.5, 0.6]", "the probabilities `[0.5, 0.6]` sum to 1.1, not 1"),
     ("sample([1.5, -0.5])", "bad-probabilities", "[1.5, -0.5]", "`[1.5, -0.5][1]` is -0.5: a probability is at least 0"),
     ("sample(z)", "bad-probabilities", "z", "sum to 6, not 1"),

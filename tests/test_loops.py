@@ -227,6 +227,19 @@ def test_a_failing_script_keeps_what_ran_before_and_the_repl_undoes_the_input():
     assert session.lookup("x").gradient == 0.0
 
 
+def test_a_failing_while_in_a_script_keeps_its_earlier_iterations_and_undoes_only_the_failing_statement():
+    # Found by the fuzz tests, which took a `while` for one statement: the loop is not atomic
+    # (each statement of its body is), so run alone it leaves what its earlier iterations did.
+    program = "let n = const 2\nlet m = const 0\nwhile n > 0 {\n  let m = m + 1\n  let n = n - 1\n  let m = len(n)\n}"
+    session = Interpreter()
+    assert failure(program, session).kind == "not-a-list"
+    assert (session.lookup("n").value, session.lookup("m").value) == (1.0, 1.0)
+    session, _ = run_ok("let n = const 2\nlet m = const 0")
+    n, m = session.lookup("n"), session.lookup("m")
+    assert failure(program.split("\n", 2)[2], session, atomic=True).kind == "not-a-list"
+    assert session.lookup("n") is n and session.lookup("m") is m  # the REPL undoes it all
+
+
 def test_each_statement_of_a_body_is_atomic():
     session = Interpreter()
     failure("let x = var 1\nrepeat 3 { let y = x * 2\n let x = y + log(x - 2) }", session)

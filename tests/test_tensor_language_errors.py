@@ -85,7 +85,23 @@ ERRORS = [
      {}),
     ("paths(loss, x)", "tensor-graph", "loss", "`paths` shows graphs of scalar nodes", {"output": "loss", "tensor_nodes": 5}),
     ("gradcheck(loss, A)", "not-a-variable", "A", "is not a variable", {}),
+    # (found by fuzzing the built-ins: 1e300 classes was an OverflowError, 2e7 made 4e7 elements)
+    ("one_hot(L, 1e300)", "too-long", "1e300", "a tensor may hold at most 10,000,000 elements", {"limit": 10_000_000}),
+    ("one_hot([0, 1], 2e7)", "too-long", "2e7", "a tensor may hold at most 10,000,000 elements", {}),
 ]
+
+
+@pytest.mark.parametrize(
+    "statement, element",
+    [("backward(A @ W)", "(A @ W)[0]"), ("backward(A)", "A[0]"), ("backward(tanh(A))", "tanh(A)[0]"),
+     ("edge_count(W * 2)", "(W * 2)[0]"), ("backward(var A)", "(var A)[0]")],
+)
+def test_the_help_of_a_tensor_for_a_node_indexes_the_whole_tensor(statement, element):
+    # `A @ W[0]` would index W: the help wrote its `{text}[0]` without parentheses.
+    session, _ = run_ok(SETUP)
+    diagnostic = failure(statement, session)
+    assert diagnostic.kind == "not-a-node"
+    assert f"an element (`{element}`…) or a reduction (`sum(" in diagnostic.notes[-1], diagnostic.notes
 
 
 def snapshot(session: Interpreter) -> tuple:

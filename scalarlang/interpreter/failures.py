@@ -28,7 +28,9 @@ from ..engine.scalar import ScalarOperation
 from ..engine.tensor import Tensor
 from ..engine.tensor_errors import TENSOR_ERRORS
 from ..engine.tensor_operations import TensorOperation
+from ..language import tree
 from ..language.diagnostics import Diagnostic, LanguageError
+from ..language.parser import parse_expression
 from ..language.source import Source, Span
 from .values import ListValue, TextValue, characters, describe, suggestion, whole_number
 
@@ -96,6 +98,17 @@ def raising(error: LanguageError):
     return action
 
 
+def first_item(text: str) -> str:
+    """``text[0]`` written so that it indexes all of ``text``: `ws[0]`, `f(x)[0]`, but
+    `(T * 2)[0]` (`T * 2[0]` would index the 2)."""
+    try:
+        parsed = parse_expression(Source("<hint>", f"{text}[0]"))
+    except LanguageError:
+        parsed = None
+    whole = isinstance(parsed, tree.Index) and (parsed.target.span.start, parsed.target.span.end) == (0, len(text))
+    return f"{text}[0]" if whole else f"({text})[0]"
+
+
 def not_a_node(source: Source, value: object, text: str, span: Span, needed_by: str) -> LanguageError:
     """A list or a text where a node is needed (``tanh(ws)``, ``ws + 1``, ``backward(ws)``);
     ``needed_by`` names what needs it (`` `tanh` ``, "an index")."""
@@ -103,7 +116,7 @@ def not_a_node(source: Source, value: object, text: str, span: Span, needed_by: 
         return failure(
             source, "not-a-node", f"`{text}` is {describe(value)}, not a node", span,
             {"found": "tensor", "shape": list(value._shape)},  # type: ignore[attr-defined]
-            (f"help: {needed_by} takes a node: an element (`{text}[0]`…) or a reduction (`sum({text})`)",),
+            (f"help: {needed_by} takes a node: an element (`{first_item(text)}`…) or a reduction (`sum({text})`)",),
         )
     if value.__class__ is TextValue:
         return failure(
@@ -114,7 +127,7 @@ def not_a_node(source: Source, value: object, text: str, span: Span, needed_by: 
         )
     length = len(value)  # type: ignore[arg-type]  # (only lists and texts are not nodes)
     found = f"a list of {length}" if length else "an empty list"
-    notes = (f"help: {needed_by} takes a node: one item (`{text}[0]`) or a fold of the list (`sum({text})`)",)
+    notes = (f"help: {needed_by} takes a node: one item (`{first_item(text)}`) or a fold of the list (`sum({text})`)",)
     return failure(
         source, "not-a-node", f"`{text}` is {found}, not a node", span, {"found": "list", "length": length},
         notes if length else (),

@@ -15,7 +15,6 @@ from typing import Callable, TYPE_CHECKING
 from ...engine.errors import ScalarAutodiffError
 from ...engine.scalar import Scalar
 from ...engine.tensor_formulas import tensor_edges
-from ...engine.tensor_node import TensorNode
 from ...engine.tensor_operations import TensorOperation
 from ...language import tree
 from ..values import label_of
@@ -112,14 +111,14 @@ def _topology_size(node: Scalar) -> int:
 
 
 def _edge_count(node: Scalar) -> int:
-    # A node made by a tensor operation (a tensor, or a scalar node such as a sum or a dot)
-    # keeps its operand edges as (operand, VJP) pairs, every slot counted as `graph` counts it.
+    """The operand edges of ``node``'s graph as `graph` counts them: a tensor, and a scalar a
+    tensor operation made (`sum(T)`), by their VJP edges."""
     count = 0
     for member in node.topology():
-        if isinstance(member, TensorNode) or member._operation.__class__ is TensorOperation:
-            count += len(tensor_edges(member))
-        else:
+        if member.__class__ is Scalar and member._operation.__class__ is not TensorOperation:
             count += len(member.parents)
+        else:
+            count += len(tensor_edges(member))
     return count
 
 

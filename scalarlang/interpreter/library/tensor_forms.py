@@ -19,7 +19,7 @@ from ..failures import not_a_node
 from ..values import ListValue, label_of
 from .arguments import Kind, checked
 from .logits import index_drawer
-from .tensor_functions import axis_number, engine_call, tensor_check
+from .tensor_functions import MAX_ELEMENTS, axis_number, engine_call, tensor_check, too_many
 
 if TYPE_CHECKING:
     from ..context import Compiling
@@ -203,6 +203,9 @@ def one_hot(compiler: Compiling, call: tree.Call):
                 "not-a-count", f"the length of `one_hot` must be a whole number of at least 1, not {count}",
                 classes_expr.span, {"value": count},
             )
+        rows = len(items) if items.__class__ is not Tensor or items.rank == 1 else 0  # (else the engine's shape error)
+        if rows * count > MAX_ELEMENTS:
+            raise too_many(compiler, classes_expr.span)
         return engine_call(compiler, indices_expr.span, origin, Tensor.one_hot, items, count)
 
     return encode
