@@ -14,6 +14,7 @@ import gc
 import random
 import statistics
 import time
+from pathlib import Path
 
 from scalarlang.engine import Tensor, vjp_check
 
@@ -35,19 +36,7 @@ def batch(seed: int = 1):
 
 
 # makemore's batch in the language (tests/test_vjp_check_language.py checks it, slow).
-PROGRAM = """random_seed(1)
-let C = var randn(27, 10)
-let W1 = var randn(30, 200) * 0.2
-let b1 = var randn(200) * 0.01
-let W2 = var randn(200, 27) * 0.01
-let b2 = var zeros(27)
-let Xb = tensor([[floor(uniform(0, 27)) for j in 0..3] for i in 0..32])
-let Yb = [floor(uniform(0, 27)) for i in 0..32]
-let emb = reshape(C[Xb], 32, 30)
-let h = tanh(emb @ W1 + b1)
-let logits = h @ W2 + b2
-let loss = mean(cross_entropy(logits, Yb))
-"""
+PROGRAM = (Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "makemore_batch.sad").read_text(encoding="utf-8")
 
 
 def language(repeat: int) -> None:

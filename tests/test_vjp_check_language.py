@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -397,19 +398,7 @@ vjp_check(loss)"""
 
 # ---- makemore's batch through the language --------------------------------------------------------
 
-MAKEMORE_BATCH = """random_seed(1)
-let C = var randn(27, 10)
-let W1 = var randn(30, 200) * 0.2
-let b1 = var randn(200) * 0.01
-let W2 = var randn(200, 27) * 0.01
-let b2 = var zeros(27)
-let Xb = tensor([[floor(uniform(0, 27)) for j in 0..3] for i in 0..32])
-let Yb = [floor(uniform(0, 27)) for i in 0..32]
-let emb = reshape(C[Xb], 32, 30)
-let h = tanh(emb @ W1 + b1)
-let logits = h @ W2 + b2
-let loss = mean(cross_entropy(logits, Yb))
-"""
+MAKEMORE_BATCH = (Path(__file__).parent / "fixtures" / "makemore_batch.sad").read_text(encoding="utf-8")
 
 
 @pytest.mark.slow
