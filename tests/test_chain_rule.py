@@ -325,7 +325,7 @@ def test_explain_after_zero_grad():
 
 
 def test_explain_when_older_passes_are_no_longer_kept():
-    # The session keeps passes of up to 100,000 nodes in all: three passes over a graph of
+    # The session keeps passes of up to 100,000 numbers in all: three passes over a graph of
     # 39,999 nodes (x, 20,000 squares, 19,999 additions) keep the latest two.
     program = "let x = var 2\nlet loss = sum([x * x for i in 0..20000])\n"
     _, outcomes = run_ok(program + "backward(loss)\nbackward(loss)\nbackward(loss)\nexplain(x)")
@@ -337,6 +337,18 @@ def test_explain_when_older_passes_are_no_longer_kept():
     total, one = format_number(3 * per_pass), format_number(per_pass)
     assert f"  {total} = … + {one} (pass 2) + {one} (pass 3)" in lines
     assert lines[-1].startswith("note: earlier passes are no longer kept")
+
+
+def test_the_kept_passes_count_a_tensor_nodes_elements_so_a_tensor_training_loop_keeps_few():
+    # A pass over [100, 100] tensors holds about 40,000 numbers in 5 nodes: counted as nodes,
+    # the session kept every step of a training loop (a makemore-size loop grew by hundreds of
+    # MB, and the playground's worker ran out of memory); counted as numbers, the latest two.
+    program = ("let W = var zeros(100, 100)\nlet X = ones(100, 100)\n"
+               "repeat 5 {\n  let loss = sum(tanh(X @ W))\n  backward(loss)\n  descend W by 0.1\n}\n")
+    session, _ = run_ok(program + "explain(W)")
+    kept = [event.number for event in session.state.history.events if hasattr(event, "number")]
+    assert kept == [4, 5]
+    assert session.state.history.nodes <= 100_000
 
 
 def test_explain_event_in_json():

@@ -54,8 +54,9 @@ training loop so keeps a few steps' variables, and the engine's nodes carry noth
 ``explain``. A node's stored gradient is the sum of the pass adjoints committed since its last `zero_grad`;
 ``explain(X)`` shows that sum, so the session keeps the committed passes (their records hold
 their graphs) and the nodes each `zero_grad` zeroed, newest last. Keeping a pass keeps its
-graph alive, so the history holds at most `MAX_NODES` nodes of passes in all, dropping the
-oldest; a pass larger than that is not kept (explain says so). A session keeps a history only
+graph alive, so the history holds passes of at most `MAX_NODES` numbers in all (a scalar node
+one, a tensor node its elements, with their adjoints), dropping the oldest; a pass larger than
+that is not kept (explain says so). A session keeps a history only
 once something may ask for it (a program that mentions `explain`, the REPL, a notebook):
 otherwise a training loop's passes are freed as soon as they are committed.
 """
@@ -389,21 +390,31 @@ class HistorySnapshot(PlainData):
         self.skipped = skipped
 
 
+def _numbers(backward_pass: BackwardPass) -> int:
+    """What keeping a pass holds: a number per scalar node, a tensor node's elements."""
+    count = 0
+    for node in backward_pass.topology:
+        count += node.size if node.__class__ is Tensor else 1
+    return count
+
+
 class History:
-    """The committed passes and `zero_grad`s, newest last, within `MAX_NODES` nodes."""
+    """The committed passes and `zero_grad`s, newest last, within `MAX_NODES` numbers: a tensor
+    node counts its elements (a training step of makemore's size holds about 30,000 numbers in
+    15 nodes; counted as nodes, thousands of steps were kept, hundreds of MB)."""
 
     __slots__ = ("events", "count", "nodes", "dropped", "skipped")
 
     def __init__(self) -> None:
         self.events: deque[KeptPass | Zeroed] = deque()
         self.count = 0  # passes committed in the session, kept or not
-        self.nodes = 0  # nodes held by the kept passes and zero_grads
+        self.nodes = 0  # numbers held by the kept passes and zero_grads
         self.dropped = 0  # the number of the newest pass dropped for room (0: none)
         self.skipped: dict[int, int] = {}  # a pass too large to keep -> its size
 
     def committed(self, backward_pass: BackwardPass, output: str) -> None:
         self.count += 1
-        size = len(backward_pass.topology)
+        size = _numbers(backward_pass)
         if size > MAX_NODES:
             self.skipped[self.count] = size
             return
@@ -421,7 +432,7 @@ class History:
         while self.nodes > MAX_NODES and len(events) > 1:
             oldest = events.popleft()
             if isinstance(oldest, KeptPass):
-                self.nodes -= len(oldest.backward_pass.topology)
+                self.nodes -= _numbers(oldest.backward_pass)
                 self.dropped = max(self.dropped, oldest.number)
             else:
                 self.nodes -= len(oldest.ids)

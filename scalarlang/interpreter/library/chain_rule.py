@@ -65,7 +65,7 @@ def explained(node: Scalar, history: History | None, span) -> Explained:
     if latest is None:
         note = f"`{label}` was in no backward pass the session keeps"
         if history is not None and (history.dropped or history.skipped):
-            note += " (it keeps the latest passes of up to 100,000 nodes in all)"
+            note += " (it keeps the latest passes of up to 100,000 numbers in all)"
         return Explained(span, label, True, None, None, None, False, (), gradient, tuple(passes), complete, note)
     kept, index = latest
     edges = tuple(_edges_into(kept, index))
