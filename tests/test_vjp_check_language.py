@@ -103,6 +103,21 @@ def test_every_row_against_numpys_vjps_through_the_command():
     assert event["tolerance"] == 1e-9
 
 
+@needs_command
+def test_a_sum_of_one_element_is_one_scalar_edge_as_explain_says():
+    # Its rebuild is the element itself (a fold of one): it was counted 0 scalar edges.
+    program = "let W = var tensor([3])\nlet M = var tensor([[2]])\nlet loss = sum(W) + sum(sum(M, axis: 0))\n"
+    result = run_program(program + "vjp_check(loss)", "--json")
+    assert result.returncode == 0, result.stderr
+    event = json.loads(result.stdout.splitlines()[-1])
+    counts = {node["label"]: (node["scalar_edges"], [operand["scalar_edges"] for operand in node["operands"]])
+              for node in event["nodes"]}
+    assert counts == {"sum(W)": (1, [1]), "sum(M, axis: 0)": (1, [1]), "sum(sum(M, axis: 0))": (1, [1])}
+    assert event["scalar_edges"] == 3
+    explained = run_program(program + "backward(loss)\nexplain(W)", width=120)
+    assert "dA = dC, repeated over every element (1 scalar edge)" in explained.stdout
+
+
 def _rows(lines: list[str]) -> dict[str, str]:
     """The table's rows by their node's label (the text under the header's `node`, after the
     `#` of `graph`'s numbering); a table split into blocks to fit the width has each row's
