@@ -23,7 +23,7 @@ from ..language.diagnostics import Diagnostic, LanguageError
 from . import texts
 from .calls import compile_function, reserved
 from .expressions import Compiler
-from .failures import with_note
+from .failures import keep_reserve, out_of_memory, release_reserve, with_note
 from .lists import characters_of
 from .operations import COMPARISONS, compared, number_of
 from .outcomes import Outcome
@@ -110,9 +110,16 @@ class Run:
 
         Interrupt-safe: whatever the moment, the outer journal and muting are back as they
         were, and what the statement did is undone (an interrupted undo is finished first),
-        so the outer journal needs to know nothing of it."""
+        so the outer journal needs to know nothing of it.
+
+        Running out of memory is its failure `out-of-memory` too (`expect out-of-memory:`),
+        once the session is as it was: out of the handler the statement's frames are freed;
+        the reserve (failures.py) is given back for the undo and the diagnostic, then taken
+        again. Memory still too short for the reserve is not the statement's alone: it stays
+        a `MemoryError`, which the run reports as any other (no `expect` catches it)."""
         state = self.state
         outer, muted, inner = state.journal, self.muted, Journal(state)
+        memory_ran_out = False
         try:
             state.journal = inner
             self.muted = muted + 1
@@ -120,10 +127,20 @@ class Run:
                 pass
         except LanguageError as error:
             return error.diagnostic
+        except MemoryError:
+            memory_ran_out = True  # (handled below: here the traceback still holds its frames)
         finally:
+            if memory_ran_out:
+                release_reserve()
             state.journal = outer
             self.muted = muted
             inner.undo()
+        if memory_ran_out:
+            current = self.current
+            diagnostic = out_of_memory(self.compiler.source, (current or statement).span)
+            if not keep_reserve():
+                raise MemoryError
+            return diagnostic
         return None
 
     # ---- the driver -------------------------------------------------------------------------
