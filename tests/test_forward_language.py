@@ -17,12 +17,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from commands import needs_command, run_program
-from sessions import failure, only, run, run_ok, shown
+from sessions import failure, only, run, run_ok, script_output, shown
 from shared import bits, text_of
 from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.outcomes import Failed, JacobianShown, TangentsShown, ValueShown
 from scalarlang.interpreter.values import label_of
-from scalarlang.language.source import Source
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -314,17 +313,12 @@ def test_the_trace_shows_in_the_api_and_the_playground():
 
 
 def test_the_readme_forward_section_prints_what_it_shows():
-    import io
     import re
-
-    from scalarlang.front.runner import ScriptOutput
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Forward and reverse\n", 1)[1].split("\n## ", 1)[0]
     program, output = re.findall(r"```\n(.*?)```", section, flags=re.DOTALL)
-    stream = io.StringIO()
-    status = ScriptOutput(stream, stream, width=100, color="never").run(Source("forward.sad", program))
-    assert status == 0 and stream.getvalue() == output
+    assert script_output(program, "forward.sad") == (0, output)
     language = (ROOT / "docs" / "language.md").read_text(encoding="utf-8")
     for block in re.findall(r"```\n(.*?)```", language.split("## Forward and reverse", 1)[1].split("\n## ", 1)[0], flags=re.DOTALL):
         assert block in output  # docs/language.md shows the same two results
