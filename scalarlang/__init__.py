@@ -125,6 +125,7 @@ if _typing.TYPE_CHECKING:  # what type checkers and IDEs see
         DirectionLengthMismatch,
         ForwardInputNotVariable,
         ForwardModeError,
+        JacobianTooLarge,
         NonFiniteDirection,
         NonFiniteTangent,
         TensorInForwardMode,

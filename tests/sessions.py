@@ -87,3 +87,17 @@ def with_values(session: Interpreter | None = None, **values) -> Interpreter:
             value.tag = Named(name)
         session.state.bind(name, value)
     return session
+
+
+def script_output(program: str | Source, name: str = "p.sad", width: int = 100) -> tuple[int, str]:
+    """``program`` (a text, named ``name``, or a `Source` with its folder) run as the command runs
+    a script, at ``width`` columns without colour: its exit status and everything it wrote,
+    standard output and error together, as a terminal shows them."""
+    import io
+
+    from scalarlang.front.runner import ScriptOutput
+
+    stream = io.StringIO()
+    source = program if isinstance(program, Source) else Source(name, program)
+    status = ScriptOutput(stream, stream, width=width, color="never").run(source)
+    return status, stream.getvalue()

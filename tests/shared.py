@@ -2,7 +2,8 @@
 text a list of outcomes renders to, parsing a program, its one statement or an expression (or
 its syntax error), the IEEE bits of a number, of a node or tensor and of the stored gradients
 of a graph, a reference topological order of a graph, the nodes and edges of a graph's DOT
-text, and the points and score the chart tests draw.
+text, the points and score the chart tests draw, and the frees of a graph counted in a
+fresh process (the finalizer of Emscripten and WASI, by hand).
 
 Running programs lives in tests/sessions.py (in process) and tests/commands.py (the real
 command)."""
@@ -15,6 +16,8 @@ import math
 import random
 import re
 import struct
+import subprocess
+import sys
 from collections.abc import Iterable, Sequence
 
 import pytest
@@ -220,3 +223,31 @@ def moons(count: int = 60) -> list[tuple[float, float, float]]:
         else:
             points.append((1 - math.cos(angle), 0.5 - math.sin(angle), -1.0))
     return points
+
+
+# A fresh process's start: the finalizer the engine installs on Emscripten and WASI, installed
+# by hand inside a wrapper that counts the frees (`frees`), the outermost ones (`outermost`) and
+# how deep they nest (`deepest`). The program that follows makes graphs, drops them and prints.
+COUNTED_FREES = """
+import gc
+from scalarlang.engine import node
+depth = deepest = outermost = frees = 0
+def counted(dying):
+    global depth, deepest, outermost, frees
+    depth += 1
+    deepest = max(deepest, depth)
+    outermost += depth == 1
+    frees += 1
+    try:
+        node.free_operands_first(dying)
+    finally:
+        depth -= 1
+setattr(node.Node, "__del__", counted)
+"""
+
+
+def counted_frees(program: str) -> list[int]:
+    """The whole numbers ``program`` prints, run after `COUNTED_FREES` in a fresh Python."""
+    ran = subprocess.run([sys.executable, "-c", COUNTED_FREES + program], capture_output=True, text=True, timeout=120)
+    assert (ran.returncode, ran.stderr) == (0, "")
+    return [int(number) for number in ran.stdout.split()]

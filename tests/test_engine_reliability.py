@@ -12,6 +12,7 @@ from operator import attrgetter
 import pytest
 
 from scalarlang import Scalar
+from shared import counted_frees
 
 
 def _sum_of_copies(x: Scalar, terms: int) -> Scalar:
@@ -203,27 +204,15 @@ def test_restoring_saved_gradients_puts_back_the_earliest_save_of_a_node():
 
 # ---- freeing deep graphs one node at a time (issue 36) ----------------------------------------
 
-# In a fresh process: the finalizer the engine installs on Emscripten and WASI, installed here
-# by hand inside a wrapper that counts the frees and how deep they nest, then chains freed.
+# In a fresh process: the finalizer the engine installs on Emscripten and WASI, installed by
+# hand inside a wrapper that counts the frees and how deep they nest (shared.COUNTED_FREES),
+# then chains freed.
 # Freed by CPython alone, each node's free runs inside its user's, in C (natively CPython's
 # guard bounds that at some fifty deep; in the browser it does not, and a chain of 10,000 nodes
 # ended Python there): every free is an outermost one, as far as Python frames can tell. With
 # the finalizer, the outermost free of each graph lets the rest go one at a time from its loop.
 FREE_DEEP = """
-import gc
-from scalarlang.engine import Scalar, node
-depth = deepest = outermost = frees = 0
-def counted(dying):
-    global depth, deepest, outermost, frees
-    depth += 1
-    deepest = max(deepest, depth)
-    outermost += depth == 1
-    frees += 1
-    try:
-        node.free_operands_first(dying)
-    finally:
-        depth -= 1
-setattr(node.Node, "__del__", counted)
+from scalarlang.engine import Scalar
 def chain(length):
     x = Scalar.variable(0.5)
     for _ in range(length):
@@ -242,11 +231,7 @@ print(deepest, outermost, frees, sum(isinstance(thing, Scalar) for thing in gc.g
 
 
 def test_where_cpython_cannot_measure_its_stack_a_deep_graph_is_freed_one_node_at_a_time():
-    import subprocess
-
-    ran = subprocess.run([sys.executable, "-c", FREE_DEEP], capture_output=True, text=True, timeout=120)
-    assert (ran.returncode, ran.stderr) == (0, "")
-    deepest, outermost, frees, left = map(int, ran.stdout.split())
+    deepest, outermost, frees, left = counted_frees(FREE_DEEP)
     assert frees > 500_000 and left == 0  # every node freed, none kept by the finalizer
     assert outermost <= 10  # a graph's first free lets the rest go: 3 graphs, and their leaves
     assert deepest <= 3  # and no free nests in another more than that

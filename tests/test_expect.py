@@ -274,7 +274,9 @@ def test_expect_every_runtime_kind_of_the_errors_example(tmp_path):
     # (a chart too wide for the text: tests/test_plots.py, at a narrow width)
     # Whether Graphviz is there, and works, depends on the machine (tests/test_drawing_language.py).
     graphviz = {"missing-graphviz", "graphviz-failed"}
-    missing = RUNTIME_KINDS - set(programs) - {"non-finite-gradcheck-input", "chart-too-small"} - graphviz
+    # (running out of memory needs a process under a memory limit: tests/test_resource_limits.py;
+    # here, test_expect_catches_running_out_of_memory_and_undoes_the_statement)
+    missing = RUNTIME_KINDS - set(programs) - {"non-finite-gradcheck-input", "chart-too-small", "out-of-memory"} - graphviz
     if "tensor" not in VALUE_FUNCTIONS:
         missing -= {"tensor-in-forward-mode"}
     assert not missing
@@ -311,3 +313,58 @@ def test_new_kinds_are_runtime_kinds_expect_can_catch(tmp_path):
     session, outcomes = run_ok("\n".join(lines))
     assert [outcome.kind for outcome in shown(outcomes, Expected)] == list(programs)
     assert session.lookup("t") is None and "a" not in session.values
+
+
+# ---- running out of memory --------------------------------------------------------------------
+
+
+def _memory_runs_out_at_the_third_pass(monkeypatch):
+    """Patched: a real shortage needs a process under a memory limit (test_resource_limits.py
+    has it); here the third pass a statement commits raises MemoryError, after two that
+    changed gradients."""
+    from scalarlang.interpreter.state import SessionState
+
+    real = SessionState.commit
+    calls = []
+
+    def commit(self, backward_pass, output):
+        calls.append(1)
+        if len(calls) == 3:
+            raise MemoryError
+        return real(self, backward_pass, output)
+
+    monkeypatch.setattr(SessionState, "commit", commit)
+    return calls
+
+
+def test_expect_catches_running_out_of_memory_and_undoes_the_statement(monkeypatch):
+    from scalarlang.interpreter import failures
+
+    session, _ = run_ok("let x = var 2\nlet w = var 3\nbackward(x * w)\nlet L = [x]")
+    before = state(session)
+    calls = _memory_runs_out_at_the_third_pass(monkeypatch)
+    _, outcomes = run_ok("expect out-of-memory: repeat 5 { backward(x * w)\nlet w = w * 2\nlet L = L + [w] }\n"
+                         "print \"{grad(x)} {w} {len(L)}\"", session)
+    (caught,) = shown(outcomes, Expected)
+    assert caught.kind == "out-of-memory" and caught.message == "the memory ran out while this statement ran"
+    assert len(calls) == 3 and printed(outcomes) == ["3 3 1"]
+    assert state(session) == before  # names, and every stored gradient's bits
+    assert failures._reserve and len(failures._reserve[0]) == failures.RESERVE_BYTES  # taken again
+    # another kind expected: the statement's failure was out-of-memory
+    calls.clear()
+    assert failure("expect too-long: repeat 5 { backward(x * w) }", session).message.startswith(
+        "expected too-long, but the statement failed with out-of-memory: the memory ran out")
+    assert state(session) == before
+
+
+def test_memory_still_short_after_the_undo_is_not_caught(monkeypatch):
+    # Patched: the reserve cannot be taken again (the memory is short beyond the statement):
+    # the run stops with out-of-memory, as without `expect`.
+    from scalarlang.interpreter import control
+
+    session, _ = run_ok("let x = var 2\nlet w = var 3")
+    before = state(session)
+    _memory_runs_out_at_the_third_pass(monkeypatch)
+    monkeypatch.setattr(control, "keep_reserve", lambda: False)
+    diagnostic = failure("expect out-of-memory: repeat 5 { backward(x * w) }", session)
+    assert diagnostic.kind == "out-of-memory" and state(session) == before

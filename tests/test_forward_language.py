@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+import time
 from functools import reduce
 from operator import add
 from pathlib import Path
@@ -15,12 +16,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sessions import failure, only, run, run_ok, shown
+from commands import needs_command, run_program
+from sessions import failure, only, run, run_ok, script_output, shown
 from shared import bits, text_of
 from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.outcomes import Failed, JacobianShown, TangentsShown, ValueShown
 from scalarlang.interpreter.values import label_of
-from scalarlang.language.source import Source
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -228,6 +229,68 @@ def test_errors_are_typed_and_change_nothing(call, kind, message):
     assert run(f"expect {kind}: {call}", session)[-1].kind == kind
 
 
+# ---- the limits of a Jacobian -------------------------------------------------------------------
+
+# 2,000 variables and a chain of 7,997 nodes (each step a mul, its constant 0.5 and an add, and
+# the variable it adds): one output by all 2,000 inputs is 2,000 forward passes over 7,997 nodes
+# and one reverse pass over them, 16,001,997 node visits (about 2 s before the limit).
+CHAIN = """let xs = [var i for i in 0..2000]
+let y = xs[0]
+for i in 1..2000 { let y = y * 0.5 + xs[i] }
+"""
+
+
+@needs_command
+def test_a_jacobian_past_its_node_visits_is_too_long_through_the_command():
+    started = time.perf_counter()
+    result = run_program(CHAIN + "jacobian([y], xs)\nprint \"after\"", width=200)
+    elapsed = time.perf_counter() - started
+    assert result.returncode == 1 and result.stdout == ""
+    flat = " ".join(result.stderr.split())
+    assert flat.startswith(
+        "error[too-long]: `jacobian` of 1 output by 2,000 inputs: its passes would visit 16,001,997 nodes "
+        "(2,000 forward passes over a graph of 7,997 nodes, and a reverse pass per output over its own); a "
+        "Jacobian may make at most 10,000,000 node visits --> <stdin>:4:1"), result.stderr
+    assert "help: `jvp(Y, X)` is one column (one forward pass), `backward(Y)` one row" in flat
+    assert elapsed < 20  # refused before any pass (the program itself takes a fraction of a second)
+    # under the limit it runs: 1,000 inputs are 8,004,997 visits
+    result = run_program(CHAIN + "jacobian([y], [xs[i] for i in 0..1000])", width=200)
+    assert result.returncode == 0, result.stderr
+    assert "forward mode: 1,000 passes (one per input), 7,997,000 node visits" in result.stdout
+
+
+@needs_command
+def test_a_jacobian_of_many_outputs_is_refused_while_their_graphs_are_walked():
+    # 2,000 outputs, each over the whole chain (2,000 reverse passes of 7,999 nodes: 16 million
+    # visits): the count passes the limit while the outputs' graphs are walked, about the
+    # 1,250th, before any pass: "at least".
+    result = run_program(CHAIN + "jacobian([y * k for k in 0..2000], [xs[0]])", "--json")
+    assert result.returncode == 1
+    event = json.loads(result.stdout.splitlines()[-1])
+    assert event["event"] == "error" and event["kind"] == "too-long"
+    assert event["limit"] == 10_000_000 and event["visits"] > 10_000_000 and event["outputs"] == 2000
+    assert "its passes would visit at least " in event["message"] and " nodes or more" in event["message"]
+
+
+@needs_command
+def test_a_jacobian_matrix_past_its_entries_is_too_long():
+    program = "let x = var 1\nlet y = x * 2\njacobian([y for i in 0..2000], [x for i in 0..1000])"
+    result = run_program(program, width=200)
+    assert result.returncode == 1
+    assert " ".join(result.stderr.split()).startswith(
+        "error[too-long]: `jacobian` of 2,000 outputs by 1,000 inputs: its matrix would have 2,000 × 1,000 = "
+        "2,000,000 entries; a Jacobian may have at most 1,000,000 -->"), result.stderr
+
+
+def test_expect_catches_a_jacobian_too_long_and_the_session_is_unchanged():
+    session, _ = run_ok(CHAIN + "backward(y)")
+    before = everything(session)
+    assert failure("jacobian([y], xs)", session).kind == "too-long"
+    assert everything(session) == before
+    assert run("expect too-long: jacobian([y], xs)", session)[-1].kind == "too-long"
+    assert everything(session) == before
+
+
 # ---- in a notebook and in the playground --------------------------------------------------------
 
 
@@ -250,17 +313,12 @@ def test_the_trace_shows_in_the_api_and_the_playground():
 
 
 def test_the_readme_forward_section_prints_what_it_shows():
-    import io
     import re
-
-    from scalarlang.front.runner import ScriptOutput
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Forward and reverse\n", 1)[1].split("\n## ", 1)[0]
     program, output = re.findall(r"```\n(.*?)```", section, flags=re.DOTALL)
-    stream = io.StringIO()
-    status = ScriptOutput(stream, stream, width=100, color="never").run(Source("forward.sad", program))
-    assert status == 0 and stream.getvalue() == output
+    assert script_output(program, "forward.sad") == (0, output)
     language = (ROOT / "docs" / "language.md").read_text(encoding="utf-8")
     for block in re.findall(r"```\n(.*?)```", language.split("## Forward and reverse", 1)[1].split("\n## ", 1)[0], flags=re.DOTALL):
         assert block in output  # docs/language.md shows the same two results

@@ -26,6 +26,7 @@ from scalarlang import (
     FORWARD_ERRORS,
     DirectionLengthMismatch,
     ForwardInputNotVariable,
+    JacobianTooLarge,
     NonFiniteDirection,
     NonFiniteTangent,
     Scalar,
@@ -245,6 +246,22 @@ def test_three_inputs_one_output_costs_three_forward_passes_and_one_reverse():
     for row in (result.forward, result.reverse):
         assert row[0] == pytest.approx(expected, rel=1e-12)
     assert result.largest_difference <= 1e-15
+
+
+def test_a_limit_on_node_visits_counts_both_modes_before_any_pass():
+    x, w = Scalar.variable(0.5), Scalar.variable(2.0)
+    square = x * x
+    outputs = [square, square * w, square]  # the union: x, square, w, square * w
+    result = jacobian(outputs, [x, w])
+    visits = result.forward_visits + result.reverse_visits
+    assert (result.forward_visits, result.reverse_visits) == (2 * 4, 2 + 4 + 2)
+    assert jacobian(outputs, [x, w], max_visits=visits) == result  # at the limit: the same
+    with pytest.raises(JacobianTooLarge) as caught:
+        jacobian(outputs, [x, w], max_visits=visits - 1)  # past it once every graph was walked
+    assert caught.value == JacobianTooLarge(visits, 4, True, visits - 1)
+    with pytest.raises(JacobianTooLarge) as caught:  # past it at the second output: a lower bound
+        jacobian(outputs, [x, w], max_visits=2 * 4 + 2 + 4 - 1)
+    assert caught.value == JacobianTooLarge(2 * 4 + 2 + 4, 4, False, 2 * 4 + 2 + 4 - 1)
 
 
 def test_one_input_three_outputs_costs_one_forward_pass_and_three_reverse():

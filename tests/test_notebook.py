@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from kernels import notebook_client
 from shared import SEED_PROGRAM
 import scalarlang
 from scalarlang import Scalar
@@ -229,26 +230,11 @@ def test_sad_draw_inline_file_and_errors(shell, tmp_path):
 # ---- the example notebook, in a real kernel ------------------------------------------------
 
 
-def _kernel_client(tmp_path, monkeypatch, notebook):
-    """An nbclient client for ``notebook`` in a kernel of this very interpreter, whatever
-    kernels the machine has installed (skipped without the notebook extra)."""
-    nbclient = pytest.importorskip("nbclient")
-    pytest.importorskip("ipykernel")
-    spec = tmp_path / "kernels" / "scalarlang-test"
-    spec.mkdir(parents=True)
-    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-    (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "test", "language": "python"}))
-    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
-    return nbclient.NotebookClient(
-        notebook, kernel_name="scalarlang-test", timeout=120, resources={"metadata": {"path": str(tmp_path)}}
-    )
-
-
 def test_a_failing_cell_stops_the_run_with_its_diagnostic_and_no_traceback(tmp_path, monkeypatch):
     nbformat = pytest.importorskip("nbformat")
     cells = ["%load_ext scalarlang", SEED_CELL + "backward(loss, inf)", '%%sad\nprint "after"']
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
-    client = _kernel_client(tmp_path, monkeypatch, notebook)
+    client = notebook_client(notebook, tmp_path, monkeypatch)
     from nbclient.exceptions import CellExecutionError
 
     with pytest.raises(CellExecutionError) as caught:
@@ -276,7 +262,7 @@ def test_a_walk_cell_starts_from_the_forward_graph_and_cells_are_named_as_jupyte
     nbformat = pytest.importorskip("nbformat")
     cells = ["%load_ext scalarlang", "half = 0.5", SEED_CELL + "walk(loss)", "%%sad\nwalk(loss, nan)"]
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
-    client = _kernel_client(tmp_path, monkeypatch, notebook)
+    client = notebook_client(notebook, tmp_path, monkeypatch)
     client.allow_errors = True
     client.execute()
     walked, failing = notebook.cells[2], notebook.cells[3]
@@ -300,7 +286,7 @@ def test_a_walk_cell_over_tensors_shows_a_player_that_steps_a_node_at_a_time(tmp
     cells = ["%load_ext scalarlang", "%%sad\nlet X = tensor([[1, 2], [3, 4]])\nlet W = var tensor([[0.5, -1], [2, 0.25]])\n"
              "let loss = sum(tanh(X @ W))\nwalk(loss)", "%%sad\nprint \"{grad(W)}\""]
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
-    _kernel_client(tmp_path, monkeypatch, notebook).execute()
+    notebook_client(notebook, tmp_path, monkeypatch).execute()
     walked, printed = notebook.cells[1], notebook.cells[2]
     (html,) = [output.data["text/html"] for output in walked.outputs if "data" in output]
     (text,) = [output.data["text/plain"] for output in walked.outputs if "data" in output]
@@ -329,7 +315,7 @@ def test_a_notebook_cell_shows_the_table_as_html(tmp_path, monkeypatch):
              # (softmax's two sides differ in their last bits; the tolerance is the smallest float)
              "%%sad\nvjp_check(sum(softmax(S) * tensor([1.5, -0.3, 2.2, 0.7])), tolerance: 5e-324)"]
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
-    client = _kernel_client(tmp_path, monkeypatch, notebook)
+    client = notebook_client(notebook, tmp_path, monkeypatch)
     client.allow_errors = True
     client.execute()
     passing, failing = notebook.cells[1], notebook.cells[2]
@@ -347,7 +333,7 @@ def test_a_notebook_cell_shows_the_table_as_html(tmp_path, monkeypatch):
 def test_example_notebook_executes(tmp_path, monkeypatch):
     nbformat = pytest.importorskip("nbformat")
     notebook = nbformat.read(ROOT / "examples" / "notebook.ipynb", as_version=4)
-    client = _kernel_client(tmp_path, monkeypatch, notebook)
+    client = notebook_client(notebook, tmp_path, monkeypatch)
     client.execute()
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     outputs = {cell.source.splitlines()[-1]: cell.outputs for cell in code}

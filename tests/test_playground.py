@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from sessions import script_output
+
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -149,11 +151,6 @@ CHARTS = (
 
 
 def test_charts_show_as_svg_and_their_text_is_the_commands(page):
-    import io
-
-    from scalarlang.front.runner import ScriptOutput
-    from scalarlang.language.source import Source
-
     set_program(page, CHARTS)
     run = run_and_wait(page)
     assert run["status"] == 0 and run["error"] is None
@@ -167,9 +164,7 @@ def test_charts_show_as_svg_and_their_text_is_the_commands(page):
         f"return Array.from(document.querySelectorAll('{charts} text.axis-title')).map(t => t.textContent)"
     )
     assert titles == ["step", "nats"]  # (issue 45: the axes' titles)
-    expected = io.StringIO()
-    ScriptOutput(expected, expected, width=100, color="never").run(Source("charts.sad", CHARTS))
-    assert run["text"] == expected.getvalue() and "└" in run["text"]
+    assert run["text"] == script_output(CHARTS, "charts.sad")[1] and "└" in run["text"]
 
 
 def test_an_error_shows_its_kind_and_marks_its_span_in_the_editor(page):
@@ -194,28 +189,15 @@ def test_an_error_shows_its_kind_and_marks_its_span_in_the_editor(page):
     assert page.execute_script("return document.querySelectorAll('#highlight mark').length") == 0
 
 
-VJP_CHECK_PROGRAM = """let W = var tensor([[0.3, -0.2, 0.5], [-0.4, 0.6, 0.2]])
-let X = tensor([[1, 2], [0.5, -1]])
-let loss = mean(cross_entropy(X @ W, [0, 2]))
-vjp_check(loss)
-let S = var tensor([[1.4, 1.0, -0.3, -1.0], [0.0, -0.4, 1.1, -0.8]])
-vjp_check(sum(softmax(S) * tensor([1.5, -0.3, 2.2, 0.7])), tolerance: 5e-324)
-"""
+VJP_CHECK_PROGRAM = (ROOT / "tests" / "fixtures" / "vjp_check_program.sad").read_text(encoding="utf-8")
 
 
 def test_vjp_check_shows_its_table_and_a_failed_one_is_marked(page):
     # Issue 43: the bridge from scalars to tensors in the page, as the command prints it; the
     # second check fails (softmax's two sides differ in their last bits; the smallest tolerance).
-    import io
-
-    from scalarlang.front.runner import ScriptOutput
-    from scalarlang.language.source import Source
-
     set_program(page, VJP_CHECK_PROGRAM)
     run = run_and_wait(page)
-    expected = io.StringIO()
-    ScriptOutput(expected, expected, width=100, color="never").run(Source("playground.sad", VJP_CHECK_PROGRAM))
-    assert run["text"] == expected.getvalue()
+    assert run["text"] == script_output(VJP_CHECK_PROGRAM, "playground.sad")[1]
     assert run["status"] == 1 and run["error"]["kind"] == "vjp-check-failed"
     output = element(page, "#output").text
     assert "vjp_check loss: 3 tensor nodes" in output and "FAIL at S[1, 2]" in output

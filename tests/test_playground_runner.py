@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SLOW_EXAMPLES
+from sessions import script_output
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("*.sad"))
@@ -150,31 +151,19 @@ def test_each_run_is_a_fresh_session():
     assert done["status"] != 0 and done["error"]["kind"] == "undefined-name"
 
 
-VJP_CHECK_PROGRAM = """let W = var tensor([[0.3, -0.2, 0.5], [-0.4, 0.6, 0.2]])
-let X = tensor([[1, 2], [0.5, -1]])
-let loss = mean(cross_entropy(X @ W, [0, 2]))
-vjp_check(loss)
-let S = var tensor([[1.4, 1.0, -0.3, -1.0], [0.0, -0.4, 1.1, -0.8]])
-vjp_check(sum(softmax(S) * tensor([1.5, -0.3, 2.2, 0.7])), tolerance: 5e-324)
-"""
+VJP_CHECK_PROGRAM = (ROOT / "tests" / "fixtures" / "vjp_check_program.sad").read_text(encoding="utf-8")
 
 
 def test_vjp_check_shows_its_table_as_the_command_prints_it_and_a_failed_one_marks_the_call():
     # (the second check fails: softmax's two sides differ in their last bits; the tolerance is the
     # smallest float)
-    import io
-
-    from scalarlang.front.runner import ScriptOutput
-    from scalarlang.language.source import Source
-
     messages, done = run(VJP_CHECK_PROGRAM)
     text = text_of(messages)
-    expected = io.StringIO()
-    ScriptOutput(expected, expected, width=100, color="never").run(Source("playground.sad", VJP_CHECK_PROGRAM))
-    assert text == expected.getvalue()
+    assert text == script_output(VJP_CHECK_PROGRAM, "playground.sad")[1]
     assert "vjp_check loss: 3 tensor nodes" in text and "FAIL at S[1, 2]" in text and "pass=false" in text
     html = "".join(part.get("html", "") for message in messages for part in message["parts"])
     assert "X @ W" in html and "FAIL at S[1, 2]" in html
     error = done["error"]
     assert done["status"] == 1 and error["kind"] == "vjp-check-failed"
-    assert error["line"] == 6 and VJP_CHECK_PROGRAM.splitlines()[5][error["column"] - 1:].startswith("vjp_check(")
+    failing = VJP_CHECK_PROGRAM.splitlines()[error["line"] - 1]
+    assert failing.startswith("vjp_check(sum(softmax(S)") and failing[error["column"] - 1:].startswith("vjp_check(")

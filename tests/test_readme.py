@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import io
 import re
 from pathlib import Path
 
 import pytest
 
-from scalarlang.front.runner import ScriptOutput
+from sessions import script_output
 from scalarlang.language.source import Source
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,10 +42,7 @@ def test_readme_training_program_is_the_example_and_prints_its_output():
     program = next(block for block in _blocks() if block.startswith("# fit y = 2x + 1"))
     assert program in example.read_text(encoding="utf-8")
     shown = next(block for block in _blocks() if block.startswith("step 0 loss"))
-    stream = io.StringIO()
-    status = ScriptOutput(stream, stream, width=100, color="never").run(Source("fit_line.sad", program))
-    assert status == 0
-    assert stream.getvalue() == shown
+    assert script_output(program, "fit_line.sad") == (0, shown)
 
 
 def _names_blocks() -> tuple[str, str]:
@@ -65,29 +61,20 @@ def test_readme_language_model_is_the_example_and_shows_its_golden_output():
 @pytest.mark.slow  # 100 training steps: about 6 s
 def test_readme_language_model_prints_what_the_readme_shows():
     program, shown = _names_blocks()
-    stream = io.StringIO()
     source = Source(str(ROOT / "examples" / "names.sad"), program, folder=str(ROOT / "examples"))
-    status = ScriptOutput(stream, stream, width=100, color="never").run(source)
-    assert status == 0
-    assert stream.getvalue() == shown
+    assert script_output(source) == (0, shown)
 
 
 def test_readme_sample_program_prints_what_the_readme_shows():
     program = next(block for block in _blocks() if block.startswith("# first.sad"))
     shown = next(block for block in _blocks() if block.startswith("backward from loss"))
-    stream = io.StringIO()
-    status = ScriptOutput(stream, stream, width=100, color="never").run(Source("first.sad", program))
-    assert status == 1
-    assert stream.getvalue() == shown
+    assert script_output(program, "first.sad") == (1, shown)
 
 
 def test_readme_chain_rule_program_prints_what_the_readme_shows():
     program = next(block for block in _blocks() if block.startswith("# chain.sad"))
     shown = next(block for block in _blocks() if block.startswith("x: pass adjoint in pass 2"))
-    stream = io.StringIO()
-    status = ScriptOutput(stream, stream, width=100, color="never").run(Source("chain.sad", program))
-    assert status == 0
-    assert stream.getvalue() == shown
+    assert script_output(program, "chain.sad") == (0, shown)
     example = (ROOT / "examples" / "chain_rule.sad").read_text(encoding="utf-8")
     assert all(line in example for line in program.splitlines()[1:4])  # the same graph
 

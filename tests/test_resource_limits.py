@@ -262,6 +262,34 @@ def test_running_out_of_memory_is_one_typed_error_event_every_time(tmp_path):
             assert_out_of_memory(command_under_memory_limit(tmp_path, GROWING_AT_ONCE, GROWN), 1)
 
 
+# Three shortages caught by `expect` (a loop's graph, a comprehension, the loop again), each
+# leaving the session as it was, then one that is not caught: still reported, with its reserve.
+CAUGHT = """let x = var 1
+let L = [1, 2]
+expect out-of-memory: repeat 1000000 { let x = x * 1.0000001 }
+print "{value(x)} {node_count(x)} {len(L)}"
+expect out-of-memory: let M = [[i, i * 2] for i in 0..1000000]
+print "{value(x)} {node_count(x)} {len(L)}"
+expect out-of-memory: repeat 1000000 { let x = x * 1.0000001 }
+print "{value(x)} {node_count(x)} {len(L)}"
+repeat 1000000 { let x = x * 1.0000001 }
+print value(x)
+"""
+
+
+@posix_only
+def test_expect_catches_running_out_of_memory_every_time(tmp_path):
+    for _ in range(2):
+        result = command_under_memory_limit(tmp_path, CAUGHT, GROWN)
+        assert b"Traceback" not in result.stderr and result.stderr == b"", result.stderr[-3000:]
+        found = events(result)
+        assert [event["event"] for event in found] == ["start"] + ["expected", "print"] * 3 + ["error"], found
+        assert [event["kind"] for event in found if event["event"] == "expected"] == ["out-of-memory"] * 3
+        assert [event["text"] for event in found if event["event"] == "print"] == ["1 1 2"] * 3
+        assert found[-1]["kind"] == "out-of-memory" and found[-1]["line"] == 9, found[-1]
+        assert result.returncode == 1
+
+
 @posix_only
 def test_running_out_of_memory_as_text_is_one_diagnostic(tmp_path):
     import resource

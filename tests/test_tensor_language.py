@@ -17,7 +17,8 @@ import scalarlang
 from scalarlang.engine.scalar import Scalar
 from scalarlang.engine.tensor import Tensor
 
-from sessions import only, printed, run_ok, session_after
+from numpy_reference import softmax
+from sessions import failure, only, printed, run_ok, session_after, state
 from scalarlang.interpreter.outcomes import GraphShown
 
 A = [[0.5, -1.25, 2.0], [3.0, 0.75, -0.5]]  # [2, 3]
@@ -60,11 +61,6 @@ def session():
 
 a, b, v = np.array(A), np.array(B), np.array(V)
 col, row, s = np.array([[2.0], [-3.0]]), np.array([[1.0, 2.0, 3.0]]), 1.5
-
-
-def softmax(x, axis):
-    shifted = np.exp(x - x.max(axis=axis, keepdims=True))
-    return shifted / shifted.sum(axis=axis, keepdims=True)
 
 
 def logsumexp(x, axis=None):
@@ -310,3 +306,70 @@ def test_node_count_and_edge_count_count_a_tensor_graphs_nodes_and_operand_edges
     assert [result.text for result in counts] == ["5 5\n", "3 2\n", "4 4\n"]
     graph = session.run("graph(loss)").text
     assert graph.rstrip().endswith("5 unique nodes, 5 operand edges")
+
+
+# ---- iterating a tensor: its rows, as numpy and PyTorch iterate -------------------------------
+
+
+def test_for_over_a_tensor_gives_its_rows_as_indexing_does():
+    # `for row in T` binds T[0], T[1], …: the same nodes indexing makes (an `index` edge to T),
+    # so the gradients are the indexed loop's, bit for bit, and numpy's.
+    t = [[0.5, -1.25, 2.0], [3.0, 0.75, -0.5]]
+    by_rows = session_after(f"let T = var tensor({t})\nlet loss = 0\n"
+                            "for row in T { let loss = loss + sum(row * row) }\nbackward(loss)")
+    by_index = session_after(f"let T = var tensor({t})\nlet loss = 0\n"
+                             "for i in 0..len(T) { let loss = loss + sum(T[i] * T[i]) }\nbackward(loss)")
+    assert bits_of([by_rows.names["loss"].value]) == bits_of([by_index.names["loss"].value])
+    assert bits_of(by_rows.names["T"].gradient) == bits_of(by_index.names["T"].gradient)
+    close(np.array(by_rows.names["T"].gradient).reshape(2, 3), 2 * np.array(t))
+    row = by_rows.names["row"]  # the last row: a tensor node of one edge, to T
+    assert isinstance(row, Tensor) and row.shape == (3,) and str(row.operation) == "index"
+    session, outcomes = run_ok(f"let T = var tensor({t})\nfor row in T {{ }}\ngraph(row)")
+    graph = only(outcomes, GraphShown)
+    assert [(node.label, node.operation, node.operands) for node in graph.nodes] == [
+        ("T", "variable", ()), ("T[1]", "index", (0,))]
+
+
+def test_a_comprehension_over_a_tensor_and_a_rank_1_tensors_elements():
+    session = session_after(
+        "let T = var tensor([[1, 2], [3, 4], [5, 6]])\nlet L = [sum(row * row) for row in T]\n"
+        "let E = [x * 10 for x in T[1]]\nlet P = [a * b for a, b in T]\n"
+        "let loss = sum(L) + sum(P)\nbackward(loss)"
+    )
+    names = session.names
+    assert [node.value for node in names["L"]] == [5.0, 25.0, 61.0]
+    assert [node.value for node in names["E"]] == [30.0, 40.0]  # scalar nodes, T[1][0] and T[1][1]
+    assert all(node.__class__ is Scalar for node in names["E"])
+    assert [node.value for node in names["P"]] == [2.0, 12.0, 30.0]
+    # d/dT of sum(row²) + a*b per row: 2T + the other element of the row
+    assert names["T"].gradient == (4.0, 5.0, 10.0, 11.0, 16.0, 17.0)
+
+
+def test_the_rows_are_labelled_as_indexing_labels_them():
+    session, _ = run_ok("let T = var tensor([[1, 2], [3, 4]])\nlet L = [sum(r) for r in T * 2]\n"
+                        "let M = [a + b for a, b in T]\nfn f(W) = [sum(r) for r in W]\nlet F = f(T)")
+
+    def labels(expression):
+        return [node.label for node in only(run_ok(f"graph({expression})", session)[1], GraphShown).nodes]
+    assert labels("L[1]")[-2:] == ["(T * 2)[1]", "L[1]"]
+    assert labels("M[1]")[1:] == ["T[1]", "T[1][0]", "T[1][1]", "M[1]"]
+    assert labels("F[0]")[1:] == ["f: W[0]", "F[0]"]
+
+
+@pytest.mark.parametrize("program, kind, message", [
+    ("for a, b, c in T { }", "table-width", "`for` names 3, but each row of `T` (a tensor [3, 2]) is a tensor [2]"),
+    ("let L = [a for a, b in T[0]]", "table-width",
+     "`for` names 2, but each row of `T[0]` (a tensor [2]) is a scalar node"),
+    ("for x in zeros(2000000) { }", "too-long", "the tensor is 2,000,000 iterations; a loop may run at most 1,000,000"),
+    ("for r in T { let y = log(r - 3) }", "non-finite-tensor-result", None),
+])
+def test_iterating_a_tensor_fails_as_a_typed_error_that_changes_nothing(program, kind, message):
+    session, _ = run_ok("let T = var tensor([[1, 2], [3, 4], [5, 6]])\nlet y = 1")
+    before = state(session)
+    diagnostic = failure(program, session, atomic=True)  # (as the REPL runs a line: undone whole)
+    assert diagnostic.kind == kind
+    if message is not None:
+        assert diagnostic.message == message
+    else:  # the iteration's note names the row by its label
+        assert any("where r = T[0] (a tensor [2])" in note for note in diagnostic.notes), diagnostic.notes
+    assert state(session) == before

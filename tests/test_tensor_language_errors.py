@@ -237,3 +237,17 @@ def test_help_lists_the_tensor_built_ins_under_their_own_heading():
     for form in ("A @ B", "tensor(L)", "randn(S, …)", "reshape(T, S, …)", "transpose(T) · transpose(T, A, B)"):
         assert form in section, form
     assert "sum(T[, axis: K])" in text and "softmax(T[, axis: K])" in text
+
+
+@needs_command
+def test_for_over_a_tensor_through_the_command():
+    # Its rows, as numpy and PyTorch iterate (a tensor was not-a-list to `for … in`).
+    program = ("let X = var tensor([[1, 2], [3, 4], [5, 6]])\nfor row in X { print \"{row[0]} {sum(row)}\" }\n"
+               "for x1, x2 in X { print x1 * x2 }\nlet loss = sum([sum(row * row) for row in X])\nbackward(loss)\n"
+               "print grad(X)\nfor a, b, c in X { }\n")
+    result = run_program(program)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        "1 3", "3 7", "5 11", "2", "12", "30", "backward from loss with seed 1"] + result.stdout.splitlines()[7:]
+    assert result.stdout.endswith("tensor [3, 2]\n   2   4\n   6   8\n  10  12\n")
+    assert result.stderr.startswith("error[table-width]: `for` names 3, but each row of `X` (a tensor [3, 2]) is a")

@@ -12,6 +12,7 @@ import math
 import numpy as np
 import pytest
 
+from numpy_reference import unbroadcast
 from scalarlang import Scalar, Tensor
 
 RNG = np.random.default_rng(20261206)
@@ -48,16 +49,6 @@ def backward_weighted(output, weights):
         loss = (output * Tensor.constant(np.asarray(weights).tolist())).sum()
     loss.backward()
     return loss
-
-
-def unbroadcast(contribution, shape):
-    """numpy's reduction of a broadcast adjoint back to ``shape``."""
-    while contribution.ndim > len(shape):
-        contribution = contribution.sum(axis=0)
-    for axis, length in enumerate(shape):
-        if length == 1 and contribution.shape[axis] != 1:
-            contribution = contribution.sum(axis=axis, keepdims=True)
-    return contribution
 
 
 # ---- element-wise binary operations with broadcasting -----------------------------------------

@@ -24,6 +24,7 @@ from scalarlang import (
     TensorBackwardPass,
     UntrackedOutput,
 )
+from shared import counted_frees
 
 
 def bits(gradient):
@@ -236,21 +237,9 @@ def test_descended_steps_each_element_against_its_gradient_into_a_new_variable()
         w.descended(1e308)
 
 
+# A deep tensor graph freed with the finalizer of Emscripten and WASI (shared.COUNTED_FREES).
 FREE_DEEP_TENSORS = """
-import gc
-from scalarlang.engine import Tensor, node, tensor_node
-depth = deepest = outermost = frees = 0
-def counted(dying):
-    global depth, deepest, outermost, frees
-    depth += 1
-    deepest = max(deepest, depth)
-    outermost += depth == 1
-    frees += 1
-    try:
-        node.free_operands_first(dying)
-    finally:
-        depth -= 1
-setattr(node.Node, "__del__", counted)
+from scalarlang.engine import Tensor, tensor_node
 setattr(tensor_node.TensorNode, "__del__", counted)
 x = Tensor.variable([0.5, 0.25])
 for _ in range(20000):
@@ -262,12 +251,7 @@ print(deepest, outermost, frees)
 
 
 def test_where_cpython_cannot_measure_its_stack_a_deep_tensor_graph_is_freed_one_node_at_a_time():
-    import subprocess
-    import sys
-
-    ran = subprocess.run([sys.executable, "-c", FREE_DEEP_TENSORS], capture_output=True, text=True, timeout=120)
-    assert (ran.returncode, ran.stderr) == (0, "")
-    deepest, outermost, frees = map(int, ran.stdout.split())
+    deepest, outermost, frees = counted_frees(FREE_DEEP_TENSORS)
     # the first free lets the rest go from its loop (a VJP holding an operand must not keep it
     # for a free of its own, outside the loop, nested in the C stack)
     assert frees > 80_000 and outermost <= 10 and deepest <= 3

@@ -17,6 +17,7 @@ import time
 import numpy as np
 import pytest
 
+from numpy_reference import softmax, unbroadcast
 from scalarlang.engine import (
     InvalidGradcheckTolerance,
     Scalar,
@@ -26,6 +27,7 @@ from scalarlang.engine import (
     vjp_check,
 )
 from scalarlang.engine import tensor_linear
+from scalarlang.engine.tensor_formulas import scalar_edges
 
 RNG = np.random.default_rng(7)
 
@@ -36,23 +38,6 @@ def array(*shape, low=-1.5, high=1.5):
 
 def var(values):
     return Tensor.variable(np.asarray(values).tolist())
-
-
-def softmax(z, axis):
-    e = np.exp(z - z.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
-
-
-def unbroadcast(gradient, shape):
-    """numpy's sum of a broadcast gradient back to ``shape`` (() for a scalar)."""
-    if shape == ():
-        return np.array([gradient.sum()])
-    while gradient.ndim > len(shape):
-        gradient = gradient.sum(axis=0)
-    for axis, length in enumerate(shape):
-        if length == 1 and gradient.shape[axis] != 1:
-            gradient = gradient.sum(axis=axis, keepdims=True)
-    return gradient
 
 
 def first_extreme_mask(a, axis, largest):
@@ -331,6 +316,59 @@ def test_a_softmax_counts_its_scalar_edges_once_whatever_its_axis():
     assert [operand.scalar_edges for operand in along_columns.operands] == [
         operand.scalar_edges for operand in along_rows.operands
     ]
+
+
+def case_size_one(make, shape):
+    """An operation on a tensor with an axis (or every axis) of length 1, against numpy."""
+    a = array(*shape)
+    result, derivative = make(var(a))
+    return result, lambda g: [derivative(a, g)]
+
+
+SIZE_ONE = {  # each: (the operation, its VJP in numpy, the rebuild's scalar edges by hand)
+    "sum of one element": ((1,), lambda A: A.sum(), lambda a, g: np.full(a.shape, g), 1),
+    "sum of [1, 1]": ((1, 1), lambda A: A.sum(), lambda a, g: np.full(a.shape, g), 1),
+    "sum along an axis of length 1": ((1, 3), lambda A: A.sum(0), lambda a, g: g[None, :], 3),
+    "sum along the other axis of [1, 3]": ((1, 3), lambda A: A.sum(1), lambda a, g: np.repeat(g[:, None], 3, 1), 4),
+    "mean of one element": ((1,), lambda A: A.mean(), lambda a, g: np.full(a.shape, g), 2),
+    "mean along an axis of length 1": ((3, 1), lambda A: A.mean(1), lambda a, g: g[:, None], 6),
+    "max of one element": ((1,), lambda A: A.max(), lambda a, g: np.full(a.shape, g), 1),
+    "min along an axis of length 1": ((1, 2), lambda A: A.min(0), lambda a, g: g[None, :], 2),
+    "logsumexp of one element": ((1, 1), lambda A: A.logsumexp(), lambda a, g: np.full(a.shape, g), 1),
+    "softmax of one element": ((1, 1), lambda A: A.softmax(1), lambda a, g: np.zeros(a.shape), 6),
+    "matmul with an inner axis of 1": ((2, 1), lambda A: A @ Tensor.constant([[2.0, 3.0]]),
+                                       lambda a, g: g @ np.array([[2.0], [3.0]]), 8),
+    "broadcast from [1]": ((1,), lambda A: A + Tensor.constant([[1.0, 2.0], [3.0, 4.0]]),
+                           lambda a, g: np.array([g.sum()]), 8),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SIZE_ONE))
+def test_an_axis_of_length_one_counts_one_scalar_edge_an_element(name):
+    # A fold of one element is that element: a sum of one tensor element was counted 0 scalar
+    # edges (the rebuild made no node), where explain counts one; it is one edge of derivative 1.
+    shape, operation, derivative, edges = SIZE_ONE[name]
+    result, expected = case_size_one(lambda A: (operation(A), derivative), shape)
+    check, record, weights = checked(result)
+    assert check.passed and record.passed, record
+    for operand, contribution in zip(record.operands, expected(weights)):
+        np.testing.assert_allclose(operand.scalar, np.asarray(contribution).reshape(-1), rtol=1e-12, atol=1e-14)
+    assert record.scalar_edges == edges
+    assert record.operands[0].scalar_edges >= 1
+
+
+@pytest.mark.parametrize("name", sorted(CASES) + [f"size one: {name}" for name in sorted(SIZE_ONE)])
+def test_each_operand_counts_the_scalar_edges_explain_shows(name):
+    if name.startswith("size one: "):
+        shape, operation, derivative, _ = SIZE_ONE[name.removeprefix("size one: ")]
+        result, _ = case_size_one(lambda A: (operation(A), derivative), shape)
+    else:
+        result, _ = CASES[name]()
+    loss = (result * 1.0).sum() if not isinstance(result, Scalar) else result * 1.0
+    topology = loss.reverse_pass().topology
+    for record in vjp_check(loss).nodes:
+        for operand in record.operands:
+            assert operand.scalar_edges == scalar_edges(topology[record.node], operand.slot)[0], record
 
 
 def test_an_untracked_operand_is_not_checked():

@@ -103,25 +103,49 @@ def test_every_row_against_numpys_vjps_through_the_command():
     assert event["tolerance"] == 1e-9
 
 
+@needs_command
+def test_a_sum_of_one_element_is_one_scalar_edge_as_explain_says():
+    # Its rebuild is the element itself (a fold of one): it was counted 0 scalar edges.
+    program = "let W = var tensor([3])\nlet M = var tensor([[2]])\nlet loss = sum(W) + sum(sum(M, axis: 0))\n"
+    result = run_program(program + "vjp_check(loss)", "--json")
+    assert result.returncode == 0, result.stderr
+    event = json.loads(result.stdout.splitlines()[-1])
+    counts = {node["label"]: (node["scalar_edges"], [operand["scalar_edges"] for operand in node["operands"]])
+              for node in event["nodes"]}
+    assert counts == {"sum(W)": (1, [1]), "sum(M, axis: 0)": (1, [1]), "sum(sum(M, axis: 0))": (1, [1])}
+    assert event["scalar_edges"] == 3
+    explained = run_program(program + "backward(loss)\nexplain(W)", width=120)
+    assert "dA = dC, repeated over every element (1 scalar edge)" in explained.stdout
+
+
 def _rows(lines: list[str]) -> dict[str, str]:
     """The table's rows by their node's label (the text under the header's `node`, after the
-    `#` of `graph`'s numbering); a table split into blocks to fit the width has each row's
-    cells of every block joined, its number first."""
+    `#` of `graph`'s numbering). A label longer than its column is on a line of its own (or
+    more), whole, and the row's cells on the next line under a blank `#` and label. A table
+    split into blocks to fit the width has each row's cells of every block joined, its number
+    first."""
     labels: list[str] = []
     cells: list[list[str]] = []
     headers = [at for at, line in enumerate(lines) if line.split()[:2] == ["#", "node"]]
-    for header in headers:
+    for block, header in enumerate(headers):
         start = lines[header].index("node")
         end = lines[header].index(lines[header].split()[2])  # where the column after `node` starts
         at = header + 2  # (past the rule)
         row = 0
         while at < len(lines) and at not in headers and not lines[at].startswith("vjp_check "):
-            label, rest = lines[at][start:end].strip(), lines[at][:start] + lines[at][end:]
-            if row == len(labels):
+            number, line = lines[at][:start].strip(), lines[at]
+            label_lines = [line[start:].strip()]
+            while at + 1 < len(lines) and lines[at + 1][:end].strip() and not lines[at + 1][:start].strip():
+                at += 1  # a label too long for one line goes on
+                label_lines.append(lines[at][start:].strip())
+            if at + 1 < len(lines) and lines[at + 1].strip() and not lines[at + 1][:end].strip():
+                at += 1  # the label was spilled: the row's cells are on this line
+                label, rest = " ".join(label_lines), f"{number} {lines[at][end:].strip()}"
+            else:
+                label, rest = line[start:end].strip(), (line[:start] + line[end:]).strip()
+            if block == 0:
                 labels.append(label), cells.append([])
-            if len(label) > len(labels[row]):
-                labels[row] = label
-            cells[row].append(rest.strip())
+            cells[row].append(rest)
             at, row = at + 1, row + 1
     return {label: "  ".join(parts) for label, parts in zip(labels, cells)}
 
@@ -150,6 +174,31 @@ def test_the_table_and_verdict_through_the_command():
     assert lines[-1] == "after"
     assert all(len(line) <= 100 for line in lines)
     assert "\x1b[" not in result.stdout  # no colour without a terminal
+
+
+FN_LABELS = ["f: transpose(A)", "f: A @ transpose(A)", "f: A * A", "f: A * A * A",
+             "f: A @ transpose(A) + A * A * A", "f: A @ transpose(A) + A * A * A - A * A * A * A * A * A"]
+
+
+@needs_command
+@pytest.mark.parametrize("width", [40, 60, 100])
+def test_labels_made_inside_a_fn_are_shown_whole(width):
+    # Cut to fit its column, `layer: H @ transpose(W)` and `layer: H @ transpose(W) + b` both
+    # read `layer: H @ tr…`: a label too long for its column is on a line of its own, whole
+    # (broken after a space when longer than the table), and the row's cells follow.
+    program = "let S = var tensor([[1, 2], [3, 4]])\nfn f(A) = A @ transpose(A) + A * A * A - A * A * A * A * A * A\n" \
+              "let loss = sum(f(S))\nvjp_check(loss)"
+    result = run_program(program, width=width)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert all(len(line) <= width for line in lines), result.stdout
+    assert "…" not in result.stdout
+    rows = _rows(lines)
+    assert set(FN_LABELS) <= set(rows), rows
+    assert all(row.endswith("pass") for row in rows.values()), rows
+    if width == 100:  # as the shapes tell the two products apart, the labels tell the sums apart
+        assert "matmul    [2, 2] @ [2, 2] → [2, 2]" in rows["f: A @ transpose(A)"]
+        assert "add       [2, 2] + [2, 2] → [2, 2]" in rows["f: A @ transpose(A) + A * A * A"]
 
 
 @needs_command

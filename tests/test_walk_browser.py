@@ -12,12 +12,13 @@ packages chromium and chromium-driver, which .ci/run installs) or without the no
 from __future__ import annotations
 
 import html
-import json
 import re
 import sys
 from pathlib import Path
 
 import pytest
+
+from kernels import notebook_client
 
 pytestmark = pytest.mark.slow
 
@@ -38,21 +39,11 @@ def _browser() -> None:
 def executed_page(folder: Path, monkeypatch, cell: str = CELL) -> Path:
     """The notebook run by nbclient in a kernel of this interpreter; its outputs as a page."""
     nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    pytest.importorskip("ipykernel")
-    spec = folder / "kernels" / "scalarlang-test"
-    spec.mkdir(parents=True)
-    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-    (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "test", "language": "python"}))
-    monkeypatch.setenv("JUPYTER_PATH", str(folder))
     notebook = nbformat.v4.new_notebook(
         cells=[nbformat.v4.new_code_cell("%load_ext scalarlang"), nbformat.v4.new_code_cell(cell)]
     )
     nbformat.write(notebook, folder / "walk.ipynb")
-    client = nbclient.NotebookClient(
-        notebook, kernel_name="scalarlang-test", timeout=120, resources={"metadata": {"path": str(folder)}}
-    )
-    client.execute()
+    notebook_client(notebook, folder, monkeypatch).execute()
     pieces = []
     for cell in notebook.cells:
         for output in cell.get("outputs", []):

@@ -26,6 +26,7 @@ from typing import Any
 from .forward_errors import (
     DirectionLengthMismatch,
     ForwardInputNotVariable,
+    JacobianTooLarge,
     NonFiniteDirection,
     NonFiniteTangent,
     TensorInForwardMode,
@@ -140,12 +141,14 @@ def forward_trace(output: Node, inputs: Node | Sequence[Node],
     return ForwardTrace(order, tangents, at, numbers, positions)
 
 
-def jacobian(outputs: Sequence[Node], inputs: Sequence[Node]) -> Jacobian:
+def jacobian(outputs: Sequence[Node], inputs: Sequence[Node], max_visits: int | None = None) -> Jacobian:
     """The Jacobian of ``outputs`` with respect to ``inputs`` both ways, with the number of
-    passes and node visits of each mode (n inputs: n forward passes; m outputs: m reverse)."""
+    passes and node visits of each mode (n inputs: n forward passes; m outputs: m reverse).
+    With ``max_visits``, a Jacobian whose passes would visit more nodes is `JacobianTooLarge`,
+    found while the outputs' graphs are walked, before any pass."""
     outputs = tuple(outputs)
     inputs = _as_inputs(inputs)
-    order, positions = _graph(outputs)
+    order, positions = _graph(outputs, len(inputs), max_visits)
     rows = [positions[id(output)] for output in outputs]
     columns: list[list[float]] = []
     for input in inputs:  # one forward pass per input: a column
@@ -182,19 +185,32 @@ def jacobian(outputs: Sequence[Node], inputs: Sequence[Node]) -> Jacobian:
 # ---- the pass --------------------------------------------------------------------------------
 
 
-def _graph(outputs: Sequence[Node]) -> tuple[list[Any], dict[int, int]]:
+def _graph(outputs: Sequence[Node], forward_passes: int = 0,
+           max_visits: int | None = None) -> tuple[list[Any], dict[int, int]]:
     """Every node of the outputs' graphs once, operands before results, and each one's index
     (by identity): the first output's topology, then what each later one adds to it, in its
-    own order (so operands still come first). A tensor anywhere is an error."""
+    own order (so operands still come first). A tensor anywhere is an error. With
+    ``max_visits``: the visits counted so far (``forward_passes`` × the nodes found, and each
+    output's graph for its reverse pass) past it are `JacobianTooLarge`, as soon as they are."""
     order: list[Any] = []
     positions: dict[int, int] = {}
-    for output in outputs:
+    sizes: dict[int, int] = {}  # an output given again: its graph is not walked again
+    reverse_visits = 0
+    for at, output in enumerate(outputs):
         _check_node(output, "an output")
-        for node in topology(output):
-            key = id(node)
-            if key not in positions:
-                positions[key] = len(order)
-                order.append(node)
+        size = sizes.get(id(output))
+        if size is None:
+            nodes = topology(output)
+            size = sizes[id(output)] = len(nodes)
+            for node in nodes:
+                key = id(node)
+                if key not in positions:
+                    positions[key] = len(order)
+                    order.append(node)
+        reverse_visits += size
+        if max_visits is not None and forward_passes * len(order) + reverse_visits > max_visits:
+            raise JacobianTooLarge(forward_passes * len(order) + reverse_visits, len(order),
+                                   at == len(outputs) - 1, max_visits)
     for index, node in enumerate(order):
         if node._operation in TENSOR_OPERATIONS or _is_tensor(node):
             raise TensorInForwardMode(index, str(node._operation))

@@ -67,10 +67,27 @@ class NonFiniteTangent(ForwardModeError):
     template = "topology node {node} ({operation}) got non-finite tangent {tangent}"
 
 
+class JacobianTooLarge(ForwardModeError):
+    """A Jacobian whose passes would visit more nodes than the caller's ``max_visits``: n
+    forward passes over the union of the outputs' graphs (``nodes`` of it counted so far) and
+    a reverse pass per output over its own graph. ``visits`` is what was counted when the limit
+    was passed (the outputs' graphs are walked one by one, so it is a lower bound, exact when
+    ``complete``: the last output's was); no pass has run."""
+
+    kind = "jacobian-too-large"
+    field_names = ("visits", "nodes", "complete", "limit")
+    visits: int
+    nodes: int
+    complete: bool  # every output's graph was walked: ``visits`` and ``nodes`` are exact
+    limit: int
+    template = "the Jacobian needs {visits} node visits or more (a graph of {nodes} nodes or more); the limit is {limit}"
+
+
 FORWARD_ERRORS: tuple[type[ForwardModeError], ...] = (
     TensorInForwardMode,
     ForwardInputNotVariable,
     DirectionLengthMismatch,
     NonFiniteDirection,
     NonFiniteTangent,
+    JacobianTooLarge,
 )

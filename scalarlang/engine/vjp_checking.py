@@ -63,9 +63,9 @@ class OperandVJPCheck:
 class NodeVJPCheck:
     """One tensor node: its topology index in the loss's graph, label, operation, shape and
     operand shapes (each edge's), the scalar edges of its rebuilt operation (every edge of its
-    scalar nodes, an element moved as it is counting as one edge of derivative 1), and the
-    checks of its tracked operands. ``problem`` says why it could not be checked (then it
-    fails)."""
+    scalar nodes, an element moved as it is, or the one element a sum of one gives back,
+    counting as one edge of derivative 1), and the checks of its tracked operands.
+    ``problem`` says why it could not be checked (then it fails)."""
 
     node: int
     label: str | None
@@ -195,12 +195,13 @@ def _pushed_back(rebuilt: Rebuilt, leaves: list[list[Scalar]], upstream: Any) ->
         for term in terms[1:]:  # (the left fold, written out to know its nodes)
             seeded = seeded + term
             harness.add(id(seeded))
-        if rebuilt.moves:  # each output element is an operand element, moved: one edge each
-            for output in outputs:
-                owner = owners.get(id(output))
-                if owner is not None:
-                    edge_counts[owner[0]] += 1
-                    total_edges += 1
+        # an output element that is an operand element (moved, or the one element a fold of
+        # one summed: its rebuild is that element) is one edge of derivative 1
+        for output in outputs:
+            owner = owners.get(id(output))
+            if owner is not None:
+                edge_counts[owner[0]] += 1
+                total_edges += 1
         if seeded._gradient is None:
             continue  # nothing in this row reaches a tracked operand
         backward_pass = seeded.reverse_pass()

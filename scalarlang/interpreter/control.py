@@ -18,13 +18,14 @@ from typing import Callable, Generator, assert_never
 
 from ..engine.numbers import format_whole
 from ..engine.scalar import Scalar
+from ..engine.tensor import Tensor
 from ..language import tree
 from ..language.diagnostics import Diagnostic, LanguageError
 from . import texts
 from .calls import compile_function, reserved
 from .expressions import Compiler
-from .failures import with_note
-from .lists import characters_of
+from .failures import keep_reserve, out_of_memory, release_reserve, with_note
+from .lists import characters_of, tensor_rows
 from .operations import COMPARISONS, compared, number_of
 from .outcomes import Outcome
 from .state import Journal
@@ -37,7 +38,7 @@ from .statements import (
     compile_print,
     compile_zero_grad,
 )
-from .values import ListValue, Named, TextValue, cut, describe, shown_value
+from .values import ListValue, Named, TextValue, cut, describe, label_of, shown_value
 
 # Limits, each a typed error (`too-long`), checked before a loop starts where its count is known.
 MAX_ITERATIONS = 1_000_000
@@ -110,9 +111,16 @@ class Run:
 
         Interrupt-safe: whatever the moment, the outer journal and muting are back as they
         were, and what the statement did is undone (an interrupted undo is finished first),
-        so the outer journal needs to know nothing of it."""
+        so the outer journal needs to know nothing of it.
+
+        Running out of memory is its failure `out-of-memory` too (`expect out-of-memory:`),
+        once the session is as it was: out of the handler the statement's frames are freed;
+        the reserve (failures.py) is given back for the undo and the diagnostic, then taken
+        again. Memory still too short for the reserve is not the statement's alone: it stays
+        a `MemoryError`, which the run reports as any other (no `expect` catches it)."""
         state = self.state
         outer, muted, inner = state.journal, self.muted, Journal(state)
+        memory_ran_out = False
         try:
             state.journal = inner
             self.muted = muted + 1
@@ -120,10 +128,20 @@ class Run:
                 pass
         except LanguageError as error:
             return error.diagnostic
+        except MemoryError:
+            memory_ran_out = True  # (handled below: here the traceback still holds its frames)
         finally:
+            if memory_ran_out:
+                release_reserve()
             state.journal = outer
             self.muted = muted
             inner.undo()
+        if memory_ran_out:
+            current = self.current
+            diagnostic = out_of_memory(self.compiler.source, (current or statement).span)
+            if not keep_reserve():
+                raise MemoryError
+            return diagnostic
         return None
 
     # ---- the driver -------------------------------------------------------------------------
@@ -269,6 +287,7 @@ class Run:
         source_of = compiler.expression(statement.source)
         not_a_list = compiler.list_check(statement.source, "`for … in`")
         source_span, width = statement.source.span, len(names)
+        rows_of = tensor_rows(compiler, statement.source, width)
 
         def for_each(show):
             if problem is not None:
@@ -277,23 +296,31 @@ class Run:
             if items.__class__ is TextValue:  # its characters, as Python's `for c in text`
                 self._count(float(len(items)), source_span, "the text")
                 items = characters_of(items)
-            if items.__class__ is not ListValue:
-                raise not_a_list(items)
-            if width > 1:
-                self._check_rows(statement, items, width)
-            count = self._count(float(len(items)), source_span, "the list")
+            if items.__class__ is Tensor:  # its rows (`T[i]`), each made when the loop reaches it
+                rows, row = rows_of(items)
+                count = self._count(float(rows), source_span, "the tensor")
+                made: list = [None, ()]  # the iteration whose row was made last, and its values
 
-            def values(iteration):
-                return (items[iteration],) if width == 1 else items[iteration]
+                def values(iteration):
+                    if made[0] != iteration:
+                        made[:] = [iteration, row(iteration)]
+                    return made[1]
+            else:
+                if items.__class__ is not ListValue:
+                    raise not_a_list(items)
+                if width > 1:
+                    self._check_rows(statement, items, width)
+                count = self._count(float(len(items)), source_span, "the list")
+
+                def values(iteration):
+                    return (items[iteration],) if width == 1 else items[iteration]
 
             def begin(iteration):
                 for name, value in zip(names, values(iteration)):
                     state.bind(name, value)
 
             def describe(iteration):
-                return ", ".join(
-                    f"{name} = {cut(shown_value(value, 40), 40)}" for name, value in zip(names, values(iteration))
-                )
+                return ", ".join(f"{name} = {_shown(value)}" for name, value in zip(names, values(iteration)))
 
             return self._loop(statement, body, actions, count, begin, describe)
 
@@ -434,3 +461,11 @@ def _in_iterations(error: LanguageError, stack: list[Frame]) -> LanguageError:
             f"{loop.span.line}:{loop.span.column}" + (f", where {names}" if names else ""),
         )
     return error
+
+
+def _shown(value: object) -> str:
+    """A loop name's value in a failure's note, on one line: a tensor by its label and shape
+    (`T[0] (a tensor [2])`: its grid takes lines), anything else as a value line shows it."""
+    if value.__class__ is Tensor:
+        return f"{label_of(value)} ({describe(value)})"  # type: ignore[arg-type]
+    return cut(shown_value(value, 40), 40)

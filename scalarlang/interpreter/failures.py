@@ -250,6 +250,8 @@ LANGUAGE_RUNTIME_KINDS = (
     # `vjp_check`: a graph with no tensor VJP to check; a VJP that differs from its scalar edges.
     "no-tensor-vjp",
     "vjp-check-failed",
+    # A statement that ran out of memory (`expect out-of-memory:` catches it: Run.trial).
+    "out-of-memory",
 )
 # Pictures (`draw`, `--draw`), as in `pictures.errors`.
 DRAWING_KINDS = ("missing-graphviz", "unknown-picture-format", "graph-too-large", "graphviz-failed")
@@ -308,13 +310,15 @@ _reserve: list[bytearray] = []
 OUT_OF_MEMORY = "out-of-memory"
 
 
-def keep_reserve() -> None:
-    """Take the reserve, unless it is held already (or the memory is short even for it)."""
+def keep_reserve() -> bool:
+    """Take the reserve, unless it is held already (or the memory is short even for it);
+    whether it is held now."""
     if not _reserve:
         try:
             _reserve.append(bytearray(RESERVE_BYTES))
         except MemoryError:
-            pass
+            return False
+    return True
 
 
 def release_reserve() -> None:

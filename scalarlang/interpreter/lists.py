@@ -36,12 +36,16 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from ..engine.scalar import Scalar
+from ..engine.tensor import Tensor
+from ..engine.tensor_linear import index as tensor_index
+from ..engine.tensor_shapes import show_shape
 from ..engine.tensor_text import is_tensor, shown_cells
 from ..language import tree
 from ..language.diagnostics import LanguageError
 from ..language.plain_data import PlainData
 from ..language.source import Span
 from .context import MAX_ITEMS
+from .failures import first_item
 from .values import (
     LABEL_LIMIT, MAX_LIST, MAX_TEXT, ListValue, Named, TextValue, describe, lists_innermost_first, named,
 )
@@ -131,6 +135,7 @@ def _clause(compiler: Compiling, clause: tree.ForClause) -> tuple[Callable[[tupl
     source, frames = compiler.depth_of(clause.source)
     not_a_list = compiler.list_check(clause.source, "`for … in`")
     width = len(names)
+    rows_of = tensor_rows(compiler, clause.source, width)
 
     def values(slots: tuple) -> Iterator[tuple]:
         items = source(slots)
@@ -138,6 +143,9 @@ def _clause(compiler: Compiling, clause: tree.ForClause) -> tuple[Callable[[tupl
             if width == 1:
                 return ((TextValue(char),) for char in items)
             items = characters_of(TextValue(items[:1]))  # (a character is no row: `table-width`)
+        if items.__class__ is Tensor:  # its rows, each made when the comprehension reaches it
+            count, row = rows_of(items)
+            return (row(at) for at in range(count))
         if items.__class__ is not ListValue:
             raise not_a_list(items)
         if width == 1:
@@ -145,6 +153,43 @@ def _clause(compiler: Compiling, clause: tree.ForClause) -> tuple[Callable[[tupl
         return _rows(compiler, clause, items, width)
 
     return values, frames
+
+
+def tensor_rows(compiler: Compiling, clause_source: tree.Expr, names: int) -> Callable[[Tensor], tuple[int, Callable[[int], tuple]]]:
+    """`for row in T` and `[… for row in T]`, as numpy and PyTorch iterate: the number of rows
+    of a tensor (its first dimension) and, for each, the values its ``names`` take: the
+    sub-tensor ``T[i]`` (of a rank-1 tensor the element, a scalar node), made as indexing
+    makes it (an edge to T) when the loop reaches it and labelled `T[i]`; with several names
+    (`for x1, x2 in X`), that row's own rows, one a name, `T[i][0]`, `T[i][1]`, …"""
+    forms: list[str] = []  # how the source is indexed in a label: `T{}` or `(A @ B){}`, found once
+
+    def tagged(node: Any, path: str) -> Any:
+        if not forms:
+            text = compiler.text_of(clause_source)
+            forms.append("{}%s" if first_item(text) == f"{text}[0]" else "({})%s")
+        node.tag = compiler.origin(clause_source.span, form=forms[0] % path)
+        return node
+
+    def rows(value: Tensor) -> tuple[int, Callable[[int], tuple]]:
+        shape = value._shape
+        if names > 1 and (len(shape) < 2 or shape[1] != names):
+            found = "a scalar node" if len(shape) == 1 else f"a tensor {show_shape(shape[1:])}"
+            raise compiler.fail(
+                "table-width",
+                f"`for` names {names}, but each row of `{compiler.text_of(clause_source)}` ({describe(value)}) is {found}",
+                clause_source.span,
+                {"names": names},
+            )
+
+        def values(at: int) -> tuple:
+            row = tagged(tensor_index(value, at), f"[{at}]")
+            if names == 1:
+                return (row,)
+            return tuple(tagged(tensor_index(row, j), f"[{at}][{j}]") for j in range(names))
+
+        return shape[0], values
+
+    return rows
 
 
 def characters_of(text: TextValue) -> ListValue:

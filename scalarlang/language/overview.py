@@ -53,6 +53,7 @@ FORMS: tuple[tuple[str, str, str], ...] = (
     (TENSORS, "A @ B", "the matrix product of tensors (rank 1 @ rank 1: their dot, a node)"),
     (TENSORS, "+ - * / ** < … of tensors", "element-wise, broadcast; a number or a node on either side"),
     (TENSORS, "T[I] · T[I][J] · C[X]", "a sub-tensor · an element (a node) · the rows X names"),
+    (TENSORS, "for row in T { … }", "T's rows T[0], T[1], … (a rank-1 tensor's elements), as indexing makes them"),
     (TENSORS, "var tensor(L) · var randn(S, …)", "a tensor variable: its gradient is stored"),
 )
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 from rich.text import Text
 
@@ -192,6 +192,8 @@ class _Column:
     kind: str  # "label": shrinks to fit; "number": right-aligned, never cut; "text": left, never cut
     # A key column leads every block of a table split in two (default: `#` and the first label).
     key: bool = False
+    # A cell's style from its text (a verdict's colour), instead of the kind's.
+    style: Callable[[str], str] | None = None
 
 
 # Labels up to this many characters are never cut: a table that does not fit with them whole
@@ -237,19 +239,21 @@ def _cell(text: str, width: int, column: _Column) -> str:
     return text.rjust(width) if column.kind == "number" else text.ljust(width)
 
 
-def _table_lines(columns: list[_Column], rows: list[list[str]], width: int) -> list[Text]:
+def _table_lines(columns: list[_Column], rows: list[list[str]], width: int, wrap: bool = False) -> list[Text]:
     """The table's lines. One too wide for ``width`` with its labels kept to ``_LABEL_KEEP``
     characters is split into narrower tables stacked one above the other, each led by the key
-    columns, so no line is wider than ``width`` (unless the keys and one column alone are)."""
+    columns, so no line is wider than ``width`` (unless the keys and one column alone are).
+    With ``wrap``, a label longer than its column goes on over the row's next lines, whole,
+    instead of being cut with `…`."""
     rows = _aligned_numbers(columns, rows)
     widths, gap = _layout(columns, rows, width, floor=_LABEL_KEEP)
     if _total(widths, gap) <= width:
-        return _block(columns, rows, widths, gap)
+        return _block(columns, rows, widths, gap, wrap)
     lines = []
     for group in _column_groups(columns, rows, width):
         part_columns = [columns[i] for i in group]
         part_rows = [[row[i] for i in group] for row in rows]
-        lines.extend(_block(part_columns, part_rows, *_layout(part_columns, part_rows, width)))
+        lines.extend(_block(part_columns, part_rows, *_layout(part_columns, part_rows, width), wrap))
     return lines
 
 
@@ -318,21 +322,64 @@ def _keys(columns: list[_Column]) -> list[int]:
     return sorted({0, first_label})
 
 
-def _block(columns: list[_Column], rows: list[list[str]], widths: list[int], gap: int) -> list[Text]:
+def _block(columns: list[_Column], rows: list[list[str]], widths: list[int], gap: int,
+           wrap: bool = False) -> list[Text]:
     spacer = " " * gap
     header = spacer.join(_cell(c.header, w, c) for c, w in zip(columns, widths)).rstrip()
     lines = [Text(header, STYLES["header"]), Text("─" * _total(widths, gap), STYLES["dim"])]
     for row in rows:
-        line = Text()
-        for index, (text, column, column_width) in enumerate(zip(row, columns, widths)):
-            if index:
-                line.append(spacer)
-            cell = _cell(text, column_width, column)
-            if index == len(columns) - 1:
-                cell = cell.rstrip()
-            line.append(cell, STYLES["label"] if column.kind == "label" else "")
+        spilled = next((index for index, (text, column, column_width) in enumerate(zip(row, columns, widths))
+                        if wrap and column.kind == "label" and len(text) > column_width), None)
+        if spilled is not None:  # the label whole, on lines of its own, then the other cells
+            lines.extend(_spilled(row, columns, widths, gap, spilled))
+            row = [""] * (spilled + 1) + row[spilled + 1:]
+        lines.append(_row_line(row, columns, widths, spacer))
+    return lines
+
+
+def _row_line(row: list[str], columns: list[_Column], widths: list[int], spacer: str) -> Text:
+    line = Text()
+    for index, (text, column, column_width) in enumerate(zip(row, columns, widths)):
+        if index:
+            line.append(spacer)
+        cell = _cell(text, column_width, column)
+        if index == len(columns) - 1:
+            cell = cell.rstrip()
+        style = column.style(text) if column.style is not None and text else ""
+        line.append(cell, style or (STYLES["label"] if column.kind == "label" else ""))
+    line.rstrip()
+    return line
+
+
+def _spilled(row: list[str], columns: list[_Column], widths: list[int], gap: int, at: int) -> list[Text]:
+    """The lines that show the label in column ``at`` whole, as wide as the table allows from
+    its column on (broken after a space where it must be), led by the cells before it: the row's
+    other cells follow on a line of their own."""
+    indent = sum(widths[:at]) + gap * at
+    pieces = _wrapped(row[at], max(widths[at], _total(widths, gap) - indent))
+    lines = []
+    for number, piece in enumerate(pieces):
+        line = _row_line(row[:at], columns[:at], widths[:at], " " * gap) if number == 0 and at else Text()
+        line.append(" " * (indent - len(line.plain)))
+        line.append(piece, STYLES["label"])
         lines.append(line)
     return lines
+
+
+def _wrapped(text: str, width: int) -> list[str]:
+    """``text`` in pieces of at most ``width`` characters, broken after a space where there is
+    one, else cut hard."""
+    pieces = []
+    while len(text) > width:
+        at = text.rfind(" ", 1, width + 1)
+        if at <= 0:
+            pieces.append(text[:width])
+            text = text[width:]
+        else:
+            pieces.append(text[:at])
+            text = text[at + 1:]
+    pieces.append(text)
+    return pieces
 
 
 _NODE_COLUMNS = [

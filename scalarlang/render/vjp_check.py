@@ -14,8 +14,16 @@ from .chain_rule import sentence
 from .styles import STYLES
 from .tables import _Column, _table_lines
 
-# `#`: the node's number in `graph(LOSS)`'s table (and the JSON event's `index`): labels made
-# inside a `fn` are cut to fit and can read alike (`layer: H @ trans…`).
+
+
+def _verdict_style(text: str) -> str:
+    """A row's verdict in colour (none without a terminal: the console drops styles)."""
+    return STYLES["ok"] if text == "pass" else STYLES["error"]
+
+
+# `#`: the node's number in `graph(LOSS)`'s table (and the JSON event's `index`). A label longer
+# than its column wraps over the row's next lines, whole: labels made inside a `fn` are long
+# (`layer: H @ transpose(W) + b`), and cut they read alike (`layer: H @ tr…`).
 _COLUMNS = [
     _Column("#", "number", key=True),
     _Column("node", "label", key=True),
@@ -23,7 +31,7 @@ _COLUMNS = [
     _Column("shapes", "text"),
     _Column("scalar edges", "number"),
     _Column("largest difference", "number"),
-    _Column("verdict", "text"),
+    _Column("verdict", "text", style=_verdict_style),
 ]
 
 
@@ -47,24 +55,13 @@ def vjp_check_lines(shown: VJPCheckShown, width: int) -> list[Text]:
          format_exponent(node.largest_difference), verdict(node)]
         for node in shown.nodes
     ]
-    lines += [_marked(line) for line in _table_lines(_COLUMNS, rows, width)]
+    lines += _table_lines(_COLUMNS, rows, width, wrap=True)
     for node in shown.nodes:
         if node.problem is not None:
             lines += sentence([Text("note", STYLES["note"]), ": ", Text(node.label, STYLES["label"]),
                                f": {node.problem}"], width)
     lines += sentence(verdict_parts(shown), width)
     return lines
-
-
-def _marked(line: Text) -> Text:
-    """A row's verdict in colour (none without a terminal: the console drops styles)."""
-    plain = line.plain
-    at = plain.rfind("FAIL")
-    if at > 0 and plain[at - 1] == " ":
-        line.stylize(STYLES["error"], at, len(plain))
-    elif plain.endswith(" pass"):
-        line.stylize(STYLES["ok"], len(plain) - 4, len(plain))
-    return line
 
 
 def verdict_parts(shown: VJPCheckShown) -> list[str | Text]:

@@ -16,7 +16,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...engine.errors import ScalarAutodiffError
-from ...engine.forward_errors import DirectionLengthMismatch, ForwardInputNotVariable, NonFiniteTangent, TensorInForwardMode
+from ...engine.forward_errors import (
+    DirectionLengthMismatch,
+    ForwardInputNotVariable,
+    JacobianTooLarge,
+    NonFiniteTangent,
+    TensorInForwardMode,
+)
 from ...engine.numbers import format_number
 from ...engine.scalar import Scalar
 from ...language import tree
@@ -87,6 +93,12 @@ def _operation(node: Scalar) -> str:
 
 # ---- jacobian ---------------------------------------------------------------------------------
 
+# The limits of one Jacobian (too-long past them, before any pass): its passes' node visits
+# (n forward passes over the outputs' graph, one reverse pass per output over its own), a few
+# seconds of work; and the entries of its matrix (each mode's), as many as a statement's calls.
+MAX_JACOBIAN_VISITS = 10_000_000
+MAX_JACOBIAN_ENTRIES = 1_000_000
+
 
 def compile_jacobian(run: Running, statement: tree.ExprStatement, call: tree.Call):
     compiler = run.compiler
@@ -99,10 +111,24 @@ def compile_jacobian(run: Running, statement: tree.ExprStatement, call: tree.Cal
     def jacobian_of(show):
         outputs = _nodes(outputs_of(None), outputs_check)
         inputs = read.inputs(inputs_of(None))
+        entries = len(outputs) * len(inputs)
+        if entries > MAX_JACOBIAN_ENTRIES:
+            raise _too_large(compiler, call, outputs, inputs,
+                             f"its matrix would have {len(outputs):,} × {len(inputs):,} = {entries:,} entries; "
+                             f"a Jacobian may have at most {MAX_JACOBIAN_ENTRIES:,}",
+                             {"entries": entries, "limit": MAX_JACOBIAN_ENTRIES})
         from ...engine.forward import jacobian  # (on first use: start-up imports no forward mode)
 
         try:
-            result = jacobian(outputs, inputs)
+            result = jacobian(outputs, inputs, MAX_JACOBIAN_VISITS)
+        except JacobianTooLarge as error:
+            least, more = ("", "") if error.complete else ("at least ", " or more")
+            raise _too_large(compiler, call, outputs, inputs,
+                             f"its passes would visit {least}{error.visits:,} nodes ({len(inputs):,} forward "
+                             f"{'pass' if len(inputs) == 1 else 'passes'} over a graph of {error.nodes:,} nodes{more}, "
+                             f"and a reverse pass per output over its own); a Jacobian may make at most "
+                             f"{MAX_JACOBIAN_VISITS:,} node visits",
+                             {"visits": error.visits, "limit": MAX_JACOBIAN_VISITS}) from None
         except ScalarAutodiffError as error:
             raise read.failure(error, outputs, inputs) from None
         run.emit(JacobianShown(
@@ -112,6 +138,19 @@ def compile_jacobian(run: Running, statement: tree.ExprStatement, call: tree.Cal
         ))
 
     return jacobian_of
+
+
+def _too_large(compiler: Compiling, call: tree.Call, outputs: list[Scalar], inputs: list[Scalar], why: str,
+               fields: dict[str, int]) -> LanguageError:
+    """`too-long`: a Jacobian past one of its limits, refused before any pass."""
+    return compiler.fail(
+        "too-long",
+        f"`jacobian` of {len(outputs):,} {_plural(len(outputs), 'output')} by {len(inputs):,} "
+        f"{_plural(len(inputs), 'input')}: {why}",
+        call.span,
+        {"outputs": len(outputs), "inputs": len(inputs), **fields},
+        ("help: `jvp(Y, X)` is one column (one forward pass), `backward(Y)` one row (one reverse pass)",),
+    )
 
 
 def _nodes(value: Any, check) -> list[Scalar]:
