@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from commands import COMMAND
 from sessions import error_of, session_after
+from shared import property_examples
 from scalarlang.front.repl_core import ReplCore
 from scalarlang.render.text import Renderer, make_console
 
@@ -142,7 +143,9 @@ def python_lines(text: str) -> list[str]:
     return pieces[:-1] if pieces[-1] == "" else pieces
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=property_examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(text=FILE_TEXTS)
 def test_read_text_and_the_functions_of_texts_agree_with_python(tmp_path, text):
     path = tmp_path / "t.txt"
@@ -162,7 +165,7 @@ def test_read_text_and_the_functions_of_texts_agree_with_python(tmp_path, text):
     assert session["j"] == "|".join(python_lines(read)) and session["j0"] == "".join(vocabulary)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=property_examples(60), deadline=None)
 @given(text=LITERAL_TEXTS, other=LITERAL_TEXTS)
 def test_literals_and_their_operations_agree_with_python(text, other):
     session = session_after(
