@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from commands import needs_command, run_program
+from commands import needs_command, run_program, run_program_in_process
 from sessions import failure, run, run_ok, shown
 from shared import bits
 from scalarlang.engine.tensor_node import TensorNode
@@ -152,10 +152,9 @@ def test_the_table_and_verdict_through_the_command():
     assert "\x1b[" not in result.stdout  # no colour without a terminal
 
 
-@needs_command
 @pytest.mark.parametrize("width", [40, 60])
 def test_the_table_fits_a_narrow_width(width):
-    result = run_program(PROGRAM + "vjp_check(loss)", width=width)
+    result = run_program_in_process(PROGRAM + "vjp_check(loss)", width=width)
     assert result.returncode == 0, result.stderr
     assert all(len(line) <= width for line in result.stdout.splitlines()), result.stdout
     assert "pass=true" in result.stdout and "verdict" in result.stdout
@@ -165,7 +164,7 @@ def test_the_tolerance_is_given_by_name_and_numbers_go_through_the_one_formatter
     _, outcomes = run_ok(PROGRAM + "vjp_check(loss, tolerance: 1e-6)")
     (check,) = shown(outcomes, VJPCheckShown)
     assert check.tolerance == 1e-6 and check.passed
-    with_digits = run_program(PROGRAM + "vjp_check(loss, tolerance: 1e-6)", "--digits", "4")
+    with_digits = run_program_in_process(PROGRAM + "vjp_check(loss, tolerance: 1e-6)", "--digits", "4")
     assert "tolerance=1.0000e-6 pass=true" in " ".join(with_digits.stdout.split()), with_digits.stdout
 
 
@@ -378,7 +377,7 @@ let I = tensor({indices})
 let E = C[I]
 let loss = mean(cross_entropy(reshape(E, 3, 4), tensor([0, 3, 1])))
 vjp_check(loss)"""
-    result = run_program(program, "--json")
+    result = run_program_in_process(program, "--json")
     assert result.returncode == 0, result.stderr
     event = json.loads(result.stdout.splitlines()[-1])
     assert event["passed"] is True
