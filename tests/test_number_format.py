@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import scalarlang
+from commands import run_program_in_process
 from conftest import SLOW_EXAMPLES
 from scalarlang.engine.numbers import digits, format_count, format_exponent, format_number
 from scalarlang.front.repl_core import ReplCore
@@ -76,13 +77,13 @@ def test_counts_are_whole_in_both_styles():
 
 
 @pytest.mark.parametrize("style", [[], ["--digits", "3"], ["--digits", "17"]])
-def test_a_count_prints_whole_however_large_through_the_command(style):
+def test_a_count_prints_whole_however_large_in_the_commands_output(style):
     # a loop index past 1e15 printed `1e+15` (issue 40); `{i}`, a list and a value line too
     program = (
         "for i in 999999999999999..1000000000000002 { print i, \"{i}\", [i] }\n"
         "let n = 2 ** 70\nfor k in n..n + 2 ** 18 {\n  print k\n  break\n}\n"
     )
-    result = subprocess.run([sys.executable, "-m", "scalarlang", *style, "-c", program], capture_output=True, text=True)
+    result = run_program_in_process(program, *style)
     assert result.stdout.splitlines() == [
         "999999999999999 999999999999999 [999999999999999]",
         "1000000000000000 1000000000000000 [1000000000000000]",
