@@ -2,8 +2,15 @@
 
 Hypothesis profiles, chosen with the environment variable ``HYPOTHESIS_PROFILE``:
 
-- ``ci`` (default): about 50 examples per property, no deadline.
+- ``quick`` (default): 25 examples per property, no deadline: a representative number for the
+  default run, which should take about a minute.
+- ``full``: 50 examples per property, the full number: `.ci/run`'s slow step runs every property
+  again with it (``HYPOTHESIS_PROFILE=full python -m pytest -q -m "slow or hypothesis"``; the
+  hypothesis plugin marks each property ``hypothesis``).
 - ``deep``: 2000 examples per property, for a long local run.
+
+A property that sets its own number (a cheap one that wants more) writes it for the full
+profile as ``examples(N)`` (tests/shared.py), which scales it with the profile.
 
 The marker ``slow`` puts a test (a stress test, the packaging test) out of the default run
 (pyproject's ``addopts`` says ``-m 'not slow'``); ``python -m pytest -q -m slow`` runs them.
@@ -29,9 +36,10 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-settings.register_profile("ci", max_examples=50, deadline=None)
+settings.register_profile("quick", max_examples=25, deadline=None)
+settings.register_profile("full", max_examples=50, deadline=None)
 settings.register_profile("deep", max_examples=2000, deadline=None)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "quick"))
 
 # pytester: the plugin's tests run pytest on folders they make (tests/test_golden_plugin.py).
 pytest_plugins = ["pytester"]

@@ -3,7 +3,8 @@ text a list of outcomes renders to, parsing a program, its one statement or an e
 its syntax error), the IEEE bits of a number, of a node or tensor and of the stored gradients
 of a graph, a reference topological order of a graph, the nodes and edges of a graph's DOT
 text, the points and score the chart tests draw, and the frees of a graph counted in a
-fresh process (the finalizer of Emscripten and WASI, by hand).
+fresh process (the finalizer of Emscripten and WASI, by hand); `property_examples`, a
+property's own number of examples scaled with the hypothesis profile (conftest.py).
 
 Running programs lives in tests/sessions.py (in process) and tests/commands.py (the real
 command)."""
@@ -21,6 +22,7 @@ import sys
 from collections.abc import Iterable, Sequence
 
 import pytest
+from hypothesis import settings
 
 from scalarlang import Scalar
 from scalarlang.engine.passes import topology
@@ -40,6 +42,17 @@ from scalarlang.language.tree import (
     Unary,
 )
 from scalarlang.render.text import Renderer, make_console
+
+
+# The examples per property of conftest.py's `full` profile, the one a property's own number is
+# written for.
+FULL_PROFILE_EXAMPLES = 50
+
+
+def property_examples(full: int) -> int:
+    """A property's own number of examples, ``full`` in the `full` profile (the slow run's),
+    scaled with the profile loaded: half of it in the default run, 40 times it in `deep`."""
+    return max(1, full * settings.default.max_examples // FULL_PROFILE_EXAMPLES)
 
 
 def sexp(node) -> str:

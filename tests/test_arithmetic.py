@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import scalarlang
 from sessions import error_of, failure, only, printed, run_ok, session_after
+from shared import property_examples
 from scalarlang import ScalarOperation
 from scalarlang.interpreter.outcomes import ValueShown
 
@@ -124,7 +125,7 @@ def test_sum_and_mean_are_ordinary_nodes_and_edges():
 FINITE = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e12, max_value=1e12) | st.integers(-50, 50).map(float)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=property_examples(80), deadline=None)
 @given(a=FINITE, b=FINITE)
 @example(a=-1.0, b=2.2e-313)  # beyond the float range on the negative side: -inf
 def test_floor_division_and_floor_agree_with_python(a, b):

@@ -15,6 +15,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from commands import command, needs_command
+from shared import property_examples
 from scalarlang.pictures.chart_svg import chart_svg
 from scalarlang.pictures.chart_text import chart_rows, chart_text, min_width
 from scalarlang.pictures.charts import boundary_chart, line_chart
@@ -72,7 +73,7 @@ def drawn_or_too_wide(make, low: float, high: float) -> None:
     check_drawn(chart)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=property_examples(150), deadline=None)
 @given(values, st.booleans())
 def test_a_line_chart_of_any_finite_values_is_drawn(ys, against_themselves):
     x = ys if against_themselves else None
@@ -80,7 +81,7 @@ def test_a_line_chart_of_any_finite_values_is_drawn(ys, against_themselves):
     drawn_or_too_wide(lambda: line_chart([ys], x), 0.0, max(spans))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=property_examples(80), deadline=None)
 @given(st.lists(values, min_size=1, max_size=3), st.one_of(st.none(), values))
 def test_several_series_against_any_x_are_drawn(series, x):
     assume(x is None or all(len(ys) == len(x) for ys in series))
@@ -88,13 +89,13 @@ def test_several_series_against_any_x_are_drawn(series, x):
     drawn_or_too_wide(lambda: line_chart(series, x), 0.0, max(every) - min(every))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=property_examples(100), deadline=None)
 @given(st.lists(positive, min_size=1, max_size=6))
 def test_a_log_chart_of_any_positive_values_is_drawn(ys):
     check_drawn(line_chart([ys], log=True))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=property_examples(60), deadline=None)
 @given(st.lists(st.tuples(extreme, extreme, st.sampled_from([0.0, 1.0])), min_size=1, max_size=5))
 def test_a_boundary_of_any_finite_points_is_drawn(points):
     xs, ys = [p[0] for p in points], [p[1] for p in points]

@@ -1,7 +1,9 @@
 """The command `scalarlang` end to end, and the text and JSON front ends (issue #3).
 
 End-to-end tests run the installed command as a subprocess (skipped when it is not installed
-next to this Python); the rest drive ``ScriptOutput`` in-process, which the command uses.
+next to this Python); those of what it prints from its arguments, files and standard input,
+where a process proves nothing more, run its `main` in this process (`scalarlang_in_process`);
+the rest drive ``ScriptOutput`` in-process, which the command uses.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import SLOW_EXAMPLES
 
-from commands import COMMAND, ROOT, needs_command
+from commands import COMMAND, ROOT, command_in_process, needs_command
 from shared import SEED_PROGRAM
 from scalarlang.engine.numbers import digits
 from scalarlang.interpreter.core import Interpreter
@@ -57,6 +59,12 @@ def scalarlang(*args: str, stdin: str | bytes = "", env: dict | None = None, mer
         env=clean_env() if env is None else env,
         timeout=60,
     )
+
+
+def scalarlang_in_process(*args: str, stdin: str | bytes = ""):
+    """What `scalarlang` gives (a CompletedProcess, bytes out), from the command's main in this
+    process, in the repository root and the same clean environment."""
+    return command_in_process(*args, stdin=stdin, cwd=ROOT, env=clean_env())
 
 
 def text(result) -> str:
@@ -298,9 +306,8 @@ def test_color_auto_on_a_terminal():
         assert "4" in output
 
 
-@needs_command
 def test_diagnostics_go_to_stderr_in_rust_style():
-    result = scalarlang("-c", SEED_PROGRAM + "backward(loss)\nlet y = lose + 1")
+    result = scalarlang_in_process("-c", SEED_PROGRAM + "backward(loss)\nlet y = lose + 1")
     assert result.returncode == 1
     assert text(result).startswith("backward from loss")
     assert result.stderr.decode() == (
@@ -363,20 +370,19 @@ def test_exit_status_and_json_error(program, status, kind):
         assert len(events) == 1  # a syntax error runs nothing
 
 
-@needs_command
 def test_unreadable_files_exit_2(tmp_path):
     bad = tmp_path / "latin1.sad"
     bad.write_bytes(b"print \"caf\xe9\"\n")
     paths = [str(tmp_path / "missing.sad"), str(tmp_path), str(bad)]
     # Wide enough that the long temporary paths do not wrap the messages.
-    result = scalarlang("--width", "1000", *paths)
+    result = scalarlang_in_process("--width", "1000", *paths)
     assert result.returncode == 2
     assert result.stderr.decode().splitlines() == [
         f"error[io-error]: cannot read {paths[0]}: No such file or directory",
         f"error[io-error]: cannot read {paths[1]}: is a directory",
         f"error[io-error]: cannot read {paths[2]}: is not valid UTF-8 (byte 10 on line 1)",
     ]
-    result = scalarlang("--json", *paths)
+    result = scalarlang_in_process("--json", *paths)
     assert result.returncode == 2
     events = json_lines(text(result))
     for index, path in enumerate(paths):
@@ -412,9 +418,8 @@ def test_program_from_standard_input():
     assert {event["file"] for event in events} == {"<stdin>"}
 
 
-@needs_command
 def test_standard_input_that_is_not_utf8_is_an_io_error():
-    result = scalarlang(stdin=b"print 1 \xff\n")
+    result = scalarlang_in_process(stdin=b"print 1 \xff\n")
     assert result.returncode == 2
     assert "cannot read <stdin>: is not valid UTF-8" in result.stderr.decode()
 
@@ -426,16 +431,15 @@ def test_dash_c_runs_the_program_text():
     assert text(result) == "x * x = 9 (mul, gradient 0)\n3\n"
 
 
-@needs_command
 def test_several_files_run_in_fresh_sessions_and_the_worst_status_wins(tmp_path):
     first, second = tmp_path / "first.sad", tmp_path / "second.sad"
     first.write_text("let x = var 2\nx\n", encoding="utf-8")
     second.write_text("x\n", encoding="utf-8")
-    result = scalarlang(str(first), str(second), "examples/detach.sad")
+    result = scalarlang_in_process(str(first), str(second), "examples/detach.sad")
     assert result.returncode == 1
     assert "`x` is not defined" in result.stderr.decode()
     assert text(result).count("backward from loss") == 1  # the third file still ran
-    result = scalarlang("--json", str(first), str(tmp_path / "missing.sad"), str(second))
+    result = scalarlang_in_process("--json", str(first), str(tmp_path / "missing.sad"), str(second))
     assert result.returncode == 2
     events = json_lines(text(result))
     assert [event["event"] for event in events] == ["start", "value", "start", "error", "start", "error"]
@@ -452,11 +456,10 @@ def test_demo():
     assert lines[0] == "reused square: x=2.000000000000 square=4.000000000000 loss=8.000000000000"
 
 
-@needs_command
 def test_crlf_and_byte_order_mark(tmp_path):
     path = tmp_path / "windows.sad"
     path.write_bytes("\ufefflet x = var 2\r\nx * x\r\nlose\r\n".encode("utf-8"))
-    result = scalarlang(str(path))
+    result = scalarlang_in_process(str(path))
     assert text(result) == "x * x = 4 (mul, gradient 0)\n"
     assert "3 | lose\n" in result.stderr.decode()
     assert "\r" not in result.stderr.decode()
@@ -488,9 +491,8 @@ def test_json_of_every_example_matches_the_spec():
     assert len(events) == len(outcomes)
 
 
-@needs_command
 def test_json_of_the_seed_program():
-    result = scalarlang("--json", "-c", SEED_PROGRAM + "backward(loss)\ngraph(loss)\nloss\ngradcheck(loss, x)")
+    result = scalarlang_in_process("--json", "-c", SEED_PROGRAM + "backward(loss)\ngraph(loss)\nloss\ngradcheck(loss, x)")
     start, backward, graph, value, gradcheck = json_lines(text(result))
     assert start["event"] == "start"
     assert (backward["event"], backward["line"], backward["column"]) == ("backward", 4, 1)
@@ -840,14 +842,15 @@ QUIET_STATEMENTS = {
 
 
 def _shown_under_quiet() -> set[str]:
-    """Which statements print something with --quiet, through a pipe; warnings and errors too."""
-    from commands import run_program
+    """Which statements print something with --quiet, to an output that is no terminal; warnings
+    and errors too."""
+    from commands import run_program_in_process
 
     lines = ["let x = var 2", "let y = x * x", "let w = var 1", "backward(y)", "fn fn_score(a, b) = a - b"]
     for name, statement in QUIET_STATEMENTS.items():
         lines += [f'print "@@{name}"', statement]
     lines += ['print "@@end"', "let v = var 1", "descend v by 0.1", "undefined_name"]
-    done = run_program("\n".join(lines) + "\n", "--quiet", width=100)
+    done = run_program_in_process("\n".join(lines) + "\n", "--quiet", width=100)
     parts = re.split(r"^@@(.*)\n", done.stdout, flags=re.MULTILINE)
     shown = {name for name, text in zip(parts[1::2], parts[2::2]) if text.strip() and name != "end"}
     if "warning[no-backward]" in done.stderr:
@@ -861,7 +864,7 @@ def test_quiet_shows_what_help_and_the_readme_say():
     shown = _shown_under_quiet()
     assert shown == {"print", "graph", "gradcheck", "draw", "explain", "paths", "walk", "plot", "boundary",
                      "warnings", "errors"}
-    help_text = " ".join(subprocess.run([str(COMMAND), "--help"], capture_output=True, text=True).stdout.split())
+    help_text = " ".join(scalarlang_in_process("--help").stdout.decode("utf-8").split())
     said = re.search(r"--quiet run the whole program as a loop body: (.*?) --width", help_text).group(1)
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     row = re.search(r"^\| `--quiet` \| (.*) \|$", readme, re.MULTILINE).group(1)

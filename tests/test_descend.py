@@ -8,7 +8,7 @@ import json
 import pytest
 
 import scalarlang
-from commands import ROOT, run_program
+from commands import ROOT, run_program, run_program_in_process
 
 
 FORGOT = """let data = [(1, 3), (2, 5), (3, 7), (4, 9)]
@@ -52,7 +52,7 @@ def test_a_loop_that_forgot_backward_warns_once_naming_the_variables():
 
 def test_the_same_loop_with_backward_does_not_warn():
     program = FORGOT.replace("  descend w, b", "  backward(loss)\n  descend w, b")
-    ran = run_program(program, width=200)
+    ran = run_program_in_process(program, width=200)
     assert (ran.returncode, ran.stderr) == (0, "")
     assert ran.stdout == "w 2.00402186387 b 0.988175229758\n"  # it learns
     assert warnings_of(program) == []
@@ -127,12 +127,12 @@ def test_a_long_list_names_its_first_five_and_how_many_more():
 
 
 def test_one_variable_reads_in_the_singular():
-    (line,) = run_program("let w = var 1\ndescend w by 0.1", width=200).stderr.splitlines()
+    (line,) = run_program_in_process("let w = var 1\ndescend w by 0.1", width=200).stderr.splitlines()
     assert "steps `w` by zero gradients: no backward pass reached it since it was made or zeroed" in line
 
 
 def test_json_mode_carries_it_as_a_warning_event():
-    ran = run_program(FORGOT, "--json", width=200)
+    ran = run_program_in_process(FORGOT, "--json", width=200)
     assert (ran.returncode, ran.stderr) == (0, "")
     events = [json.loads(line) for line in ran.stdout.splitlines()]
     assert [event["event"] for event in events] == ["start", "warning", "print"]
@@ -149,7 +149,7 @@ def test_json_mode_carries_it_as_a_warning_event():
 
 
 def test_quiet_hides_echoes_not_the_warning():
-    ran = run_program(FORGOT, "--quiet", width=200)
+    ran = run_program_in_process(FORGOT, "--quiet", width=200)
     assert (ran.returncode, ran.stderr.splitlines()) == (0, [WARNING])
     program = "let w = var 1\nquiet descend w by 0.1"
     assert len(warnings_of(program)) == 1
@@ -227,7 +227,7 @@ def test_a_pass_inside_expect_is_undone_with_the_statement():
 )
 def test_no_warning_for_a_variable_another_name_still_holds_after_a_step(program):
     assert warnings_of(program) == []
-    ran = run_program(program, width=200)
+    ran = run_program_in_process(program, width=200)
     assert (ran.returncode, ran.stderr) == (0, "")
 
 

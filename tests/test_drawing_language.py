@@ -6,7 +6,6 @@ import io
 import json
 import shutil
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import pytest
 
 from shared import SEED_PROGRAM, parse_dot, text_of
 from sessions import run
-from commands import run_program
+from commands import command_in_process, run_program
 from scalarlang.pictures import errors as drawing_errors
 from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.failures import DRAWING_KINDS, RUNTIME_KINDS, STATIC_KINDS
@@ -35,10 +34,11 @@ def no_dot(monkeypatch, tmp_path):
     assert shutil.which("dot") is None
 
 
-def command(*arguments: str, cwd: Path | None = None, env=None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "scalarlang", *arguments], capture_output=True, text=True, cwd=cwd, env=env, timeout=120
-    )
+def command(*arguments: str) -> subprocess.CompletedProcess:
+    """What `scalarlang ARGUMENTS` prints (text), from the command's main in this process: the
+    statements and --draw write their files the same from it."""
+    done = command_in_process(*arguments, cwd=None)
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
 
 
 # ---- the statement ---------------------------------------------------------------------------

@@ -662,19 +662,35 @@ MALFORMED = {
 }
 
 
-@pytest.mark.parametrize("file", sorted(MALFORMED))
-def test_the_command_reports_a_malformed_table_as_a_typed_error(file, tmp_path):
-    """End to end: the path relative to the program's folder, exit status 1, no traceback."""
-    data, kind, place = MALFORMED[file]
-    (tmp_path / file).write_bytes(data)
-    (tmp_path / "p.sad").write_text(f'let t = read_table("{file}")\nprint "never"\n', encoding="utf-8")
+@pytest.fixture(scope="module")
+def malformed_run(tmp_path_factory) -> tuple[int, str, list[str]]:
+    """One run of the command over a program per malformed table, each in a folder of its own
+    (one process for the five: each file runs in a fresh session). Its status, its standard
+    output and its standard error cut into the error of each program, in order."""
+    root = tmp_path_factory.mktemp("malformed")
+    programs = []
+    for file in sorted(MALFORMED):
+        folder = root / file.replace(".", "_")
+        folder.mkdir()
+        (folder / file).write_bytes(MALFORMED[file][0])
+        (folder / "p.sad").write_text(f'let t = read_table("{file}")\nprint "never"\n', encoding="utf-8")
+        programs.append(str(folder.relative_to(root) / "p.sad"))
     command = Path(sys.executable).parent / "scalarlang"
     argv = [str(command)] if command.exists() else [sys.executable, "-m", "scalarlang"]
     done = subprocess.run(
-        [*argv, str(tmp_path / "p.sad")], capture_output=True, text=True, timeout=60,
-        cwd=os.path.dirname(tmp_path), env={**os.environ, "NO_COLOR": "1"},
+        [*argv, "--width", "1000", *programs], capture_output=True, text=True, timeout=60, cwd=root,
+        env={**os.environ, "NO_COLOR": "1"},
     )
-    output = done.stdout + done.stderr
-    assert done.returncode == 1, output
-    assert f"error[{kind}]" in output and place in output, output
-    assert "Traceback" not in output and "never" not in output
+    errors = re.split(r"^(?=error\[)", done.stderr, flags=re.MULTILINE)
+    return done.returncode, done.stdout, [error for error in errors if error]
+
+
+@pytest.mark.parametrize("file", sorted(MALFORMED))
+def test_the_command_reports_a_malformed_table_as_a_typed_error(file, malformed_run):
+    """End to end: the path relative to the program's folder, exit status 1, no traceback."""
+    _, kind, place = MALFORMED[file]
+    status, output, errors = malformed_run
+    assert status == 1 and output == "" and len(errors) == len(MALFORMED), (output, errors)
+    error = errors[sorted(MALFORMED).index(file)]
+    assert error.startswith(f"error[{kind}]") and place in error, error
+    assert "Traceback" not in error and "never" not in error

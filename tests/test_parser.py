@@ -14,7 +14,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from shared import error, expr, label, parse, sexp
+from shared import error, expr, label, parse, property_examples, sexp
 from scalarlang.language.tree import (
     Assert,
     Binary,
@@ -584,7 +584,7 @@ _SOUP = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=property_examples(300), deadline=None)
 @given(st.one_of(st.text(max_size=40), _SOUP))
 def test_parse_never_raises_anything_but_language_error(text):
     try:
@@ -752,7 +752,7 @@ _PIECES = [
 _ELSE_ON_A_LATER_LINE = re.compile(r"\}[^\n]*\n.*else", re.DOTALL)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=property_examples(500), deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=16).map("".join))
 def test_lexer_agrees_with_larks_contextual_lexer(lark_reference, text):
     assume(not _ELSE_ON_A_LATER_LINE.search(text))  # only our lexer joins those
@@ -794,7 +794,7 @@ def _accepts_both_ways(text: str):
     return None
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=property_examples(300), deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=16).map("".join))
 def test_expected_terminals_are_larks_accepts(text):
     both = _accepts_both_ways(text)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from shared import error, expr, label, one, parse, sexp
+from shared import error, expr, label, one, parse, property_examples, sexp
 from scalarlang.language import lexicon
 from scalarlang.language.tree import (
     Binary,
@@ -508,7 +508,7 @@ def _shape(tree) -> str:
     return f"({tree[1]} {_shape(tree[2])} {_shape(tree[3])})"
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=property_examples(200), deadline=None)
 @given(_trees)
 def test_printed_with_fewest_parentheses_parses_back(tree):
     text, _ = _print(tree)
@@ -675,7 +675,7 @@ def _parsed(statement):
     return ("If", tuple(map(_parsed, statement.then.statements)), tail)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=property_examples(150), deadline=None)
 @given(st.lists(_statements(2), max_size=4), _LAYOUT)
 def test_programs_of_the_new_statements_parse_to_their_shape_in_any_layout(statements, layout):
     text = _layout(statements, layout)

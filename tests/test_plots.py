@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from commands import COMMAND, ROOT
+from commands import COMMAND, ROOT, run_program_in_process
 from sessions import failure, run
 import scalarlang
 from scalarlang.front.api import ChartPart
@@ -437,9 +437,7 @@ AXIS_TITLES = 'let losses = [4, 2, 1, 0.5]\nplot(losses, xlabel: "step", ylabel:
 
 
 def test_axis_titles_in_the_terminal_picture():
-    result = subprocess.run(
-        [str(COMMAND), "--width", "40", "-"], input=AXIS_TITLES, capture_output=True, text=True, timeout=60
-    )
+    result = run_program_in_process(AXIS_TITLES, width=40)
     assert result.returncode == 0 and result.stderr == ""
     lines = result.stdout.splitlines()
     # y's title above its ticks, x's centred under the x axis's labels, for each chart.
@@ -480,9 +478,6 @@ def test_the_help_texts_name_the_axis_titles():
 
 def test_a_narrow_chart_of_whole_steps_ticks_whole_steps():
     """Issue 45, item 4: steps 0, 1, 2 on a narrow chart read 0 1 2, not 0 0.5 1 1.5 2."""
-    result = subprocess.run(
-        [str(COMMAND), "--width", "30", "-"], input="plot([0.3, 0.1, 0.05])\n", capture_output=True, text=True,
-        timeout=60,
-    )
+    result = run_program_in_process("plot([0.3, 0.1, 0.05])\n", width=30)
     assert result.returncode == 0
     assert result.stdout.splitlines()[-1].split() == ["0", "1", "2"]

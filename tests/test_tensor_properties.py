@@ -18,9 +18,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from shared import property_examples
 from scalarlang import Scalar, Tensor
 
-settings.register_profile("tensor", max_examples=60, deadline=None)
+settings.register_profile("tensor", max_examples=property_examples(60), deadline=None)
 
 
 def fold(items):

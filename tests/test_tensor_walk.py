@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import scalarlang
-from commands import needs_command, run_program
+from commands import needs_command, run_program, run_program_in_process
 from scalarlang.engine.passes import topology
 from scalarlang.engine.tensor import Tensor
 from scalarlang.engine.scalar import Scalar
@@ -50,7 +50,7 @@ def steps_in(text: str) -> list[str]:
 
 
 def json_events(program: str) -> list[dict]:
-    result = run_program(program, "--json", width=100)
+    result = run_program_in_process(program, "--json", width=100)
     assert result.returncode == 0, result.stderr
     return [json.loads(line) for line in result.stdout.splitlines()]
 
@@ -81,7 +81,6 @@ def test_the_real_command_walks_a_tensor_layer_node_by_node():
                         "`backward`\n  commits a pass\n")
 
 
-@needs_command
 def test_each_contribution_is_numpys_vjp_and_the_last_leaves_the_pass_adjoint():
     events = json_events(LAYER + "walk(loss)\n")
     backward = next(event for event in events if event["event"] == "backward")
@@ -110,9 +109,8 @@ def test_each_contribution_is_numpys_vjp_and_the_last_leaves_the_pass_adjoint():
     assert steps[2]["adjoint"] == steps[3]["adjoint"]  # `+` passes dC on to A unchanged
 
 
-@needs_command
 def test_a_mixed_graph_shows_scalar_edges_as_upstream_times_local():
-    out = run_program(MIXED + "walk(loss)\n", width=100).stdout
+    out = run_program_in_process(MIXED + "walk(loss)\n", width=100).stdout
     assert steps_in(out) == [
         "node 1 of 6: loss: add, a scalar",
         "node 2 of 6: c * c: mul, a scalar",

@@ -12,13 +12,15 @@ from __future__ import annotations
 import io
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from commands import COMMAND
+from commands import COMMAND, command_in_process
 from sessions import error_of, session_after
+from shared import property_examples
 from scalarlang.front.repl_core import ReplCore
 from scalarlang.render.text import Renderer, make_console
 
@@ -136,13 +138,22 @@ def test_a_list_of_lists_plus_keeps_its_nodes():
 # ---- the functions of texts, against Python's str ---------------------------------------------
 
 
+def in_process(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """What `scalarlang ARGS` prints (text), from the command's main in this process: paths
+    are read relative to the program's folder the same from it."""
+    done = command_in_process(*args, cwd=cwd)
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
+
+
 def python_lines(text: str) -> list[str]:
     """The oracle of `lines`: split at `\\n`, no empty last line for a final newline."""
     pieces = text.split("\n")
     return pieces[:-1] if pieces[-1] == "" else pieces
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=property_examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(text=FILE_TEXTS)
 def test_read_text_and_the_functions_of_texts_agree_with_python(tmp_path, text):
     path = tmp_path / "t.txt"
@@ -162,7 +173,7 @@ def test_read_text_and_the_functions_of_texts_agree_with_python(tmp_path, text):
     assert session["j"] == "|".join(python_lines(read)) and session["j0"] == "".join(vocabulary)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=property_examples(60), deadline=None)
 @given(text=LITERAL_TEXTS, other=LITERAL_TEXTS)
 def test_literals_and_their_operations_agree_with_python(text, other):
     session = session_after(
@@ -205,7 +216,7 @@ def test_read_text_files(tmp_path):
     (tmp_path / "latin.txt").write_bytes(b"ok\ncaf\xe9\n")
     program = tmp_path / "p.sad"
     program.write_text('let t = read_text("bom.txt")\nprint len(t), lines(t)\nt\n', encoding="utf-8")
-    result = subprocess.run([str(COMMAND), str(program)], capture_output=True, text=True, cwd="/", timeout=60)
+    result = in_process(str(program), cwd=Path("/"))
     # relative to the program's folder; the mark dropped, CRLF read as LF, a lone CR kept
     assert result.stdout == '5 ["a", "b\\rc"]\n"a\\nb\\rc"\n', result.stderr
     error = error_of(f"let t = read_text({literal(str(tmp_path / 'latin.txt'))})")
@@ -221,7 +232,7 @@ def test_an_empty_file_name_says_so_not_that_it_is_a_directory(function, tmp_pat
     # `read_text("")` said "it is a directory": the empty path is the program's folder (issue 40)
     program = tmp_path / "p.sad"
     program.write_text(f'let name = ""\nlet t = {function}(name)\n', encoding="utf-8")
-    result = subprocess.run([str(COMMAND), "--json", str(program)], capture_output=True, text=True, timeout=60)
+    result = in_process("--json", str(program))
     error = json.loads(result.stdout.splitlines()[-1])
     assert error["kind"] == "io-error" and error["message"] == "the file name is empty: there is no file to read"
     assert result.returncode != 0
@@ -236,7 +247,7 @@ def test_a_file_name_may_be_a_text_held_in_a_name_or_a_list(tmp_path):
         'print read_text("{path}")\n',
         encoding="utf-8",
     )
-    result = subprocess.run([str(COMMAND), str(program)], capture_output=True, text=True, cwd="/", timeout=60)
+    result = in_process(str(program), cwd=Path("/"))
     assert (result.returncode, result.stdout, result.stderr) == (0, "first\n 2\nfirst\n\n", "")
     # A name that holds no text is found when it runs; a number in its place when it is read.
     error = error_of("let path = 3\nlet t = read_text(path)")

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from commands import needs_command, run_program
+from commands import needs_command, run_program, run_program_in_process
 from sessions import failure, run, run_ok, shown
 from shared import bits
 from scalarlang.engine.tensor_node import TensorNode
@@ -180,7 +180,6 @@ FN_LABELS = ["f: transpose(A)", "f: A @ transpose(A)", "f: A * A", "f: A * A * A
              "f: A @ transpose(A) + A * A * A", "f: A @ transpose(A) + A * A * A - A * A * A * A * A * A"]
 
 
-@needs_command
 @pytest.mark.parametrize("width", [40, 60, 100])
 def test_labels_made_inside_a_fn_are_shown_whole(width):
     # Cut to fit its column, `layer: H @ transpose(W)` and `layer: H @ transpose(W) + b` both
@@ -188,7 +187,7 @@ def test_labels_made_inside_a_fn_are_shown_whole(width):
     # (broken after a space when longer than the table), and the row's cells follow.
     program = "let S = var tensor([[1, 2], [3, 4]])\nfn f(A) = A @ transpose(A) + A * A * A - A * A * A * A * A * A\n" \
               "let loss = sum(f(S))\nvjp_check(loss)"
-    result = run_program(program, width=width)
+    result = run_program_in_process(program, width=width)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert all(len(line) <= width for line in lines), result.stdout
@@ -201,10 +200,9 @@ def test_labels_made_inside_a_fn_are_shown_whole(width):
         assert "add       [2, 2] + [2, 2] → [2, 2]" in rows["f: A @ transpose(A) + A * A * A"]
 
 
-@needs_command
 @pytest.mark.parametrize("width", [40, 60])
 def test_the_table_fits_a_narrow_width(width):
-    result = run_program(PROGRAM + "vjp_check(loss)", width=width)
+    result = run_program_in_process(PROGRAM + "vjp_check(loss)", width=width)
     assert result.returncode == 0, result.stderr
     assert all(len(line) <= width for line in result.stdout.splitlines()), result.stdout
     assert "pass=true" in result.stdout and "verdict" in result.stdout
@@ -214,7 +212,7 @@ def test_the_tolerance_is_given_by_name_and_numbers_go_through_the_one_formatter
     _, outcomes = run_ok(PROGRAM + "vjp_check(loss, tolerance: 1e-6)")
     (check,) = shown(outcomes, VJPCheckShown)
     assert check.tolerance == 1e-6 and check.passed
-    with_digits = run_program(PROGRAM + "vjp_check(loss, tolerance: 1e-6)", "--digits", "4")
+    with_digits = run_program_in_process(PROGRAM + "vjp_check(loss, tolerance: 1e-6)", "--digits", "4")
     assert "tolerance=1.0000e-6 pass=true" in " ".join(with_digits.stdout.split()), with_digits.stdout
 
 
@@ -427,7 +425,7 @@ let I = tensor({indices})
 let E = C[I]
 let loss = mean(cross_entropy(reshape(E, 3, 4), tensor([0, 3, 1])))
 vjp_check(loss)"""
-    result = run_program(program, "--json")
+    result = run_program_in_process(program, "--json")
     assert result.returncode == 0, result.stderr
     event = json.loads(result.stdout.splitlines()[-1])
     assert event["passed"] is True
