@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -127,3 +128,22 @@ let W = nope"""
     assert isinstance(outcomes[-1], Failed) and outcomes[-1].diagnostic.kind == "undefined-name"
     assert session.lookup("W") is W and session.lookup("loss") is None
     assert (W.gradient, start.gradient) == before
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("atomic", [False, True], ids=["a-program", "an-atomic-input"])
+def test_names_tensor_training_keeps_no_past_steps(atomic, monkeypatch):
+    # The example as the defect was measured on it: makemore's model at its size, its names
+    # holding 46,000 nodes of examples (so a record pruned by its count of variables waited
+    # for 46,000 of them, 9,000 steps). A step's variables are about 12,000 numbers, 24,000
+    # blocks with their gradients; kept, 20 steps would be 480,000 more. Now the record keeps
+    # up to as many numbers as the nodes the names hold before it is pruned: the live blocks
+    # rise and fall by up to four steps' variables, never further.
+    text = (Path(__file__).resolve().parent.parent / "examples" / "names_tensor.sad").read_text(encoding="utf-8")
+    steps_line, print_line = "let steps = 1000\n", '  if step % 100 == 0 { print "step {step} loss {loss}" }\n'
+    assert text.count(steps_line) == 1 and text.count(print_line) == 1
+    text = text.replace(steps_line, "let steps = 60\n").replace(print_line, '  print "step {step}"\n')
+    text = text[: text.index("# As makemore reports it")]
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent / "examples")  # read_text("names_census.txt")
+    live = _live_at_prints(text, (21, 41, 61), atomic=atomic)  # (the first line is the split's sizes)
+    assert live[41] - live[21] < 150_000 and live[61] - live[41] < 150_000, live
