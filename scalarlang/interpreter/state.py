@@ -14,11 +14,12 @@ Which gradients matter: those of the nodes the bindings the input started with c
 (the old values the journal keeps, and the names the input has not bound). A node made by
 the input is out of their reach (a node refers only to its operands, made before it), so
 once the names are put back nothing can show it again. A pass does not say which of its nodes
-are old, so the journal saves them all; when the saved table has doubled since it was last
-looked at, it keeps only the old ones. A loop of a million iterations so keeps at most a few
-iterations' graphs alive, and the engine's nodes carry nothing for it (a weak reference to
-each would cost every node 8 bytes: measured, 10-20% slower passes over graphs of 200,000
-nodes and more). The table is rebuilt, never emptied in place, so an interrupt leaves it whole.
+are old, so the journal saves them all; when the numbers it saved (a scalar gradient one, a
+tensor's its elements: see `numbers_in`) have doubled since it last looked, it keeps only the
+old ones. A loop of a million iterations so keeps at most a few iterations' graphs alive, and
+the engine's nodes carry nothing for it (a weak reference to each would cost every node 8
+bytes: measured, 10-20% slower passes over graphs of 200,000 nodes and more). The table is
+rebuilt, never emptied in place, so an interrupt leaves it whole.
 
 Which saved nodes are old is found without walking the bindings' graphs, which may be far
 larger than what the input touches (a REPL session holding a graph of a million nodes made
@@ -43,12 +44,13 @@ while another name may still hold the old one, which a pass did reach (`let A = 
 [w]`, `descend A`, `descend B`). The record holds the variables themselves, not their `id()`:
 an identity is reused by a new node once its node is freed (a loop's `let loss = var 1` freed
 each step, and `descend`'s fresh variable given its identity hid a warning). It keeps them
-alive only until it is pruned: past `REACHED_MINIMUM` variables and twice its size after the
-last pruning, it keeps those a name holds (directly or in a list), since `descend` steps only
-what names hold and nothing brings back a node no name holds (no built-in returns an operand
-of a graph; the one exception, a variable held only by the list a running `for` takes its
-items from, its names rebound meanwhile, could at worst get a warning it should not). A
-training loop so keeps a few steps' variables, and the engine's nodes carry nothing for it.
+alive only until it is pruned: past `REACHED_MINIMUM` numbers (a tensor variable counts its
+elements) and twice what it kept at the last pruning, it keeps those a name holds (directly or
+in a list), since `descend` steps only what names hold and nothing brings back a node no name
+holds (no built-in returns an operand of a graph; the one exception, a variable held only by
+the list a running `for` takes its items from, its names rebound meanwhile, could at worst get
+a warning it should not). A training loop so keeps a few steps' variables, and the engine's
+nodes carry nothing for it.
 
 `History` is the passes a session has committed and the `zero_grad`s between them, for
 ``explain``. A node's stored gradient is the sum of the pass adjoints committed since its last `zero_grad`;
@@ -74,6 +76,15 @@ from ..engine.scalar import Scalar
 from ..engine.tensor import Tensor
 from ..language.plain_data import PlainData
 from .values import distinct_nodes
+
+
+def numbers_in(nodes: Iterable[Scalar]) -> int:
+    """What ``nodes`` hold in numbers (a scalar node one, a tensor node its elements): what a
+    session keeps for a while (reached variables, saved gradients, kept passes) is bounded so."""
+    count = 0
+    for node in nodes:
+        count += node.size if node.__class__ is Tensor else 1
+    return count
 
 
 class SessionState:
@@ -181,15 +192,15 @@ class SessionState:
 
 
 MISSING = object()
-# The saved gradients are looked at when they have grown to twice their number after the
-# last look, and never below this many.
+# The saved gradients are looked at when they have grown to twice their numbers after the
+# last look (a scalar gradient one, a tensor's its elements), and never below this many.
 PRUNE_MINIMUM = 1_024
 
 
 class Journal:
     __slots__ = (
-        "bindings", "names", "gradients", "prune_at", "held", "older", "random", "random_state", "reached",
-        "reached_variables", "history", "history_saved",
+        "bindings", "names", "gradients", "numbers", "prune_at", "held", "older", "random", "random_state",
+        "reached", "reached_variables", "history", "history_saved",
     )
 
     def __init__(self, state: SessionState) -> None:
@@ -204,6 +215,7 @@ class Journal:
         self.reached_variables = state.reached.snapshot()
         self.names: dict[str, object] = {}
         self.gradients: dict[Scalar, float] = {}
+        self.numbers = 0  # saved (in nodes, a REPL line of names_tensor.sad held 70 steps' graphs)
         self.prune_at = PRUNE_MINIMUM
         # The tracked nodes the starting bindings hold themselves (not their graphs), once
         # needed; the ids of the saved nodes known to be old (the nodes stay alive through the
@@ -223,15 +235,19 @@ class Journal:
 
     def remember_gradients(self, nodes: Iterable[Scalar]) -> None:
         saved = self.gradients
+        numbers = self.numbers
         for node in nodes:
             gradient = node._gradient  # (a tensor's list is replaced whole, never changed: kept as is)
             if gradient is not None and node not in saved:
                 saved[node] = gradient
-        if len(saved) > self.prune_at:
+                numbers += node.size if node.__class__ is Tensor else 1  # (numbers_in, inlined)
+        self.numbers = numbers
+        if numbers > self.prune_at:
             older = self._older()
             kept = {node: gradient for node, gradient in saved.items() if id(node) in older}
             self.gradients = kept
-            self.prune_at = max(PRUNE_MINIMUM, 2 * len(kept))
+            self.numbers = numbers = numbers_in(kept)
+            self.prune_at = max(PRUNE_MINIMUM, 2 * numbers)
 
     def remember_history(self, history: History) -> None:
         if self.history_saved is None:
@@ -283,12 +299,13 @@ class Journal:
             self.history.restore(self.history_saved)
         self.names = {}
         self.gradients = {}
+        self.numbers = 0
 
 
 # ---- reached variables ---------------------------------------------------------------------
 
-# The record is pruned to what names hold when it has grown past this many variables, and
-# past twice its size (and the number of nodes the names hold) after its last pruning.
+# The record is pruned to what names hold when its variables hold more than this many numbers,
+# and twice what it kept (and the number of nodes the names hold) at its last pruning.
 REACHED_MINIMUM = 1_024
 
 
@@ -297,12 +314,14 @@ class Reached:
     the set: a copy a step measured 2.5% of examples/xor.sad), except when an undo journal holds
     it (``snapshot``): the next change copies it first, so the journal's stays as it was and is
     put back (a REPL input that ran `backward` and then failed reached nothing). One copy per
-    input at most, none per statement."""
+    input at most, none per statement. Counted in variables, not numbers, names_tensor.sad (5
+    tensor variables, 12,000 numbers a step) kept every step's: 1 MB a step, 150 MB at 100."""
 
-    __slots__ = ("variables", "names", "prune_at", "shared")
+    __slots__ = ("variables", "numbers", "names", "prune_at", "shared")
 
     def __init__(self, names: dict[str, object]) -> None:
         self.variables: set[Scalar] = set()
+        self.numbers = 0  # the numbers the variables hold (see `numbers_in`)
         self.names = names  # the session's names: what `descend` can reach
         self.prune_at = REACHED_MINIMUM
         self.shared = False  # a journal holds ``variables``: copy before changing it
@@ -314,6 +333,7 @@ class Reached:
 
     def restore(self, variables: set[Scalar]) -> None:
         self.variables = variables
+        self.numbers = numbers_in(variables)
         self.shared = True  # (the journal's, which it may put back again)
 
     def _own(self) -> set[Scalar]:
@@ -325,21 +345,28 @@ class Reached:
     def committed(self, topology: Iterable[Scalar]) -> None:
         """A pass over ``topology`` was committed: its variables were reached."""
         variables = self._own()
-        variables.update([node for node in topology if node._left is None and node._gradient is not None])
-        if len(variables) > self.prune_at:
+        numbers = self.numbers
+        for node in [node for node in topology if node._left is None and node._gradient is not None]:
+            if node not in variables:
+                variables.add(node)
+                numbers += node.size if node.__class__ is Tensor else 1  # (numbers_in, inlined)
+        self.numbers = numbers
+        if numbers > self.prune_at:
             held = {id(node) for value in self.names.values() for node in distinct_nodes(value)}
             self.variables = variables = {node for node in variables if id(node) in held}
-            # (the walk of the names is paid for by as many variables added before the next)
-            self.prune_at = max(REACHED_MINIMUM, 2 * len(variables), len(held))
+            self.numbers = numbers = numbers_in(variables)
+            # (the walk of the names is paid for by as many numbers added before the next)
+            self.prune_at = max(REACHED_MINIMUM, 2 * numbers, len(held))
 
     def forget(self, nodes: Iterable[Scalar]) -> None:
         """``nodes`` were zeroed: no pass has reached them since."""
         if self.variables:
-            self._own().difference_update(nodes)
+            self._own().difference_update(nodes)  # (still in ``numbers``: a prune comes early)
 
     def clear(self) -> None:
         """Every node a name reaches was zeroed (`zero_grad` alone)."""
         self.variables = set()
+        self.numbers = 0
         self.shared = False
 
     def __contains__(self, node: Scalar) -> bool:
@@ -390,14 +417,6 @@ class HistorySnapshot(PlainData):
         self.skipped = skipped
 
 
-def _numbers(backward_pass: BackwardPass) -> int:
-    """What keeping a pass holds: a number per scalar node, a tensor node's elements."""
-    count = 0
-    for node in backward_pass.topology:
-        count += node.size if node.__class__ is Tensor else 1
-    return count
-
-
 class History:
     """The committed passes and `zero_grad`s, newest last, within `MAX_NODES` numbers: a tensor
     node counts its elements (a training step of makemore's size holds about 30,000 numbers in
@@ -414,7 +433,7 @@ class History:
 
     def committed(self, backward_pass: BackwardPass, output: str) -> None:
         self.count += 1
-        size = _numbers(backward_pass)
+        size = numbers_in(backward_pass.topology)
         if size > MAX_NODES:
             self.skipped[self.count] = size
             return
@@ -432,7 +451,7 @@ class History:
         while self.nodes > MAX_NODES and len(events) > 1:
             oldest = events.popleft()
             if isinstance(oldest, KeptPass):
-                self.nodes -= _numbers(oldest.backward_pass)
+                self.nodes -= numbers_in(oldest.backward_pass.topology)
                 self.dropped = max(self.dropped, oldest.number)
             else:
                 self.nodes -= len(oldest.ids)
