@@ -11,6 +11,7 @@ a script loads no prompt_toolkit.
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import sys
@@ -235,7 +236,18 @@ def _run_programs(arguments, out: GuardedStream, err: GuardedStream, own_process
 
 def run_scripts(arguments, out=None, err=None, own_process: bool = False) -> int:
     """Run each program in a fresh session; the status is the worst of them."""
-    from .runner import ScriptOutput, read_sources, text_source
+    # The modules a script needs load with the collector paused: they are long-lived and hold
+    # no garbage, and the command's own process then freezes them out of every later
+    # collection's scan (what the first parse loads: `Interpreter.run`).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        from .runner import ScriptOutput, read_sources, text_source
+    finally:
+        if collecting:
+            if own_process:
+                gc.freeze()
+            gc.enable()
 
     output = ScriptOutput(
         out if out is not None else sys.stdout,
