@@ -156,3 +156,22 @@ def test_every_built_in_works_on_its_first_call(front_end, tmp_path):
     assert "done abbba 2" in output
     assert "error[" not in output and "Traceback" not in output
     assert (tmp_path / "z.dot").read_text(encoding="utf-8").startswith("digraph")
+
+
+# ---- the collector at start-up ------------------------------------------------------------------
+
+
+def test_the_command_does_not_rescan_its_modules_with_the_collector_at_start_up():
+    """The modules, lark and the parser's tables load with the collector paused and are then
+    frozen out of its scans: before, a short program's run collected 56 times (5 of them the
+    older generation, each scanning everything loaded so far), 4% of its start-up."""
+    code = (
+        "import gc, os, sys\n"
+        "gc.callbacks.append(lambda phase, info: phase == 'start' and os.write(2, b'gen%d\\n' % info['generation']))\n"
+        "sys.argv = ['scalarlang', '-c', 'let x = var 2\\nlet y = x * x']\n"
+        "from scalarlang.front.cli import command\ncommand()"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    collections = result.stderr.split()
+    assert len(collections) <= 12 and set(collections) <= {"gen0"}, collections
