@@ -60,6 +60,9 @@ def test_a_short_program_imports_no_family_of_built_ins():
     modules = imported_after(command_code("let x = var 2\nlet y = x * x + 1"))
     assert f"{LIBRARY}.registry" in modules
     assert not EVERY_FAMILY & modules
+    # Nor `signal`, whose enums of every signal cost 1% of the start-up (the command sets its
+    # handlers with the built-in `_signal`, as `interrupts` does).
+    assert "signal" not in modules
 
 
 def test_a_program_imports_the_families_of_the_built_ins_it_calls_and_no_other():

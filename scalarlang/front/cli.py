@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import gc
 import os
-import signal
 import sys
 from typing import NoReturn
+
+# The built-in half of `signal` (as `interrupts`): the module itself makes enums of every
+# signal at import, 1% of a short program's start-up. (typeshed has no stub for `_signal`.)
+import _signal as signal  # type: ignore[import-not-found]  # noqa: E402
 
 from .._version import __version__
 from ..engine.numbers import MAX_DIGITS, digits
