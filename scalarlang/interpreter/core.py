@@ -69,8 +69,8 @@ class Interpreter:
         # before it is committed, shown or not (``--draw DIR``); it may raise DrawingError.
         self.pass_observer: Callable[..., object] | None = None
         # Set by a front end whose process ends with the session (the command running
-        # scripts): what statements made is then frozen out of the cyclic collector's reach
-        # when it resumes (see `run_program`).
+        # scripts): what the parse loaded and what statements made is then frozen out of the
+        # cyclic collector's reach when it resumes (see `run` and `run_program`).
         self.lives_to_exit = False
         # The width the front end shows text at (--width, the terminal's, a notebook's): a
         # chart must fit it, and `plot(..., file: "x.txt")` writes its picture that wide.
