@@ -73,10 +73,10 @@ def test_a_program_imports_the_families_of_the_built_ins_it_calls_and_no_other()
     # (tensor_forms imports logits' index drawer and tensor_functions' checks: named apart)
 
 
-def test_a_failing_call_of_a_built_in_loads_its_family_once_and_reports_as_before():
+def test_a_call_its_entry_refuses_loads_no_family_and_one_that_compiles_loads_it():
     code = command_code("let x = var 2\nlet y = sqrt(x, x)", status=1)
     assert not EVERY_FAMILY & imported_after(code)  # (the registry refuses the call's shape first)
-    code = command_code('let x = var 2\nlet y = sqrt("a")', status=1)
+    code = command_code('let x = var 2\nlet y = sqrt("a")', status=1)  # (a kind checked as it runs)
     assert families_of("sqrt") <= imported_after(code)
 
 
