@@ -47,8 +47,10 @@ import sysconfig
 site = "/" + sysconfig.get_path("purelib").lstrip("/")
 # The modules a run loaded from site-packages, compiled ahead (unchecked-hash .pyc: the
 # sources unpacked from the wheels get new times, which checked .pyc would not match).
+# The library's families of built-ins load on a built-in's first call: all compiled ahead.
 loaded = sorted({m.__file__ for m in list(sys.modules.values())
-                 if getattr(m, "__file__", None) and m.__file__.startswith(site + "/")})
+                 if getattr(m, "__file__", None) and m.__file__.startswith(site + "/")}
+                | set(glob.glob(site + "/scalarlang/interpreter/library/*.py")))
 buffer = io.BytesIO()
 with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
     import importlib.util, py_compile

@@ -11,10 +11,14 @@ a script loads no prompt_toolkit.
 
 from __future__ import annotations
 
+import gc
 import os
-import signal
 import sys
 from typing import NoReturn
+
+# The built-in half of `signal` (as `interrupts`): the module itself makes enums of every
+# signal at import, 1% of a short program's start-up. (typeshed has no stub for `_signal`.)
+import _signal as signal  # type: ignore[import-not-found]  # noqa: E402
 
 from .._version import __version__
 from ..engine.numbers import MAX_DIGITS, digits
@@ -235,7 +239,18 @@ def _run_programs(arguments, out: GuardedStream, err: GuardedStream, own_process
 
 def run_scripts(arguments, out=None, err=None, own_process: bool = False) -> int:
     """Run each program in a fresh session; the status is the worst of them."""
-    from .runner import ScriptOutput, read_sources, text_source
+    # The modules a script needs load with the collector paused: they are long-lived and hold
+    # no garbage, and the command's own process then freezes them out of every later
+    # collection's scan (what the first parse loads: `Interpreter.run`).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        from .runner import ScriptOutput, read_sources, text_source
+    finally:
+        if collecting:
+            if own_process:
+                gc.freeze()
+            gc.enable()
 
     output = ScriptOutput(
         out if out is not None else sys.stdout,

@@ -11,7 +11,6 @@ with ``Interpreter.run(source, atomic=True)`` or is a meta-command (`:help`, `:v
 from __future__ import annotations
 
 import difflib
-from dataclasses import replace
 import os
 import re
 import sys
@@ -449,7 +448,7 @@ def _with_repl_hint(failed: Failed, text: str) -> Failed:
     hint = _REPL_WORDS.get(word)
     if hint is None or diagnostic.kind != "undefined-name" or diagnostic.fields.get("name") != word:
         return failed
-    return Failed(replace(diagnostic, notes=(hint,)), failed.traceback, failed.static)
+    return Failed(diagnostic.replaced(notes=(hint,)), failed.traceback, failed.static)
 
 
 def command_named(word: str) -> str | None:

@@ -12,7 +12,6 @@ it is taken again (`keep_reserve`) before the next run.
 
 from __future__ import annotations
 
-from dataclasses import replace
 import re
 
 from ..engine.errors import ENGINE_ERRORS, ScalarAutodiffError
@@ -85,7 +84,7 @@ def drawing_failure(source: Source, error, span: Span) -> LanguageError:
 
 
 def with_note(error: LanguageError, note: str) -> LanguageError:
-    return LanguageError(replace(error.diagnostic, notes=error.diagnostic.notes + (note,)))
+    return LanguageError(error.diagnostic.replaced(notes=error.diagnostic.notes + (note,)))
 
 
 def raising(error: LanguageError):

@@ -15,7 +15,6 @@ concatenation of `+`, the comparison of texts, or the error. An engine error is 
 from __future__ import annotations
 
 import operator
-from dataclasses import replace
 from typing import Any, Callable, TYPE_CHECKING
 
 from ..engine import tensor_elementwise as elementwise
@@ -83,7 +82,7 @@ def tensor_error(compiler: Compiling, error: ScalarAutodiffError, node: tree.Exp
         fields = dict(diagnostic.fields)
         if isinstance(fields.get("hint"), str):
             fields["hint"] = message[len(message) - len(fields["hint"]):] if fields["hint"] else ""
-        result = LanguageError(replace(diagnostic, message=message, fields=fields))
+        result = LanguageError(diagnostic.replaced(message=message, fields=fields))
     return result
 
 
@@ -379,7 +378,7 @@ def tensor_index(compiler: Compiling, node: tree.Index, target: Tensor, position
             except LanguageError as error:  # (said of a tensor: its shape, not "a list of")
                 diagnostic = error.diagnostic
                 message = diagnostic.message.replace(f"a list of {target._shape[0]}", describe(target))
-                raise LanguageError(replace(diagnostic, message=message, notes=diagnostic.notes)) from None
+                raise LanguageError(diagnostic.replaced(message=message)) from None
             result = linear.index(target, at)
         elif position.__class__ is ListValue or position.__class__ is Tensor:
             result = linear.gather(target, _indices(compiler, node, position))

@@ -6,9 +6,9 @@ into text (``render``) or JSON (``events``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from .plain_data import PlainData
 from .source import Source, Span
 
 
@@ -20,18 +20,38 @@ class Related(NamedTuple):
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
-    kind: str
-    message: str
-    span: Span | None = None
-    source: Source | None = None
-    # The error's own fields (engine errors: as in docs/engine.md), snake_case names.
-    fields: dict[str, Any] = field(default_factory=dict)
-    # Extra lines shown under the source excerpt, e.g. "help: did you mean `loss`?".
-    notes: tuple[str, ...] = ()
-    # Notes that point at another place of the source, each shown with its own excerpt.
-    related: tuple[Related, ...] = ()
+class Diagnostic(PlainData):
+    """An error (or a warning) as data: its kind (`undefined-name`), its message, where it
+    happened (a span of a source), its own fields (engine errors: as in docs/engine.md,
+    snake_case names), notes shown under the source excerpt ("help: did you mean `loss`?"),
+    and notes that point at another place of the source, each shown with its own excerpt.
+    (A `PlainData`, not a dataclass: every run imports it; see plain_data.py.)"""
+
+    __slots__ = ("kind", "message", "span", "source", "fields", "notes", "related")
+    __match_args__ = ("kind", "message", "span", "source", "fields", "notes", "related")
+
+    def __init__(
+        self,
+        kind: str,
+        message: str,
+        span: Span | None = None,
+        source: Source | None = None,
+        fields: dict[str, Any] | None = None,
+        notes: tuple[str, ...] = (),
+        related: tuple[Related, ...] = (),
+    ):
+        self.kind = kind
+        self.message = message
+        self.span = span
+        self.source = source
+        self.fields: dict[str, Any] = {} if fields is None else fields
+        self.notes = notes
+        self.related = related
+
+    def replaced(self, **changes: Any) -> Diagnostic:
+        """A copy with ``changes`` (``notes=(...)``, ``message=...``), as `dataclasses.replace`."""
+        fields = {name: getattr(self, name) for name in self.__slots__}
+        return Diagnostic(**(fields | changes))
 
 
 def help_and_notes(diagnostic: Diagnostic) -> tuple[list[str], list[str]]:

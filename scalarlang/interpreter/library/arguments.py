@@ -16,7 +16,6 @@ argument is given that argument's value already checked (`checked` wraps what it
 
 from __future__ import annotations
 
-from dataclasses import replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -235,4 +234,4 @@ def item_not_a_node(compiler: Compiling, name: str, expr: tree.Expr, index: int,
 
 def with_help(error: LanguageError, help_note: str) -> LanguageError:
     """``error`` with ``help_note`` in place of its own help (the general one does not fit)."""
-    return LanguageError(replace(error.diagnostic, notes=(help_note,)))
+    return LanguageError(error.diagnostic.replaced(notes=(help_note,)))

@@ -21,13 +21,8 @@ from ...language import tree
 from ...language.diagnostics import LanguageError
 from ...language.overview import CHAIN_RULE, FORWARD_MODE, GRAPH, LISTS, PICTURES, TASKS, TENSORS, TEXTS, TRAINING
 from ..values import LABEL_LIMIT, shorten, suggestion
-from . import (
-    chain_rule, forward_mode, gradient_check, graphs, list_functions, logits, node_functions, plots, text_functions,
-)
-from . import tensor_forms as tf
-from . import tensor_functions, tensor_walk, vjp_check
-from .tensor_forms import TensorsToo, tensors_too
 from .arguments import Kind, checked
+from .families import Later, LaterTensorsToo, family, tensors_too
 
 if TYPE_CHECKING:
     from ..context import Compiling, Running
@@ -41,6 +36,13 @@ CompileStatement = Callable[["Running", tree.ExprStatement, tree.Call], Callable
 
 VALUE, LIST, TEXT, FUNCTION = Kind.VALUE, Kind.LIST, Kind.TEXT, Kind.FUNCTION
 NODE, NODES, STRING, TEXT_LIST = Kind.NODE, Kind.NODES, Kind.STRING, Kind.TEXTS
+
+
+# The families of the library, by the module that holds their compile functions.
+_nodes, _lists, _logits, _texts = family("node_functions"), family("list_functions"), family("logits"), family("text_functions")
+_graphs, _chain_rule, _tensor_walk = family("graphs"), family("chain_rule"), family("tensor_walk")
+_gradient_check, _vjp_check, _forward_mode = family("gradient_check"), family("vjp_check"), family("forward_mode")
+_plots, _tensor_functions, _tensor_forms = family("plots"), family("tensor_functions"), family("tensor_forms")
 
 
 # (Plain classes with slots, not dataclasses: a dataclass costs its class a code generation at
@@ -82,13 +84,13 @@ def arity(least: int, most: int | None | str = "same") -> Arity:
 class Entry:
     """What the two kinds of entry share: the shape of a call and its help. Read-only."""
 
-    __slots__ = ("name", "arity", "compile", "usage", "summary", "category", "kinds", "options", "notes", "takes", "empty")
+    __slots__ = ("name", "arity", "later", "usage", "summary", "category", "kinds", "options", "notes", "takes", "empty")
 
     def __init__(
         self,
         name: str,
         arity: Arity,
-        compile: Callable,
+        compile: Callable | Later | LaterTensorsToo,
         usage: str | tuple[str, ...],
         summary: str,
         category: str,
@@ -100,7 +102,8 @@ class Entry:
     ):
         self.name = name
         self.arity = arity
-        self.compile = compile
+        # Its compile function, or where to find it (`Later`): see `compile`.
+        self.later = compile
         # How `:help` shows it: its forms (`backward(EXPR)`, `backward(EXPR, SEED)`), what it
         # does in one line, and the heading it is listed under; notes are lines of their own.
         self.usage: tuple[str, ...] = (usage,) if isinstance(usage, str) else usage
@@ -120,27 +123,34 @@ class Entry:
     def kind_of(self, index: int) -> Kind:
         return self.kinds[min(index, len(self.kinds) - 1)]
 
+    @property
+    def compile(self) -> Callable:
+        """The compile function, its family imported on first use."""
+        later = self.later
+        if later.__class__ is Later or later.__class__ is LaterTensorsToo:
+            return later.resolved()  # type: ignore[union-attr]
+        return later  # type: ignore[return-value]
+
 
 class ValueFunction(Entry):
     """A function whose call is a value: ``compile(compiler, call)``."""
 
     __slots__ = ()
-    compile: CompileValue
 
     def compiled(self, compiler: Compiling, call: tree.Call) -> tuple:
         """``(combine, operands, fuse)`` of a call already checked against the entry (see
         `call_problem`): its arguments' values are checked by kind before ``combine`` runs
         (a name tensors have too: by kind unless one is a tensor, see tensor_forms.py)."""
-        if isinstance(self.compile, TensorsToo):
-            return self.compile.compiled(self.name, self.kind_of, self.empty, compiler, call)
-        return checked(self.name, self.kind_of, self.empty, compiler, call, self.compile(compiler, call))
+        function = self.compile
+        if self.later.__class__ is LaterTensorsToo:
+            return function.compiled(self.name, self.kind_of, self.empty, compiler, call)  # type: ignore[attr-defined]
+        return checked(self.name, self.kind_of, self.empty, compiler, call, function(compiler, call))
 
 
 class StatementCall(Entry):
     """A call that is a statement of its own: ``compile(run, statement, call)``."""
 
     __slots__ = ()
-    compile: CompileStatement
 
 
 def _table(*entries: Any) -> dict:
@@ -161,132 +171,132 @@ AXIS = {"axis": VALUE}
 _FORWARD = FORWARD_MODE
 
 VALUE_FUNCTIONS: dict[str, ValueFunction] = _table(
-    ValueFunction("exp", arity(1), tensors_too(node_functions.engine_unary(Scalar.exp), tf.method("exp")), "exp(X)", "e to the power X", _ENGINE, (NODE,)),
-    ValueFunction("tanh", arity(1), tensors_too(node_functions.engine_unary(Scalar.tanh), tf.method("tanh")), "tanh(X)", "the hyperbolic tangent", _ENGINE, (NODE,)),
-    ValueFunction("log", arity(1), tensors_too(node_functions.engine_unary(Scalar.log), tf.method("log")), "log(X)", "the natural logarithm", _ENGINE, (NODE,)),
-    ValueFunction("detach", arity(1), tensors_too(node_functions.engine_unary(Scalar.detach), tf.method("detach")), "detach(X)",
+    ValueFunction("exp", arity(1), tensors_too(_nodes("engine_unary", Scalar.exp), _tensor_forms("method", "exp")), "exp(X)", "e to the power X", _ENGINE, (NODE,)),
+    ValueFunction("tanh", arity(1), tensors_too(_nodes("engine_unary", Scalar.tanh), _tensor_forms("method", "tanh")), "tanh(X)", "the hyperbolic tangent", _ENGINE, (NODE,)),
+    ValueFunction("log", arity(1), tensors_too(_nodes("engine_unary", Scalar.log), _tensor_forms("method", "log")), "log(X)", "the natural logarithm", _ENGINE, (NODE,)),
+    ValueFunction("detach", arity(1), tensors_too(_nodes("engine_unary", Scalar.detach), _tensor_forms("method", "detach")), "detach(X)",
         "an untracked copy of X's value: no gradient flows back", _GRADIENTS, (NODE,)),
-    ValueFunction("grad", arity(1), tensors_too(node_functions.compile_grad, tf.gradient_of), "grad(X)", "a constant holding X's stored gradient", _GRADIENTS, (NODE,)),
-    ValueFunction("value", arity(1), tensors_too(node_functions.compile_value, tf.value_of), "value(X)", "a constant holding X's value", _GRADIENTS, (NODE,)),
-    ValueFunction("sqrt", arity(1), tensors_too(node_functions.engine_unary(Scalar.sqrt), tf.method("sqrt")), "sqrt(X)", "the square root", _ENGINE, (NODE,)),
-    ValueFunction("relu", arity(1), tensors_too(node_functions.engine_unary(Scalar.relu), tf.method("relu")), "relu(X)", "max(0, X); derivative 0 at 0", _ENGINE, (NODE,)),
-    ValueFunction("sigmoid", arity(1), tensors_too(node_functions.engine_unary(Scalar.sigmoid), tf.method("sigmoid")), "sigmoid(X)", "1 / (1 + e^-X)", _ENGINE, (NODE,)),
-    ValueFunction("abs", arity(1), tensors_too(node_functions.engine_unary(Scalar.abs), tf.method("abs")), "abs(X)", "|X|; derivative 0 at 0", _ENGINE, (NODE,)),
-    ValueFunction("max", arity(1, None), tensors_too(logits.compile_max, tf.pairwise("max")), ("max(A, B)", "max(L)", "max(A, B, C, …)", "max(T[, axis: K])"),
+    ValueFunction("grad", arity(1), tensors_too(_nodes("compile_grad"), _tensor_forms("gradient_of")), "grad(X)", "a constant holding X's stored gradient", _GRADIENTS, (NODE,)),
+    ValueFunction("value", arity(1), tensors_too(_nodes("compile_value"), _tensor_forms("value_of")), "value(X)", "a constant holding X's value", _GRADIENTS, (NODE,)),
+    ValueFunction("sqrt", arity(1), tensors_too(_nodes("engine_unary", Scalar.sqrt), _tensor_forms("method", "sqrt")), "sqrt(X)", "the square root", _ENGINE, (NODE,)),
+    ValueFunction("relu", arity(1), tensors_too(_nodes("engine_unary", Scalar.relu), _tensor_forms("method", "relu")), "relu(X)", "max(0, X); derivative 0 at 0", _ENGINE, (NODE,)),
+    ValueFunction("sigmoid", arity(1), tensors_too(_nodes("engine_unary", Scalar.sigmoid), _tensor_forms("method", "sigmoid")), "sigmoid(X)", "1 / (1 + e^-X)", _ENGINE, (NODE,)),
+    ValueFunction("abs", arity(1), tensors_too(_nodes("engine_unary", Scalar.abs), _tensor_forms("method", "abs")), "abs(X)", "|X|; derivative 0 at 0", _ENGINE, (NODE,)),
+    ValueFunction("max", arity(1, None), tensors_too(_logits("compile_max"), _tensor_forms("pairwise", "max")), ("max(A, B)", "max(L)", "max(A, B, C, …)", "max(T[, axis: K])"),
         "the larger (a tie shares the gradient); of a list, its first largest item", _ENGINE, options=AXIS),
-    ValueFunction("min", arity(1, None), tensors_too(logits.compile_min, tf.pairwise("min")), ("min(A, B)", "min(L)", "min(A, B, C, …)", "min(T[, axis: K])"),
+    ValueFunction("min", arity(1, None), tensors_too(_logits("compile_min"), _tensor_forms("pairwise", "min")), ("min(A, B)", "min(L)", "min(A, B, C, …)", "min(T[, axis: K])"),
         "the smaller (a tie shares the gradient); of a list, its first smallest item", _ENGINE, options=AXIS),
-    ValueFunction("sum", arity(1, None), tensors_too(list_functions.compile_sum, tf.reduction("sum")), ("sum(L)", "sum(A, B, …)", "sum(T[, axis: K])"),
+    ValueFunction("sum", arity(1, None), tensors_too(_lists("compile_sum"), _tensor_forms("reduction", "sum")), ("sum(L)", "sum(A, B, …)", "sum(T[, axis: K])"),
         "the left fold L[0] + L[1] + …", _LISTS, options=AXIS),
-    ValueFunction("mean", arity(1, None), tensors_too(list_functions.compile_mean, tf.reduction("mean")), ("mean(L)", "mean(A, B, …)", "mean(T[, axis: K])"),
+    ValueFunction("mean", arity(1, None), tensors_too(_lists("compile_mean"), _tensor_forms("reduction", "mean")), ("mean(L)", "mean(A, B, …)", "mean(T[, axis: K])"),
         "the sum divided by the count", _LISTS, options=AXIS),
-    ValueFunction("node_count", arity(1), node_functions.compile_node_count, "node_count(X)",
+    ValueFunction("node_count", arity(1), _nodes("compile_node_count"), "node_count(X)",
         "the unique nodes of X's graph", _GRADIENTS, (NODE,)),
-    ValueFunction("edge_count", arity(1), node_functions.compile_edge_count, "edge_count(X)",
+    ValueFunction("edge_count", arity(1), _nodes("compile_edge_count"), "edge_count(X)",
         "the operand edges of X's graph", _GRADIENTS, (NODE,)),
-    ValueFunction("len", arity(1), tensors_too(list_functions.compile_len, tf.length), ("len(L)", "len(T)"),
+    ValueFunction("len", arity(1), tensors_too(_lists("compile_len"), _tensor_forms("length")), ("len(L)", "len(T)"),
         "the number of items of a list, of characters of a text, of rows of a tensor", _LISTS),
-    ValueFunction("dot", arity(2), list_functions.compile_dot, "dot(A, B)", "A[0]*B[0] + A[1]*B[1] + …", _LISTS, (LIST,)),
-    ValueFunction("flatten", arity(1, None), list_functions.compile_flatten, "flatten(L, …)",
+    ValueFunction("dot", arity(2), _lists("compile_dot"), "dot(A, B)", "A[0]*B[0] + A[1]*B[1] + …", _LISTS, (LIST,)),
+    ValueFunction("flatten", arity(1, None), _lists("compile_flatten"), "flatten(L, …)",
         "every node the arguments hold, in one list", _LISTS),
-    ValueFunction("zip", arity(1, None), list_functions.compile_zip, "zip(A, B, …)", "the rows [A[i], B[i], …]", _LISTS, (LIST,)),
-    ValueFunction("uniform", arity(2), list_functions.compile_uniform, "uniform(A, B)",
+    ValueFunction("zip", arity(1, None), _lists("compile_zip"), "zip(A, B, …)", "the rows [A[i], B[i], …]", _LISTS, (LIST,)),
+    ValueFunction("uniform", arity(2), _lists("compile_uniform"), "uniform(A, B)",
         "a constant drawn uniformly from A to B", _DATA, (NODE,)),
-    ValueFunction("gauss", arity(2), list_functions.compile_gauss, "gauss(MU, SIGMA)",
+    ValueFunction("gauss", arity(2), _lists("compile_gauss"), "gauss(MU, SIGMA)",
         "a constant drawn from a normal distribution", _DATA, (NODE,)),
-    ValueFunction("shuffle", arity(1), list_functions.compile_shuffle, "shuffle(L)",
+    ValueFunction("shuffle", arity(1), _lists("compile_shuffle"), "shuffle(L)",
         "L's items in a random order, as Python's random.shuffle puts them", _DATA, (LIST,)),
-    ValueFunction("read_table", arity(1), list_functions.compile_read_table, 'read_table("FILE.csv")',
+    ValueFunction("read_table", arity(1), _lists("compile_read_table"), 'read_table("FILE.csv")',
         "the rows of numbers of a CSV file, as constants", _DATA, (TEXT,),
         takes='a file name, a text: read_table("data.csv") or read_table(path)'),
-    ValueFunction("floor", arity(1), node_functions.compile_floor, "floor(X)",
+    ValueFunction("floor", arity(1), _nodes("compile_floor"), "floor(X)",
         "the largest whole number not above X: a constant, no gradient", _ENGINE, (NODE,)),
-    ValueFunction("read_text", arity(1), text_functions.compile_read_text, 'read_text("FILE")',
+    ValueFunction("read_text", arity(1), _texts("compile_read_text"), 'read_text("FILE")',
         "the text of a UTF-8 file (its \\r\\n read as \\n)", _TEXTS, (TEXT,),
         takes='a file name, a text: read_text("names.txt") or read_text(path)'),
-    ValueFunction("lines", arity(1), text_functions.compile_lines, "lines(T)",
+    ValueFunction("lines", arity(1), _texts("compile_lines"), "lines(T)",
         "the lines of a text, without their \\n", _TEXTS, (STRING,)),
-    ValueFunction("chars", arity(1), text_functions.compile_chars, "chars(T)",
+    ValueFunction("chars", arity(1), _texts("compile_chars"), "chars(T)",
         "the distinct characters of a text, sorted: a vocabulary", _TEXTS, (STRING,)),
-    ValueFunction("join", arity(1, 2), text_functions.compile_join, ("join(L)", "join(L, SEP)"),
+    ValueFunction("join", arity(1, 2), _texts("compile_join"), ("join(L)", "join(L, SEP)"),
         "a list of texts as one text (with SEP between them)", _TEXTS, (TEXT_LIST, STRING)),
-    ValueFunction("encode", arity(2), text_functions.compile_encode, "encode(T, VOCAB)",
+    ValueFunction("encode", arity(2), _texts("compile_encode"), "encode(T, VOCAB)",
         "the index in VOCAB of each character of T", _TEXTS, (STRING, VALUE)),
-    ValueFunction("decode", arity(2), text_functions.compile_decode, "decode(L, VOCAB)",
+    ValueFunction("decode", arity(2), _texts("compile_decode"), "decode(L, VOCAB)",
         "the text of the characters of VOCAB at the indices in L", _TEXTS, (NODES, VALUE)),
-    ValueFunction("argmax", arity(1), tensors_too(logits.compile_argmax, tf.reduction("argmax", default_axis=-1)),
+    ValueFunction("argmax", arity(1), tensors_too(_logits("compile_argmax"), _tensor_forms("reduction", "argmax", default_axis=-1)),
         ("argmax(L)", "argmax(T[, axis: K])"), "the index of the first largest item, a constant", _LISTS, (NODES,), options=AXIS, empty="no largest item"),
-    ValueFunction("argmin", arity(1), tensors_too(logits.compile_argmin, tf.reduction("argmin", default_axis=-1)),
+    ValueFunction("argmin", arity(1), tensors_too(_logits("compile_argmin"), _tensor_forms("reduction", "argmin", default_axis=-1)),
         ("argmin(L)", "argmin(T[, axis: K])"), "the index of the first smallest item, a constant", _LISTS, (NODES,), options=AXIS, empty="no smallest item"),
-    ValueFunction("logsumexp", arity(1), tensors_too(logits.compile_logsumexp, tf.reduction("logsumexp")),
+    ValueFunction("logsumexp", arity(1), tensors_too(_logits("compile_logsumexp"), _tensor_forms("reduction", "logsumexp")),
         ("logsumexp(L)", "logsumexp(T[, axis: K])"),
         "log(exp(L[0]) + exp(L[1]) + …) without overflow; its edges carry softmax(L)", _MODELS, (NODES,), options=AXIS, empty="no terms"),
-    ValueFunction("softmax", arity(1), tensors_too(logits.compile_softmax, tf.reduction("softmax", default_axis=-1)),
+    ValueFunction("softmax", arity(1), tensors_too(_logits("compile_softmax"), _tensor_forms("reduction", "softmax", default_axis=-1)),
         ("softmax(L)", "softmax(T[, axis: K])"), "the probabilities exp(L[i] - logsumexp(L)), a list (of a tensor: along the last axis)",
         _MODELS, (NODES,), options=AXIS, empty="no terms"),
-    ValueFunction("cross_entropy", arity(2), tensors_too(logits.compile_cross_entropy, tf.cross_entropy),
+    ValueFunction("cross_entropy", arity(2), tensors_too(_logits("compile_cross_entropy"), _tensor_forms("cross_entropy")),
         ("cross_entropy(LOGITS, TARGET)", "cross_entropy(Z, Y)"),
         "logsumexp(LOGITS) - LOGITS[TARGET]: the loss of one example (Z [B, V], Y B indices: the B row losses)", _MODELS, (NODES, VALUE), empty="no classes"),
-    ValueFunction("one_hot", arity(2), tensors_too(logits.compile_one_hot, tf.one_hot, lists=True), ("one_hot(I, N)", "one_hot(INDICES, N)"),
+    ValueFunction("one_hot", arity(2), tensors_too(_logits("compile_one_hot"), _tensor_forms("one_hot"), lists=True), ("one_hot(I, N)", "one_hot(INDICES, N)"),
         "N constants, 1 at index I and 0 elsewhere (of a list or tensor of indices: a constant tensor [len, N])", _MODELS,
         (NODE,)),
-    ValueFunction("jvp", arity(2, 3), forward_mode.compile_jvp, ("jvp(Y, X)", "jvp(Y, [X, …], [V, …])"),
+    ValueFunction("jvp", arity(2, 3), _forward_mode("compile_jvp"), ("jvp(Y, X)", "jvp(Y, [X, …], [V, …])"),
         "Y's tangent along X (or along V: one number per X) by one forward pass: a constant", _FORWARD,
         (NODE, VALUE, VALUE)),
-    ValueFunction("sample", arity(1), tensors_too(logits.compile_sample, tf.sample), ("sample(P)", "sample(T)"),
+    ValueFunction("sample", arity(1), tensors_too(_logits("compile_sample"), _tensor_forms("sample")), ("sample(P)", "sample(T)"),
         "an index drawn with probabilities P (a list, or a rank-1 tensor), as Python's random.choices draws it", _MODELS, (NODES,),
         empty="no index to draw"),
-    ValueFunction("tensor", arity(1), tensor_functions.compile_tensor, "tensor(L)",
+    ValueFunction("tensor", arity(1), _tensor_functions("compile_tensor"), "tensor(L)",
         "a tensor of a rectangular list (of tracked nodes: one stacking node); a table's rows: rank 2", _TENSORS),
-    ValueFunction("zeros", arity(1, None), tensor_functions.compile_filled("zeros"), "zeros(S, …)",
+    ValueFunction("zeros", arity(1, None), _tensor_functions("compile_filled", "zeros"), "zeros(S, …)",
         "a constant tensor of shape S of zeros (`var zeros(S, …)`: a variable)", _TENSORS),
-    ValueFunction("ones", arity(1, None), tensor_functions.compile_filled("ones"), "ones(S, …)",
+    ValueFunction("ones", arity(1, None), _tensor_functions("compile_filled", "ones"), "ones(S, …)",
         "a constant tensor of shape S of ones", _TENSORS),
-    ValueFunction("randn", arity(1, None), tensor_functions.compile_filled("randn"), "randn(S, …)",
+    ValueFunction("randn", arity(1, None), _tensor_functions("compile_filled", "randn"), "randn(S, …)",
         "gauss(0, 1) for each element, row major, from the session's generator", _TENSORS),
-    ValueFunction("rand", arity(1, None), tensor_functions.compile_filled("rand"), "rand(S, …)",
+    ValueFunction("rand", arity(1, None), _tensor_functions("compile_filled", "rand"), "rand(S, …)",
         "uniform(0, 1) for each element, row major, from the session's generator", _TENSORS),
-    ValueFunction("shape", arity(1), tensor_functions.compile_shape, "shape(T)", "a tensor's dimensions, a list", _TENSORS),
-    ValueFunction("reshape", arity(2, None), tensor_functions.compile_reshape, "reshape(T, S, …)",
+    ValueFunction("shape", arity(1), _tensor_functions("compile_shape"), "shape(T)", "a tensor's dimensions, a list", _TENSORS),
+    ValueFunction("reshape", arity(2, None), _tensor_functions("compile_reshape"), "reshape(T, S, …)",
         "the same elements in shape S (one dimension may be -1)", _TENSORS),
-    ValueFunction("transpose", arity(1, 3), tensor_functions.compile_transpose, ("transpose(T)", "transpose(T, A, B)"),
+    ValueFunction("transpose", arity(1, 3), _tensor_functions("compile_transpose"), ("transpose(T)", "transpose(T, A, B)"),
         "a rank-2 tensor's axes swapped, or axes A and B", _TENSORS),
 )
 
 STATEMENT_FUNCTIONS: dict[str, StatementCall] = _table(
-    StatementCall("backward", arity(1, 2), graphs.compile_backward, ("backward(EXPR)", "backward(EXPR, SEED)"),
+    StatementCall("backward", arity(1, 2), _graphs("compile_backward"), ("backward(EXPR)", "backward(EXPR, SEED)"),
         "a reverse pass from EXPR, committed: its node and edge tables", _PASSES),
-    StatementCall("graph", arity(1), graphs.compile_graph, "graph(EXPR)", "the nodes of EXPR's graph, changing nothing",
+    StatementCall("graph", arity(1), _graphs("compile_graph"), "graph(EXPR)", "the nodes of EXPR's graph, changing nothing",
         _PASSES),
-    StatementCall("gradcheck", arity(2, None), gradient_check.compile_gradcheck,
+    StatementCall("gradcheck", arity(2, None), _gradient_check("compile_gradcheck"),
         ("gradcheck(OUT, X, Y, …[, step: S][, tolerance: T])", "gradcheck(OUT, X, STEP, TOLERANCE)"),
         "each variable's pass adjoint against a central difference", _PASSES,
         options={"step": VALUE, "tolerance": VALUE},
         notes=("(with 4 arguments Y, Z are variables if both are tracked, else STEP and TOLERANCE)",)),
-    StatementCall("vjp_check", arity(1), vjp_check.compile_vjp_check, "vjp_check(LOSS[, tolerance: T])",
+    StatementCall("vjp_check", arity(1), _vjp_check("compile_vjp_check"), "vjp_check(LOSS[, tolerance: T])",
         "each tensor VJP of LOSS's graph against the sum of the scalar edges it stands for, changing nothing",
         _TENSORS, options={"tolerance": VALUE}),
-    StatementCall("draw", arity(1, 2), graphs.compile_draw, ("draw(EXPR)", 'draw(EXPR, "FILE")'),
+    StatementCall("draw", arity(1, 2), _graphs("compile_draw"), ("draw(EXPR)", 'draw(EXPR, "FILE")'),
         "a picture of EXPR's graph (FILE: .svg, .png or .dot)", _PICTURES, (VALUE, TEXT),
         takes='an expression and, optionally, a file name: draw(loss) or draw(loss, "loss.svg")'),
-    StatementCall("explain", arity(1), chain_rule.compile_explain, "explain(X)",
+    StatementCall("explain", arity(1), _chain_rule("compile_explain"), "explain(X)",
         "X's adjoint as the sum of its edges, its gradient as the sum of its passes", _CHAIN_RULE),
-    StatementCall("paths", arity(2), chain_rule.compile_paths, "paths(OUT, X)",
+    StatementCall("paths", arity(2), _chain_rule("compile_paths"), "paths(OUT, X)",
         "every path from OUT down to X, and the sum of their products", _CHAIN_RULE),
-    StatementCall("walk", arity(1, 2), tensor_walk.compile_walk, ("walk(OUT)", "walk(OUT, SEED)"),
+    StatementCall("walk", arity(1, 2), _tensor_walk("compile_walk"), ("walk(OUT)", "walk(OUT, SEED)"),
         "backward, one edge per Enter (over tensors, one node)", _CHAIN_RULE),
-    StatementCall("tangents", arity(2, 3), forward_mode.compile_tangents, ("tangents(Y, X)", "tangents(Y, [X, …], [V, …])"),
+    StatementCall("tangents", arity(2, 3), _forward_mode("compile_tangents"), ("tangents(Y, X)", "tangents(Y, [X, …], [V, …])"),
         "the forward pass of jvp: each node's value and tangent, the sum over its edges", _FORWARD),
-    StatementCall("jacobian", arity(2), forward_mode.compile_jacobian, "jacobian([Y, …], [X, …])",
+    StatementCall("jacobian", arity(2), _forward_mode("compile_jacobian"), "jacobian([Y, …], [X, …])",
         "dY/dX by n forward passes and by m reverse passes, with what each cost", _FORWARD),
-    StatementCall("random_seed", arity(1), list_functions.compile_random_seed, "random_seed(N)",
+    StatementCall("random_seed", arity(1), _lists("compile_random_seed"), "random_seed(N)",
         "draws start again as Python's random.seed(N) would", _DATA),
-    StatementCall("plot", arity(1, 2), plots.compile_plot, ("plot(Y)", "plot(X, Y)", "plot([Y1, Y2])"),
+    StatementCall("plot", arity(1, 2), _plots("compile_plot"), ("plot(Y)", "plot(X, Y)", "plot([Y1, Y2])"),
         "a line chart of lists of numbers", _CHARTS,
         options={"title": TEXT, "xlabel": TEXT, "ylabel": TEXT, "log": VALUE, "file": TEXT, "labels": VALUE},
         notes=('(named: title: "T", xlabel: "step", ylabel: "loss" for the axes, log: 1 for a log y axis, '
                'labels: ["a", "b"], file: "F.svg" or "F.txt")',)),
-    StatementCall("boundary", arity(2), plots.compile_boundary, "boundary(F, DATA)",
+    StatementCall("boundary", arity(2), _plots("compile_boundary"), "boundary(F, DATA)",
         "the sign of F(x1, x2) over DATA's rows x1, x2, label", _CHARTS,
         (FUNCTION, VALUE), options={"grid": VALUE, "title": TEXT, "xlabel": TEXT, "ylabel": TEXT, "file": TEXT},
         notes=('(named: grid: N cells a side, 40 by default; title: "T", xlabel: "x1", ylabel: "x2", '
