@@ -109,7 +109,24 @@ def log(x: float) -> float:
     """The natural logarithm; -inf at 0, nan below 0 and for nan, inf at inf."""
     if not 0.0 < x < _INF:
         return _log_edges(x)
-    return _log_parts(x)[0]
+    # _log_parts without the pair: r^2/2 rounded is close enough for log alone
+    z, k = _frexp(x)
+    if z < 0.6875:
+        z += z
+        k -= 1
+    at = (int(z * 128.0) - 88) * 3
+    invc = LOG_TABLE[at]
+    head = z + _SPLIT_AT - _SPLIT_AT
+    r_head = head * invc - 1.0
+    r_tail = (z - head) * invc
+    r = r_head + r_tail
+    whole = float(k)
+    base = whole * _LN2_HI + LOG_TABLE[at + 1]
+    high = base + r
+    square = r * r
+    polynomial = r * square * (_L3 + r * (_L4 + r * (_L5 + r * (_L6 + r * (_L7 + r * (_L8 + r * _L9))))))
+    return high + ((base - high + r) + (r_tail - (r - r_head)) * (1.0 - r) - 0.5 * square + polynomial
+                   + whole * _LN2_LO + LOG_TABLE[at + 2])
 
 
 def _log_edges(x: float) -> float:
@@ -170,38 +187,33 @@ def tanh(x: float) -> float:
             return x  # (and -0.0, nan)
         value = 1.0 - 2.0 / (exp(a + a) + 1.0)
         return -value if x < 0.0 else value
-    t = a + a
+    t = a + a  # e^t = 2^m 2^(j/64) e^r, as exp's
     whole = t * _INV_LN2_64 + _ROUNDING - _ROUNDING
     r_exact = t - whole * _LN2_64_HI  # exact
     low_part = whole * _LN2_64_LO
     r = r_exact - low_part
-    r_error = r_exact - r - low_part  # r's rounding error: E is small, so it counts
     k = int(whole)
-    at = (k & 63) << 1
+    at = (k & 63) << 2
+    power = _POWERS_OF_TWO[k >> 6]  # 2^m, m <= 11 here
     r2 = r * r
-    rest = EXP_TABLE[at + 1] * (1.0 + r) + r2 * (_E2 + r * _E3 + r2 * (_E4 + r * _E5 + r2 * _E6))
-    scale = _ldexp(EXP_TABLE[at], k >> 6)  # e^t = scale (1 + r + rest), scale < 2^12
-    # scale * r as a pair, exactly
-    split = _SPLITTER * scale
-    s_hi = split - (split - scale)
-    s_lo = scale - s_hi
-    split = _SPLITTER * r
-    r_hi = split - (split - r)
-    r_lo = r - r_hi
-    product = scale * r
-    product_low = ((s_hi * r_hi - product) + s_hi * r_lo + s_lo * r_hi) + s_lo * r_lo
-    below = scale - 1.0  # exact: scale is 2^m times [1, 2), m >= 0
+    rest = (_TANH_EXP[at + 1] * (1.0 + r) + r2 * (_E2 + r * _E3 + r2 * (_E4 + r * _E5 + r2 * _E6))
+            + (r_exact - r - low_part))  # (r's rounding error: E is small, so it counts)
+    # E = e^t - 1 = (2^m T - 1) + 2^m T r + 2^m T rest, T = high + low (26 bits each), as a pair
+    r_head = r + _HEAD_27 - _HEAD_27  # r's leading 27 bits: high * r_head is exact
+    below = _TANH_EXP[at] * power - 1.0  # exact
+    product = _TANH_EXP[at + 2] * r_head * power  # exact
     e_sum = below + product
-    e_low = below - e_sum + product + product_low + scale * (rest + r_error)  # (|below| >= |product| or 0)
+    e_low = below - e_sum + product + (
+        _TANH_EXP[at + 3] * r + _TANH_EXP[at + 2] * (r - r_head) + _TANH_EXP[at] * rest) * power
     e_high = e_sum + e_low  # the pair normalised: |e_low| <= ulp(e_high)
     e_low = e_sum - e_high + e_low
-    d_high = e_high + 2.0
+    d_high = e_high + 2.0  # E + 2 as a pair
     if e_high < 2.0:
         d_low = 2.0 - d_high + e_high + e_low
     else:
         d_low = e_high - d_high + 2.0 + e_low
     quotient = e_high / d_high
-    # e_high - quotient * d_high exactly, for the quotient's correction
+    # e_high - quotient * d_high exactly (Dekker's product), for the quotient's correction
     split = _SPLITTER * quotient
     q_hi = split - (split - quotient)
     q_lo = quotient - q_hi
@@ -209,10 +221,25 @@ def tanh(x: float) -> float:
     d_hi = split - (split - d_high)
     d_lo = d_high - d_hi
     p = quotient * d_high
-    p_low = ((q_hi * d_hi - p) + q_hi * d_lo + q_lo * d_hi) + q_lo * d_lo
-    remainder = e_high - p - p_low + e_low - quotient * d_low
+    remainder = e_high - p - (((q_hi * d_hi - p) + q_hi * d_lo + q_lo * d_hi) + q_lo * d_lo) + e_low - quotient * d_low
     value = quotient + remainder / d_high
     return -value if x < 0.0 else value
+
+
+def _split_rows(table: tuple[float, ...]) -> tuple[float, ...]:
+    """EXP_TABLE's rows (hi, tail) with hi split in two halves of 26 bits: (hi, tail, head, rest)."""
+    rows: list[float] = []
+    for at in range(0, len(table), 2):
+        high = table[at]
+        split = _SPLITTER * high
+        head = split - (split - high)
+        rows += [high, table[at + 1], head, high - head]
+    return tuple(rows)
+
+
+_TANH_EXP = _split_rows(EXP_TABLE)
+_POWERS_OF_TWO = tuple(_ldexp(1.0, m) for m in range(12))
+_HEAD_27 = float.fromhex("0x1.8p18")  # (r + this) - this keeps r's bits down to 2^-34
 
 
 # ---- pow -------------------------------------------------------------------------------------
