@@ -59,8 +59,10 @@ _new = object.__new__
 # ---- exp, log, tanh, sqrt -------------------------------------------------------------------
 
 
-def exp_value(a: float) -> float:
-    return _exp(a)  # inf past the largest double, never OverflowError
+# The forward functions of exp and log are elementary's themselves (no call in between):
+# exp is inf past the largest double (never OverflowError), log nan below 0 and -inf at 0.
+exp_value = _exp
+log_value = _log
 
 
 def exp(node: Scalar) -> Scalar:
@@ -68,10 +70,6 @@ def exp(node: Scalar) -> Scalar:
     if value == _INF:
         raise NonFiniteResult(_EXP, value)
     return _unary(value, _EXP, node, value)  # d/da e^a = e^a, finite here
-
-
-def log_value(a: float) -> float:
-    return _log(a)  # nan below 0 and for nan, -inf at 0
 
 
 def log(node: Scalar) -> Scalar:
