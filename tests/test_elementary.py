@@ -79,6 +79,8 @@ def test_log_is_within_one_ulp(x):
 @example(0.7)  # glibc's tanh is 1 ulp above the nearest double here, musl's 1 below
 @example(2.0**-27)
 @example(4.0)
+@example(0.55)  # where tanh's formula changes
+@example(math.nextafter(0.55, 0.0))
 @example(22.0)
 def test_tanh_is_within_one_ulp(x):
     _within_one_ulp("tanh", x)
@@ -154,6 +156,8 @@ def test_monotonic_across_every_table_boundary():
         for function in (elementary.exp, elementary.tanh):
             values = [function(x + step * math.ulp(x)) for step in range(-4, 5)]
             assert values == sorted(values)
+    values = [elementary.tanh(0.55 + step * math.ulp(0.55)) for step in range(-40, 41)]
+    assert values == sorted(values)
     for i in range(88, 177):
         z = i / 128
         values = [elementary.log(z + step * math.ulp(z)) for step in range(-4, 5)]

@@ -170,12 +170,14 @@ def _log_parts(x: float) -> tuple[float, float]:
 
 
 # ---- tanh ------------------------------------------------------------------------------------
-# tanh(a) = E / (E + 2), E = e^(2a) - 1 = expm1(2a), with E and the quotient kept as pairs;
-# 1 - 2/(e^(2a) + 1) once e^(2a) is large enough for its rounding not to matter.
+# tanh(a) = E / (E + 2), E = e^(2a) - 1 = expm1(2a), with E and the quotient kept as pairs,
+# below 0.55; 1 - 2/(e^(2a) + 1) above, its quotient corrected as a pair below 4 (from 4 on
+# e^(2a) is large enough for plain rounding not to matter).
 
 _TANH_ONE = 22.0  # tanh rounds to 1 from here on (from 19.06)
 _TANH_SMALL = float.fromhex("0x1p-27")  # tanh x rounds to x below this
 _TANH_PAIRS = 4.0  # below this E and the quotient need pairs
+_TANH_HALF = 0.55  # from here on tanh >= 1/2: 1 - 2/(e^(2a) + 1), the quotient as a pair
 
 
 def tanh(x: float) -> float:
@@ -186,6 +188,9 @@ def tanh(x: float) -> float:
         if a < _TANH_SMALL or a != a:
             return x  # (and -0.0, nan)
         value = 1.0 - 2.0 / (exp(a + a) + 1.0)
+        return -value if x < 0.0 else value
+    if a >= _TANH_HALF:
+        value = _tanh_above_half(a)
         return -value if x < 0.0 else value
     t = a + a  # e^t = 2^m 2^(j/64) e^r, as exp's
     whole = t * _INV_LN2_64 + _ROUNDING - _ROUNDING
@@ -224,6 +229,35 @@ def tanh(x: float) -> float:
     remainder = e_high - p - (((q_hi * d_hi - p) + q_hi * d_lo + q_lo * d_hi) + q_lo * d_lo) + e_low - quotient * d_low
     value = quotient + remainder / d_high
     return -value if x < 0.0 else value
+
+
+def _tanh_above_half(a: float) -> float:
+    """tanh(a) = 1 - u, u = 2/(e^(2a) + 1) <= 1/2, for 0.55 <= a < 4: u's error counts only
+    against ulp(tanh) = 2^-53, so e^(2a) as exp's pair (scale, scale * small) is enough; the
+    quotient is corrected with its exact remainder."""
+    t = a + a
+    whole = t * _INV_LN2_64 + _ROUNDING - _ROUNDING
+    r = t - whole * _LN2_64_HI - whole * _LN2_64_LO
+    k = int(whole)
+    at = (k & 63) << 1
+    r2 = r * r
+    small = EXP_TABLE[at + 1] + r + r2 * (_E2 + r * _E3 + r2 * (_E4 + r * _E5 + r2 * _E6))
+    scale = EXP_TABLE[at] * _POWERS_OF_TWO[k >> 6]  # exact
+    low = scale * small
+    d_sum = scale + 1.0  # e^t + 1 as a pair
+    d_high = d_sum + low
+    d_low = d_sum - d_high + low + (scale - d_sum + 1.0)
+    quotient = 2.0 / d_high
+    split = _SPLITTER * quotient
+    q_hi = split - (split - quotient)
+    q_lo = quotient - q_hi
+    split = _SPLITTER * d_high
+    d_hi = split - (split - d_high)
+    d_lo = d_high - d_hi
+    p = quotient * d_high
+    u_low = (2.0 - p - (((q_hi * d_hi - p) + q_hi * d_lo + q_lo * d_hi) + q_lo * d_lo) - quotient * d_low) / d_high
+    value = 1.0 - quotient
+    return value + ((1.0 - value - quotient) - u_low)  # (1 - quotient's rounding error, exact)
 
 
 def _split_rows(table: tuple[float, ...]) -> tuple[float, ...]:
