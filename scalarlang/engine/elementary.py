@@ -9,9 +9,9 @@ and a polynomial, and stays within 1 ulp of the true value, almost always the co
 double. A function here never raises: a failure is inf or nan, as IEEE's, for the operations
 (functions.py, arithmetic.py) to turn into their typed errors.
 
-Extra precision where a result needs it is kept as a pair hi + lo ("double-double"):
-`_two_product` splits a product into its rounded value and its exact error (Dekker's, as there
-is no fused multiply-add before Python 3.13).
+Extra precision where a result needs it is kept as a pair hi + lo ("double-double"): a
+product's exact error is Dekker's, each factor split in two halves of 26 bits (`_SPLITTER`),
+written out inline, as there is no fused multiply-add before Python 3.13.
 """
 
 from __future__ import annotations
