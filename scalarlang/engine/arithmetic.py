@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+from . import elementary
 from .errors import NonFiniteDerivative, NonFiniteResult
 from .node import ScalarOperation
 
@@ -19,25 +20,11 @@ _INF = math.inf
 _NAN = math.nan
 
 
-def _odd_integer(number: float) -> bool:
-    return number % 2.0 == 1.0  # also for negative numbers: -3.0 % 2.0 is 1.0
-
-
-def power(base: float, exponent: float) -> float:
-    """IEEE pow(base, exponent) of two finite floats, never a Python exception or a complex.
-
-    Shared with the gradient check's replay, so that a replayed pow gives the same bits."""
-    if exponent == 2.0:
-        return base * base  # correctly rounded (libm's pow is not always), as in Scalar.__pow__
-    if base < 0.0 and exponent % 1.0 != 0.0:
-        return _NAN  # a negative base with a fractional exponent (Python: a complex number)
-    try:
-        return base**exponent
-    except ZeroDivisionError:  # a zero base, a negative exponent: inf, signed as the zero
-        negative = _odd_integer(exponent) and math.copysign(1.0, base) < 0.0
-        return -_INF if negative else _INF
-    except OverflowError:
-        return -_INF if base < 0.0 and _odd_integer(exponent) else _INF
+# IEEE pow(base, exponent) of two finite floats, never a Python exception or a complex: the
+# engine's own (elementary.py), the same bits on every platform, where the C library's `**`
+# differs in the last ones. Shared with the gradient check's replay, so that a replayed pow
+# gives the same bits; a square is base * base, as in Scalar.__pow__.
+power = elementary.power
 
 
 def power_and_derivative(base: float, exponent: float) -> tuple[float, float]:

@@ -15,6 +15,7 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
+from . import elementary
 from .errors import NonFiniteDerivative, NonFiniteResult
 from .node import Forward, Node, ScalarOperation
 from .node import binary_node as _binary
@@ -44,9 +45,11 @@ _CONSTANT = ScalarOperation.CONSTANT
 
 _INF = math.inf
 _NAN = math.nan
-_exp = math.exp
-_log = math.log
-_tanh = math.tanh
+# The engine's own exp, log and tanh (elementary.py): the same bits on every platform, where
+# the C library's differ in the last ones. (sqrt is IEEE's, correctly rounded everywhere.)
+_exp = elementary.exp
+_log = elementary.log
+_tanh = elementary.tanh
 _sqrt = math.sqrt
 _fabs = math.fabs
 _largest = builtins.max  # (this module defines max and min of nodes)
@@ -56,11 +59,10 @@ _new = object.__new__
 # ---- exp, log, tanh, sqrt -------------------------------------------------------------------
 
 
-def exp_value(a: float) -> float:
-    try:
-        return _exp(a)
-    except OverflowError:
-        return _INF
+# The forward functions of exp and log are elementary's themselves (no call in between):
+# exp is inf past the largest double (never OverflowError), log nan below 0 and -inf at 0.
+exp_value = _exp
+log_value = _log
 
 
 def exp(node: Scalar) -> Scalar:
@@ -68,14 +70,6 @@ def exp(node: Scalar) -> Scalar:
     if value == _INF:
         raise NonFiniteResult(_EXP, value)
     return _unary(value, _EXP, node, value)  # d/da e^a = e^a, finite here
-
-
-def log_value(a: float) -> float:
-    if a < 0.0 or a != a:
-        return _NAN
-    if a == 0.0:
-        return -_INF
-    return _log(a)
 
 
 def log(node: Scalar) -> Scalar:
@@ -87,6 +81,9 @@ def log(node: Scalar) -> Scalar:
     if derivative - derivative != 0.0:
         raise NonFiniteDerivative(_LOG, 0, derivative)
     return _unary(value, _LOG, node, derivative)
+
+
+tanh_value = _tanh  # tanh's forward function: within 1 ulp, in [-1, 1], never raises
 
 
 def tanh(node: Scalar) -> Scalar:
@@ -286,7 +283,7 @@ def _operand(value: object, node: Scalar) -> Scalar:
 FORWARD: dict[ScalarOperation, Forward] = {
     _EXP: Forward(exp_value, 1),
     _LOG: Forward(log_value, 1),
-    _TANH: Forward(_tanh, 1),
+    _TANH: Forward(tanh_value, 1),
     _SQRT: Forward(sqrt_value, 1),
     _RELU: Forward(relu_value, 1),
     _SIGMOID: Forward(sigmoid_value, 1),

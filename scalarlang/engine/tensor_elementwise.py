@@ -203,7 +203,7 @@ def log(operand: Any) -> Any:
 
 @remakeable
 def tanh(operand: Any) -> Any:
-    values = list(map(math.tanh, operand._values))
+    values = list(map(functions.tanh_value, operand._values))
     return _unary(operand, Op.TANH, values, [1.0 - value * value for value in values], False)
 
 

@@ -8,11 +8,10 @@ largest (smallest), as the scalar engine's max_of does, and hand the whole adjoi
 
 from __future__ import annotations
 
-import math
 from operator import mul
 from typing import Any, Callable
 
-from .functions import exp_value
+from .functions import exp_value, log_value
 from .kernels import along, fibers, fold, from_fibers
 from .tensor_shapes import axis_of, fibers as shape_fibers, index_in, nested_shape
 from .tensor_errors import ShapeMismatch
@@ -20,8 +19,8 @@ from .tensor_node import TensorNode, constant_scalar, new_scalar, new_tensor, re
 from .tensor_operations import TensorOperation as Op
 from .node import ScalarOperation
 
-_exp = math.exp
-_log = math.log
+_exp = exp_value  # the engine's own (elementary.py), as the scalar engine's
+_log = log_value
 
 
 def _reduce(tensor: Any, axis: Any, operation: Op,
