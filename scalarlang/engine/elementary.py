@@ -218,7 +218,8 @@ def tanh(x: float) -> float:
     else:
         d_low = e_high - d_high + 2.0 + e_low
     quotient = e_high / d_high
-    # e_high - quotient * d_high exactly (Dekker's product), for the quotient's correction
+    # e_high - quotient * d_high exactly (Dekker's product), for the quotient's correction;
+    # written out here and in _tanh_above_half, as a function call would add a tenth to tanh
     split = _SPLITTER * quotient
     q_hi = split - (split - quotient)
     q_lo = quotient - q_hi
