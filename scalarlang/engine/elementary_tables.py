@@ -1,4 +1,4 @@
-"""The exact constants of the engine's elementary functions (elementary.py), written out as
+"""The exact constants of the engine's elementary functions (elementary.py, circular.py), written out as
 float.fromhex text: each is one double, the same on every platform.
 
 Made (once) with mpmath at 300 bits by tests/elementary_reference.py, which a test runs again
