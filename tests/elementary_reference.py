@@ -42,6 +42,29 @@ def log_table() -> list[tuple[float, float, float]]:
         return rows
 
 
+def sin_cos_table() -> list[tuple[float, float, float, float]]:
+    """sin(i/64) and cos(i/64), i = 0 .. 51 (past pi/4 * 64), each as hi (the nearest double)
+    + lo (the rest, to 2^-106 of it)."""
+    with mpmath.workprec(PRECISION):
+        rows = []
+        for i in range(52):
+            sine, cosine = mpmath.sin(mpmath.mpf(i) / 64), mpmath.cos(mpmath.mpf(i) / 64)
+            rows.append((float(sine), float(sine - float(sine)), float(cosine), float(cosine - float(cosine))))
+        return rows
+
+
+def half_pi_parts() -> tuple[float, float, float]:
+    """pi/2 = P1 + P2 + P3 to 2^-120: P1 and P2 of 33 bits each (k P for k <= 4 is exact),
+    P3 the nearest double to the rest."""
+    with mpmath.workprec(PRECISION):
+        half_pi = mpmath.pi / 2
+        first = mpmath.nint(half_pi * 2**32) / 2**32
+        rest = half_pi - first
+        scale = 2 ** (32 - int(mpmath.floor(mpmath.log(abs(rest), 2))))
+        second = mpmath.nint(rest * scale) / scale
+        return float(first), float(second), float(half_pi - first - second)
+
+
 def exact(name: str, *arguments: float) -> mpmath.mpf:
     """The function's true value at 50 significant digits (mpmath's own reduction)."""
     with mpmath.workdps(50):
@@ -52,6 +75,10 @@ def exact(name: str, *arguments: float) -> mpmath.mpf:
             return mpmath.log(values[0])
         if name == "tanh":
             return mpmath.tanh(values[0])
+        if name == "sin":
+            return mpmath.sin(values[0])
+        if name == "cos":
+            return mpmath.cos(values[0])
         base, exponent = values
         if base < 0:  # an integer exponent: the sign of an odd power
             magnitude = (-base) ** exponent
@@ -86,3 +113,8 @@ if __name__ == "__main__":
     for invc, high, low in log_table():
         print(f'    "{invc.hex()}", "{high.hex()}", "{low.hex()}",')
     print("))")
+    print("SIN_COS_TABLE = _table((")
+    for row in sin_cos_table():
+        print("    " + " ".join(f'"{number.hex()}",' for number in row))
+    print("))")
+    print("HALF_PI_PARTS = _table((" + " ".join(f'"{part.hex()}",' for part in half_pi_parts()) + "))")

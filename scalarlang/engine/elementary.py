@@ -109,7 +109,7 @@ def log(x: float) -> float:
     """The natural logarithm; -inf at 0, nan below 0 and for nan, inf at inf."""
     if not 0.0 < x < _INF:
         return _log_edges(x)
-    # _log_parts without the pair: r^2/2 rounded is close enough for log alone
+    # log_parts without the pair: r^2/2 rounded is close enough for log alone
     z, k = _frexp(x)
     if z < 0.6875:
         z += z
@@ -137,8 +137,10 @@ def _log_edges(x: float) -> float:
     return _NAN
 
 
-def _log_parts(x: float) -> tuple[float, float]:
-    """log x as high + low, |low| <= ulp(high), within 2^-68 relative: for pow's y * log x."""
+def log_parts(x: float) -> tuple[float, float]:
+    """log x of a positive finite x as high + low, |low| <= ulp(high), within 2^-68 relative:
+    for pow's y * log x, and high alone, the pair rounded once, for the normal draw (normal.py),
+    which needs the nearest double nearly always (log's own misses 1 argument in 5,000)."""
     z, k = _frexp(x)  # z in [0.5, 1)
     if z < 0.6875:
         z += z
@@ -323,7 +325,7 @@ def _exp_of_product(exponent: float, base: float) -> float:
     """e^(exponent * log base) for a positive finite base other than 1."""
     if exponent == _INF or exponent == -_INF:
         return _INF if (exponent > 0.0) == (base > 1.0) else 0.0
-    high, low = _log_parts(base)
+    high, low = log_parts(base)
     t = exponent * high
     if t > _POW_BEYOND:
         return _INF

@@ -52,7 +52,8 @@ class Tensor(TensorNode):
 
     @classmethod
     def randn(cls, shape: Sequence[int], generator: random.Random, variable: bool = False) -> Tensor:
-        """``generator.gauss(0, 1)`` for each element, in row-major order."""
+        """gauss(0, 1) for each element, in row-major order: ``generator.gauss(0, 1)``'s draws,
+        computed by the engine (normal.py), the same bits on every platform."""
         return linear.drawn(cls, shape, generator, True, variable)
 
     @classmethod

@@ -22,6 +22,7 @@ from .kernels import (
     scatter_rows,
 )
 from .node import ScalarOperation, is_number, leaf_value
+from .normal import gauss
 from .scalar import Scalar
 from .tensor_shapes import (
     Shape,
@@ -83,12 +84,12 @@ def filled(cls: type[Any], shape: Any, value: float, variable: bool) -> Any:
 
 
 def drawn(cls: type[Any], shape: Any, generator: random.Random, normal: bool, variable: bool) -> Any:
-    """randn (gauss(0, 1)) or rand (uniform(0, 1)) from ``generator``, in row-major order: the
-    numbers a comprehension of the same draws gives from the same state."""
+    """randn (gauss(0, 1), normal.py's draw) or rand (uniform(0, 1)) from ``generator``, in
+    row-major order: the numbers a comprehension of the same draws gives from the same state."""
     checked = checked_shape(shape)
     count = size(checked)
     if normal:
-        values = [generator.gauss(0, 1) for _ in range(count)]
+        values = [gauss(generator, 0.0, 1.0) for _ in range(count)]
     else:
         values = [generator.uniform(0, 1) for _ in range(count)]
     return tensor_leaf(cls, checked, [float(value) for value in values], _VARIABLE if variable else _CONSTANT)

@@ -5,7 +5,8 @@ random draws `uniform`, `gauss` and `shuffle` (and the statement `random_seed`),
 `sum`, `mean` and `dot` are left folds of ordinary engine operations, so their graphs are what
 `a + b + c` and `a*x + b*y` make; the nodes they make are labelled by the call. `uniform`,
 `gauss` and `shuffle` draw from the session's generator (`random.Random`, seeded 0 when a
-session starts).
+session starts); `gauss` is Python's formula with the engine's own log, sin and cos
+(engine/normal.py), the same bits on every platform.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from ...engine.errors import ScalarAutodiffError
+from ...engine.normal import gauss
 from ...engine.numbers import format_number
 from ...engine.scalar import Scalar
 from ...language import tree
@@ -161,7 +163,7 @@ def _draw(name: str, draw_with):
 
 
 compile_uniform = _draw("uniform", lambda random, low, high: random.uniform(low, high))
-compile_gauss = _draw("gauss", lambda random, mu, sigma: random.gauss(mu, sigma))
+compile_gauss = _draw("gauss", gauss)  # (Python's random.gauss, with the engine's log, sin and cos)
 
 
 def compile_shuffle(compiler: Compiling, call: tree.Call):
