@@ -3,9 +3,10 @@
 cos in place of the C library's, so a seed gives the same bits on every platform.
 
 log is elementary.py's pair rounded once, sin and cos circular.py's: each the nearest double
-nearly always, so where glibc's are too (nearly always) the draws are exactly Python's on Linux. The second number of a pair is kept where Python keeps it, the generator's
-`gauss_next`, which `getstate`, `setstate` and `seed` save, restore and clear: an undone
-statement puts the pair back with the rest of the generator's state, and a seed starts a new pair.
+nearly always, so where glibc's are too (nearly always) the draws are exactly Python's on
+Linux. The second number of a pair is kept where Python keeps it, the generator's `gauss_next`,
+which `getstate`, `setstate` and `seed` save, restore and clear: an undone statement puts the
+pair back with the rest of the generator's state, and a seed starts a new pair.
 """
 
 from __future__ import annotations
