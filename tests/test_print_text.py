@@ -64,7 +64,7 @@ def test_a_golden_holds_trailing_spaces_and_tabs(folder):
 # ---- on a terminal ------------------------------------------------------------------------------
 
 pexpect = pytest.importorskip("pexpect")
-from pty_session import EXECUTABLE, TIMEOUT, Terminal, base_env  # noqa: E402 - after pexpect
+from pty_session import EXECUTABLE, Terminal, base_env, spawn  # noqa: E402 - after pexpect
 
 on_a_terminal = pytest.mark.skipif(sys.platform == "win32" or not EXECUTABLE.exists(), reason="pseudo-terminals are POSIX")
 SGR = re.compile(r"\x1b\[[0-9;]*m")
@@ -72,10 +72,7 @@ SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 def shown_on_a_terminal(folder, columns: int, **env: str) -> str:
     """What the command printed on a terminal ``columns`` wide (its newlines made `\\n` again)."""
-    child = pexpect.spawn(
-        str(EXECUTABLE), ["p.sad"], env=base_env(folder, **env), dimensions=(40, columns), encoding="utf-8",
-        timeout=TIMEOUT, cwd=str(folder),
-    )
+    child = spawn(EXECUTABLE, ["p.sad"], env=base_env(folder, **env), dimensions=(40, columns), cwd=str(folder))
     try:
         output = child.read()
     finally:
