@@ -20,6 +20,7 @@ import pytest
 from conftest import SLOW_EXAMPLES
 
 from commands import COMMAND, ROOT, command_in_process, needs_command
+from sessions import script_output
 from shared import SEED_PROGRAM
 from scalarlang.engine.numbers import digits
 from scalarlang.interpreter.core import Interpreter
@@ -80,9 +81,8 @@ def json_lines(output: str) -> list[dict]:
 
 def run_text(program: str, *, width: int = 100, name: str = "test.sad") -> tuple[str, int]:
     """In-process: what the command prints for ``program``, both streams as one, and its status."""
-    stream = io.StringIO()
-    status = ScriptOutput(stream, stream, width=width, color="never").run(Source(name, program))
-    return stream.getvalue(), status
+    status, text = script_output(program, name, width)
+    return text, status
 
 
 def run_json(program: str, *, name: str = "test.sad") -> tuple[list[dict], int]:

@@ -7,14 +7,13 @@ the REPL and the notebook's HTML show the same."""
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 
 import pytest
 
 import scalarlang
-from commands import command, needs_command
+from commands import command, needs_command, printed_texts
 
 pytestmark = needs_command
 
@@ -51,8 +50,7 @@ def test_print_to_a_pipe_writes_the_texts_characters_exactly(folder, width):
 
 def test_the_json_events_hold_the_same_texts(folder):
     result = command("--json", "p.sad", cwd=folder)
-    texts = [event["text"] for event in map(json.loads, result.stdout.decode().splitlines()) if event["event"] == "print"]
-    assert "\n".join(texts) + "\n" == EXPECTED
+    assert "\n".join(printed_texts(result)) + "\n" == EXPECTED
 
 
 def test_a_golden_holds_trailing_spaces_and_tabs(folder):
