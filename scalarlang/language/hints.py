@@ -228,11 +228,11 @@ def token_hint(tok: Any, expected: set[str], stack: list, text: str) -> tuple[st
     if kind == "DOTDOT":
         return ("help: `A..B` is a range of a `for` loop: `for i in 0..3 { ... }`",)
     if kind in ("NAME", "NUMBER", "QUOTE") and header not in ("IF", "WHILE", "FOR", "REPEAT") and stack:
-        function: Any = stack[-1]  # `tanh x`, `grad x`, `backward loss`: a call without its parentheses
-        if (getattr(function, "type", None) == "NAME" and str(function) in BARE_CALLS
-                and function.end_pos < tok.start_pos and str(tok) != str(function)  # (not a doubled word)
+        called: Any = stack[-1]  # `tanh x`, `grad x`, `backward loss`: a call without its parentheses
+        if (getattr(called, "type", None) == "NAME" and str(called) in BARE_CALLS
+                and called.end_pos < tok.start_pos and str(tok) != str(called)  # (not a doubled word)
                 and not _NOT_AN_ARGUMENT.match(text, tok.end_pos)):  # (`sum x = 2`, `value f(x)`)
-            return (_bare_call_hint(str(function), tok, text),)
+            return (_bare_call_hint(str(called), tok, text),)
     return ()
 
 
