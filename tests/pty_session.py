@@ -73,6 +73,14 @@ class PtyChild(fdspawn):
         self.exitstatus: int | None = None
         self.signalstatus: int | None = None
 
+    # As `pexpect.spawn` does, a pause before each write: typed keys (and the answers to the
+    # REPL's cursor position requests) arriving at once raced prompt_toolkit's first layout.
+    delaybeforesend = 0.05
+
+    def send(self, s: str) -> int:
+        time.sleep(self.delaybeforesend)
+        return super().send(s)
+
     def sendcontrol(self, char: str) -> int:
         return self.send(chr(ord(char.lower()) & 0x1F))
 
