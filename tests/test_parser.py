@@ -410,6 +410,21 @@ def test_the_built_ins_the_call_hint_knows_are_built_ins():
     assert all(is_reserved(name) for name in BARE_CALLS)
 
 
+@pytest.mark.parametrize(
+    "text, example",
+    [('print f"{grad(x)}"', '"{grad(x)}"'), ('let s = f"loss {loss:.4f}"', '"loss {loss:.4f}"'), ('print F"abc"', '"abc"')],
+)
+def test_an_f_string_is_shown_as_a_text_with_holes(text, example):
+    assert error(text).notes == (f"help: `.sad` has no f-strings: every text takes `{{EXPR}}` holes, `{example}`",)
+
+
+@needs_command
+def test_the_f_string_hint_through_the_command():
+    result = run_program('let x = var 2\nprint f"x is {x}"\n')
+    assert result.returncode == 2 and result.stdout == ""
+    assert '= help: `.sad` has no f-strings: every text takes `{EXPR}` holes, `"x is {x}"`' in result.stderr
+
+
 @needs_command
 def test_the_call_hint_through_the_command():
     result = run_program("let x = var 0.5\nlet y = tanh x\n")

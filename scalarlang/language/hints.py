@@ -5,8 +5,8 @@ what is an error. ``character_hint`` answers a character no token starts with (`
 ``token_hint`` a token the parser did not take (``def f(x):``, ``for i in range(3):``,
 ``w -= ...``, ``while x:``, a slice's ``:``); ``call_hint`` a call of a Python function `.sad`
 does not have (``range(n)``, ``ord(c)``, ``str(x)``) and ``name_hint`` a Python word used as
-a name (``True``, ``continue``); a name followed by a value is a call without its parentheses
-(``tanh x``).
+a name (``True``, ``continue``); a built-in followed by a value is a call without its
+parentheses (``tanh x``), and ``f"{x}"`` an f-string.
 """
 
 from __future__ import annotations
@@ -227,6 +227,11 @@ def token_hint(tok: Any, expected: set[str], stack: list, text: str) -> tuple[st
         return ('help: a text on its own is a value line; `print "..."` prints it, `let s = "..."` names it',)
     if kind == "DOTDOT":
         return ("help: `A..B` is a range of a `for` loop: `for i in 0..3 { ... }`",)
+    if kind == "QUOTE" and stack and getattr(stack[-1], "type", None) == "NAME" \
+            and str(stack[-1]).lower() in ("f", "rf", "fr") and stack[-1].end_pos == tok.start_pos:
+        quoted = _QUOTED.match(text, tok.start_pos)  # Python's f"{x}"
+        example = quoted.group(0) if quoted else '"x is {x}"'
+        return (f"help: `.sad` has no f-strings: every text takes `{{EXPR}}` holes, `{example}`",)
     if kind in ("NAME", "NUMBER", "QUOTE") and header not in ("IF", "WHILE", "FOR", "REPEAT") and stack:
         called: Any = stack[-1]  # `tanh x`, `grad x`, `backward loss`: a call without its parentheses
         if (getattr(called, "type", None) == "NAME" and str(called) in BARE_CALLS
