@@ -1,7 +1,7 @@
 """Running the real `scalarlang` command, the console script installed beside this Python, as
-a user does: `command` (any arguments, bytes out, in the repository's root) and `run_program`
-(a program on standard input, `-`, at a given width, text out). Tests that need it skip with
-`needs_command` when it is not installed.
+a user does: `command` (any arguments, bytes out, in the repository's root), `run_program` (a
+program on standard input, `-`, at a given width, text out) and `printed_texts` (the `print`
+texts of a `--json` run). Tests that need it skip with `needs_command` when it is not installed.
 
 `command_in_process` and `run_program_in_process` give what `command` and `run_program` give,
 from the command's own `main` in this process, its standard streams captured: for tests of what
@@ -12,6 +12,7 @@ their tests through the real command)."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -35,6 +36,12 @@ def run_program(program: str, *args: str, width: int | str = 80, timeout: float 
         [str(COMMAND), "--width", str(width), *args, "-"], input=program, capture_output=True, text=True,
         timeout=timeout,
     )
+
+
+def printed_texts(result: subprocess.CompletedProcess) -> list[str]:
+    """The texts of the `print` events of a `--json` run (`command` or `run_program`), in order."""
+    output = result.stdout.decode("utf-8") if isinstance(result.stdout, bytes) else result.stdout
+    return [event["text"] for event in map(json.loads, output.splitlines()) if event["event"] == "print"]
 
 
 def command_in_process(

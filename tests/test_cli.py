@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 from conftest import SLOW_EXAMPLES
 
-from commands import COMMAND, ROOT, command_in_process, needs_command
+from commands import COMMAND, ROOT, command, command_in_process, needs_command
+from sessions import script_output
 from shared import SEED_PROGRAM
 from scalarlang.engine.numbers import digits
 from scalarlang.interpreter.core import Interpreter
@@ -80,9 +81,8 @@ def json_lines(output: str) -> list[dict]:
 
 def run_text(program: str, *, width: int = 100, name: str = "test.sad") -> tuple[str, int]:
     """In-process: what the command prints for ``program``, both streams as one, and its status."""
-    stream = io.StringIO()
-    status = ScriptOutput(stream, stream, width=width, color="never").run(Source(name, program))
-    return stream.getvalue(), status
+    status, text = script_output(program, name, width)
+    return text, status
 
 
 def run_json(program: str, *, name: str = "test.sad") -> tuple[list[dict], int]:
@@ -391,6 +391,22 @@ def test_unreadable_files_exit_2(tmp_path):
         check_event(event)
         assert event["kind"] == "io-error" and event["line"] is None and event["file"] == path
     assert len(events) == 2 * len(paths)
+
+
+@needs_command
+def test_a_program_named_without_its_sad_is_suggested(tmp_path):
+    (tmp_path / "fit.sad").write_text('print "fitted"\n', encoding="utf-8")
+    result = command("fit", cwd=tmp_path, text=True)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.splitlines() == [
+        "error[io-error]: cannot read fit: No such file or directory",
+        "  = help: did you mean `fit.sad`?",
+    ]
+    assert command("missing", cwd=tmp_path, text=True).stderr.splitlines() == [
+        "error[io-error]: cannot read missing: No such file or directory"
+    ]
+    (event,) = [json.loads(line) for line in command("--json", "fit", cwd=tmp_path, text=True).stdout.splitlines()][1:]
+    assert event["kind"] == "io-error" and event["help"] == ["did you mean `fit.sad`?"]
 
 
 @needs_command

@@ -17,7 +17,8 @@ from a frozen copy of the parser you trust, never from the code under test::
     PYTHONPATH=/tmp/scalarlang-before python tests/record_diagnostics.py
 
 (first recorded from 13bf230; again, reviewed, when lists came in: issue 24, and for the hint on
-`step=1e-4` inside a call: issue 32; for `import math` and a keyword one typo off: issue 45). To run this test against another copy of the package, run
+`step=1e-4` inside a call: issue 32; for `import math` and a keyword one typo off: issue 45; for a built-in called without its
+parentheses, `tanh x`: 20 programs gained that note; for an f-string: 4). To run this test against another copy of the package, run
 pytest from outside the repository (``python -m pytest`` puts the working folder first on
 ``sys.path``, so from the root it always tests the working tree).
 """

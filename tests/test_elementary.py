@@ -10,7 +10,6 @@ constants are made again here from mpmath and compared bit for bit.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import random
 import struct
@@ -19,7 +18,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from commands import needs_command, run_program
+from commands import needs_command, printed_texts, run_program
 from elementary_reference import correctly_rounded, exact, exp_table, log_table, ulps_off
 from scalarlang import Scalar, Tensor
 from scalarlang.engine import elementary
@@ -241,7 +240,7 @@ def test_tanh_of_0_7_through_the_command_is_the_nearest_double():
     result = run_program("let x = var 0.7\nlet y = tanh(x)\nprint y\nbackward(y)\nprint grad(x)\n",
                          "--json", "--digits", "17")
     assert result.returncode == 0, result.stderr
-    printed = [json.loads(line)["text"] for line in result.stdout.splitlines() if '"print"' in line]
+    printed = printed_texts(result)
     nearest = correctly_rounded(exact("tanh", 0.7))
     assert float(printed[0]) == nearest
     assert float(printed[1]) == 1.0 - nearest * nearest

@@ -64,6 +64,7 @@ from program_files import (
     text_failures,
     write_programs,
 )
+from sessions import script_output
 from shared import graph_gradients, value_bits
 from scalarlang.language import tree as ast
 from scalarlang.language.diagnostics import LanguageError
@@ -76,7 +77,6 @@ from scalarlang.engine.tensor_text import is_tensor
 from scalarlang.interpreter.values import ListValue, distinct_nodes, items_of
 from scalarlang.render.text import Renderer, make_console
 from scalarlang.front.repl_core import ReplCore
-from scalarlang.front.runner import ScriptOutput
 from scalarlang.language.source import Source
 from scalarlang.language.parser import parse_program
 
@@ -476,9 +476,8 @@ def test_with_several_files_every_json_event_names_its_file(tmp_path):
 @pytest.mark.parametrize("width", [20, 23])
 def test_at_the_narrowest_widths_the_caret_stays_under_the_span(width):
     # The narrowest width the command takes is 20; at 30 the same line is windowed fine.
-    out, err = io.StringIO(), io.StringIO()
-    ScriptOutput(out, err, width=width).run(Source("n.sad", "let x = 1\nlet yy = x + x + x + x + lose\n"))
-    lines = err.getvalue().splitlines()
+    _, shown = script_output("let x = 1\nlet yy = x + x + x + x + lose\n", "n.sad", width)
+    lines = shown.splitlines()
     (excerpt,) = [index for index, line in enumerate(lines) if line.startswith("2 | ")]
     caret_line = lines[excerpt + 1]
     assert "^" in caret_line, lines

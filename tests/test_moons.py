@@ -21,7 +21,6 @@ examples in one process) in the default one; here the first steps are checked ag
 from __future__ import annotations
 
 import functools
-import io
 import re
 from pathlib import Path
 
@@ -32,7 +31,7 @@ pytest.importorskip("micrograd")
 import micrograd_moons as reference  # noqa: E402  (tests/ is on sys.path, as for shared.py)
 
 import scalarlang  # noqa: E402
-from scalarlang.front.runner import ScriptOutput  # noqa: E402
+from sessions import script_output  # noqa: E402
 from scalarlang.language.source import Source  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,10 +61,8 @@ def variant(steps: int, every_step: bool = False) -> str:
 
 def run_program(text: str) -> tuple[str, int]:
     """What `scalarlang` prints for ``text`` saved as examples/moons.sad, and its status."""
-    stream = io.StringIO()
-    output = ScriptOutput(stream, stream, width=100, color="never")
-    status = output.run(Source("examples/moons.sad", text, str(EXAMPLES)))
-    return stream.getvalue(), status
+    status, output = script_output(Source("examples/moons.sad", text, str(EXAMPLES)))
+    return output, status
 
 
 def sad_history(steps: int, monkeypatch) -> tuple[list[tuple[float, float]], list[str]]:

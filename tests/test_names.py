@@ -19,14 +19,13 @@ output is the golden file, examples/names.out, whose golden item is in the slow 
 from __future__ import annotations
 
 import functools
-import io
 import random
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from scalarlang.front.runner import ScriptOutput
+from sessions import script_output
 from scalarlang.language.source import Source
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -47,10 +46,9 @@ def variant(steps: int) -> str:
 
 
 def run_example(steps: int) -> list[str]:
-    stream = io.StringIO()
-    status = ScriptOutput(stream, stream, width=100, color="never").run(Source(str(EXAMPLE), variant(steps), folder=str(EXAMPLES)))
-    assert status == 0, stream.getvalue()
-    return stream.getvalue().splitlines()
+    status, output = script_output(Source(str(EXAMPLE), variant(steps), folder=str(EXAMPLES)))
+    assert status == 0, output
+    return output.splitlines()
 
 
 @functools.lru_cache(maxsize=None)

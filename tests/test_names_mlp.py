@@ -19,7 +19,6 @@ them); the slow test all 300.
 from __future__ import annotations
 
 import functools
-import io
 import math
 import random
 from pathlib import Path
@@ -27,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scalarlang.front.runner import ScriptOutput
+from sessions import script_output
 from scalarlang.language.source import Source
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -48,11 +47,9 @@ def variant(steps: int) -> str:
 
 
 def run_example(steps: int) -> list[str]:
-    stream = io.StringIO()
-    source = Source(str(EXAMPLE), variant(steps), folder=str(EXAMPLES))
-    status = ScriptOutput(stream, stream, width=100, color="never").run(source)
-    assert status == 0, stream.getvalue()
-    return stream.getvalue().splitlines()
+    status, output = script_output(Source(str(EXAMPLE), variant(steps), folder=str(EXAMPLES)))
+    assert status == 0, output
+    return output.splitlines()
 
 
 class Model:

@@ -10,7 +10,6 @@ the two differ, the engine's function must be the nearer to the true value.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import random
 import struct
@@ -19,7 +18,7 @@ import mpmath
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from commands import needs_command, run_program
+from commands import needs_command, printed_texts, run_program
 from elementary_reference import correctly_rounded, exact, half_pi_parts, sin_cos_table, ulps_off
 from sessions import run, run_ok
 from scalarlang import Tensor
@@ -228,7 +227,7 @@ def test_gauss_and_randn_through_the_command_are_the_recorded_bits():
     result = run_program("random_seed(7)\nprint gauss(0, 1)\nprint randn(2, 3)\nprint gauss(2, 3)\n",
                          "--json", "--digits", "17")
     assert result.returncode == 0, result.stderr
-    printed = [json.loads(line)["text"] for line in result.stdout.splitlines() if '"print"' in line]
+    printed = printed_texts(result)
     numbers = [float(word) for text in printed for word in text.split() if word[-1].isdigit() and "," not in word]
     generator = random.Random(7)
     expected = [gauss(generator, 0.0, 1.0) for _ in range(7)]

@@ -19,9 +19,10 @@ from hypothesis import strategies as st
 import scalarlang
 from commands import run_program_in_process
 from conftest import SLOW_EXAMPLES
+from sessions import script_output
 from scalarlang.engine.numbers import digits, format_count, format_exponent, format_number
 from scalarlang.front.repl_core import ReplCore
-from scalarlang.front.runner import ScriptOutput, read_source
+from scalarlang.front.runner import read_source
 from scalarlang.language.source import Source
 from scalarlang.render.text import Renderer, make_console
 
@@ -165,7 +166,6 @@ FEWER_STEPS = {"moons_tensor": ("let steps = 100\n", "let steps = 11\n")}
 
 
 def _output(path: Path, decimals: int | None) -> str:
-    stream = io.StringIO()
     source = read_source(str(path.relative_to(ROOT)))
     if path.stem in FEWER_STEPS:
         full, fewer = FEWER_STEPS[path.stem]
@@ -173,8 +173,7 @@ def _output(path: Path, decimals: int | None) -> str:
         source = Source(source.name, source.text.replace(full, fewer), source.folder)
     with digits(decimals):
         # wide enough that no table is split and no message wrapped, in either style
-        ScriptOutput(stream, stream, width=2000, color="never").run(source)
-    return stream.getvalue()
+        return script_output(source, width=2000)[1]
 
 
 # Not the long examples (conftest's SLOW_EXAMPLES: 100 and 300 training steps, twice over, 40 s)

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from commands import needs_command, run_program
 from shared import error, expr, label, parse, property_examples, sexp
 from scalarlang.language.tree import (
     Assert,
@@ -380,6 +381,56 @@ def test_hints_in_notes():
 def test_hints_for_an_import_a_misspelled_keyword_and_zero_grad_called(text, note):
     notes = error(text).notes
     assert len(notes) == 1 and notes[0].startswith(note), notes
+
+
+@pytest.mark.parametrize(
+    "text, call",
+    [
+        ("tanh x", "tanh(x)"),
+        ("let y = 2 * grad x + 1", "grad(x)"),
+        ("backward loss", "backward(loss)"),
+        ("print exp 2", "exp(2)"),
+        ('let n = len "abc"', 'len("abc")'),
+        ("fn f(x) = relu x", "relu(x)"),
+    ],
+)
+def test_a_built_in_called_without_parentheses_is_shown_with_them(text, call):
+    assert error(text).notes == (f"help: a function's arguments are in parentheses: `{call}`",)
+
+
+@pytest.mark.parametrize("text", ["x y", "backward backward(loss)", "sum x1 = var 2", "value f(x)", "if x y { }"])
+def test_no_call_is_suggested_where_another_mistake_is_as_likely(text):
+    assert error(text).notes == ()
+
+
+def test_the_built_ins_the_call_hint_knows_are_built_ins():
+    from scalarlang.interpreter.library.registry import is_reserved
+    from scalarlang.language.hints import BARE_CALLS
+
+    assert all(is_reserved(name) for name in BARE_CALLS)
+
+
+@pytest.mark.parametrize(
+    "text, example",
+    [('print f"{grad(x)}"', '"{grad(x)}"'), ('let s = f"loss {loss:.4f}"', '"loss {loss:.4f}"'), ('print F"abc"', '"abc"')],
+)
+def test_an_f_string_is_shown_as_a_text_with_holes(text, example):
+    assert error(text).notes == (f"help: `.sad` has no f-strings: every text takes `{{EXPR}}` holes, `{example}`",)
+
+
+@needs_command
+def test_the_f_string_hint_through_the_command():
+    result = run_program('let x = var 2\nprint f"x is {x}"\n')
+    assert result.returncode == 2 and result.stdout == ""
+    assert '= help: `.sad` has no f-strings: every text takes `{EXPR}` holes, `"x is {x}"`' in result.stderr
+
+
+@needs_command
+def test_the_call_hint_through_the_command():
+    result = run_program("let x = var 0.5\nlet y = tanh x\n")
+    assert result.returncode == 2 and result.stdout == ""
+    assert "unexpected `x`" in result.stderr
+    assert "= help: a function's arguments are in parentheses: `tanh(x)`" in result.stderr
 
 
 def test_no_keyword_is_suggested_for_two_names_unlike_any():

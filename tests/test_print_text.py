@@ -7,14 +7,13 @@ the REPL and the notebook's HTML show the same."""
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 
 import pytest
 
 import scalarlang
-from commands import command, needs_command
+from commands import command, needs_command, printed_texts
 
 pytestmark = needs_command
 
@@ -51,8 +50,7 @@ def test_print_to_a_pipe_writes_the_texts_characters_exactly(folder, width):
 
 def test_the_json_events_hold_the_same_texts(folder):
     result = command("--json", "p.sad", cwd=folder)
-    texts = [event["text"] for event in map(json.loads, result.stdout.decode().splitlines()) if event["event"] == "print"]
-    assert "\n".join(texts) + "\n" == EXPECTED
+    assert "\n".join(printed_texts(result)) + "\n" == EXPECTED
 
 
 def test_a_golden_holds_trailing_spaces_and_tabs(folder):
@@ -64,7 +62,7 @@ def test_a_golden_holds_trailing_spaces_and_tabs(folder):
 # ---- on a terminal ------------------------------------------------------------------------------
 
 pexpect = pytest.importorskip("pexpect")
-from pty_session import EXECUTABLE, TIMEOUT, Terminal, base_env  # noqa: E402 - after pexpect
+from pty_session import EXECUTABLE, Terminal, base_env, spawn  # noqa: E402 - after pexpect
 
 on_a_terminal = pytest.mark.skipif(sys.platform == "win32" or not EXECUTABLE.exists(), reason="pseudo-terminals are POSIX")
 SGR = re.compile(r"\x1b\[[0-9;]*m")
@@ -72,10 +70,7 @@ SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 def shown_on_a_terminal(folder, columns: int, **env: str) -> str:
     """What the command printed on a terminal ``columns`` wide (its newlines made `\\n` again)."""
-    child = pexpect.spawn(
-        str(EXECUTABLE), ["p.sad"], env=base_env(folder, **env), dimensions=(40, columns), encoding="utf-8",
-        timeout=TIMEOUT, cwd=str(folder),
-    )
+    child = spawn(EXECUTABLE, ["p.sad"], env=base_env(folder, **env), dimensions=(40, columns), cwd=str(folder))
     try:
         output = child.read()
     finally:

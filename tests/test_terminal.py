@@ -7,13 +7,14 @@ from __future__ import annotations
 import os
 import re
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 pexpect = pytest.importorskip("pexpect")
 
-from pty_session import ANSI, EXECUTABLE, TIMEOUT, Terminal, base_env  # noqa: E402 - after pexpect
+from pty_session import ANSI, EXECUTABLE, Terminal, base_env, spawn  # noqa: E402 - after pexpect
 
 ROOT = Path(__file__).resolve().parents[1]
 SGR = re.compile(r"\x1b\[[0-9;]*m")
@@ -28,7 +29,7 @@ pytestmark = [
 def run_on_terminal(args: list[str], env: dict[str, str], columns: int = 80) -> tuple[str, int]:
     """Run the command with stdout and stderr on a terminal ``columns`` wide; what it showed
     (carriage returns removed) and its status."""
-    child = pexpect.spawn(str(EXECUTABLE), args, env=env, dimensions=(40, columns), encoding="utf-8", timeout=TIMEOUT, cwd=str(ROOT))
+    child = spawn(EXECUTABLE, args, env=env, dimensions=(40, columns), cwd=str(ROOT))
     try:
         output = child.read()
     finally:
@@ -138,3 +139,31 @@ def test_a_directory_as_history_warns(tmp_path):
     folder = tmp_path / "folder"
     folder.mkdir()
     _session_works(tmp_path, str(folder), "a directory")
+
+
+# ---- the harness itself ----------------------------------------------------------------------------------
+
+
+def test_the_terminal_harness_forks_nothing_in_the_tests_process(tmp_path, monkeypatch):
+    """The command starts on its pseudo-terminal without `fork()` or `forkpty()` of this process
+    (which has threads under pytest-xdist: a forked child may deadlock, and CPython 3.12+ warns),
+    and still gets Ctrl-C as a SIGINT, its window size and the end of its output."""
+
+    def refused(*_):
+        raise AssertionError("the test's process was forked")
+
+    # Patched: a spy on how the child starts, which changes nothing the command shows.
+    monkeypatch.setattr(os, "fork", refused)
+    monkeypatch.setattr(os, "forkpty", refused)
+    output, status = run_on_terminal(["--digits", "12", "-c", PROGRAM], base_env(tmp_path), columns=60)
+    assert status == 1 and "error[undefined-name]" in output
+    assert max(map(len, visible_lines(output))) <= 60
+    terminal = Terminal(tmp_path)
+    try:
+        terminal.line("repeat 1000000 { let t = tanh(var 0.5) }")
+        time.sleep(0.5)  # the loop is running (10^6 iterations take seconds): Ctrl-C is a SIGINT
+        terminal.child.sendintr()
+        terminal.expect(r"interrupted")
+        assert terminal.leave() == 0
+    finally:
+        terminal.child.close(force=True)

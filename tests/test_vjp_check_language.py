@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -123,10 +124,12 @@ def _rows(lines: list[str]) -> dict[str, str]:
     `#` of `graph`'s numbering). A label longer than its column is on a line of its own (or
     more), whole, and the row's cells on the next line under a blank `#` and label. A table
     split into blocks to fit the width has each row's cells of every block joined, its number
-    first."""
+    first. Records (a width too narrow for the table) read the same way."""
     labels: list[str] = []
     cells: list[list[str]] = []
     headers = [at for at, line in enumerate(lines) if line.split()[:2] == ["#", "node"]]
+    if not headers:
+        return _records(lines)
     for block, header in enumerate(headers):
         start = lines[header].index("node")
         end = lines[header].index(lines[header].split()[2])  # where the column after `node` starts
@@ -148,6 +151,36 @@ def _rows(lines: list[str]) -> dict[str, str]:
             cells[row].append(rest)
             at, row = at + 1, row + 1
     return {label: "  ".join(parts) for label, parts in zip(labels, cells)}
+
+
+_FIELD = re.compile(r"  (operation|shapes|scalar edges|largest difference|verdict):(?: (.*))?$")
+
+
+def _records(lines: list[str]) -> dict[str, str]:
+    """The records of a narrow width by their node's label: ``#N label`` (the label going on
+    over lines indented under it), then a line a field, ``  name: value`` (a long value on the
+    lines after ``  name:``, indented), as `_rows` gives a table's rows."""
+    records: dict[str, str] = {}
+    label, cells = "", []
+    for line in lines:
+        number = re.match(r"#(\d+) (.*)$", line)
+        field = _FIELD.match(line)
+        if number:
+            label, cells = number[2], [number[1]]
+            records[label] = ""
+        elif not label or line.startswith("vjp_check ") or not line.startswith(" "):
+            label = ""
+            continue
+        elif field:
+            cells.append(field[2] or "")
+        elif len(cells) == 1:  # the label goes on
+            del records[label]
+            label += " " + line.strip()
+        else:  # the last field's value goes on
+            cells[-1] = (cells[-1] + " " + line.strip()).strip()
+        if label:
+            records[label] = "  ".join(cells)
+    return records
 
 
 @needs_command
@@ -206,6 +239,42 @@ def test_the_table_fits_a_narrow_width(width):
     assert result.returncode == 0, result.stderr
     assert all(len(line) <= width for line in result.stdout.splitlines()), result.stdout
     assert "pass=true" in result.stdout and "verdict" in result.stdout
+
+
+LABELS = {2: "X @ W", 4: "X @ W + b", 5: "h", 7: "logits", 8: "cross_entropy(logits, [0, 2])", 9: "loss"}
+
+
+@pytest.mark.parametrize("width", [40, 80, 120])
+def test_each_nodes_label_shows_once_at_any_width(width):
+    """Too narrow for the table in one or two blocks, each node is a record: its number and
+    label once, then its fields a line each (split into five blocks, the table repeated every
+    label five times, for one value each)."""
+    result = run_program_in_process(PROGRAM + "vjp_check(loss)", width=width)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert all(len(line) <= width for line in lines), result.stdout
+    headers = [line for line in lines if line.split()[:2] == ["#", "node"]]
+    if width == 40:
+        assert headers == []
+        assert [line for line in lines if line.startswith("#")] == [f"#{n} {label}" for n, label in LABELS.items()]
+        record = lines.index("#7 logits")
+        fields = [line.split(": ", 1) for line in lines[record + 1 : record + 6]]
+        assert [name for name, _ in fields] == ["  operation", "  shapes", "  scalar edges", "  largest difference", "  verdict"]
+        assert [value for _, value in fields][:3] == ["matmul", "[2, 4] @ [4, 3] → [2, 3]", "84"]
+        assert fields[4][1] == "pass" and float(fields[3][1]) < 1e-15
+    else:  # the table, in two blocks or one
+        assert len(headers) == (2 if width == 80 else 1)
+        rows = _rows(lines)
+        assert list(rows) == list(LABELS.values()) and all(row.endswith("pass") for row in rows.values())
+
+
+def test_a_narrow_records_long_label_wraps_under_itself_and_a_failure_is_named():
+    result = run_program_in_process(PROGRAM + FAILING, width=40)
+    lines = result.stdout.splitlines()
+    assert all(len(line) <= 40 for line in lines), result.stdout
+    record = lines.index("#3 softmax(S) * tensor([1.5, -0.3, 2.2,")
+    assert lines[record + 1] == "   0.7])" and lines[record + 2] == "  operation: mul"
+    assert "  verdict: FAIL at S[1, 2]" in lines
 
 
 def test_the_tolerance_is_given_by_name_and_numbers_go_through_the_one_formatter():

@@ -19,8 +19,8 @@ from typing import Callable, NamedTuple
 from .node import real_number
 from .errors import ScalarAutodiffError
 
-# 2**-20 is exact in binary, so the seed's 2*x*x at 2 gives exactly 8.
-GRADCHECK_STEP = 2.0**-20
+# 2^-20 is exact in binary, so the seed's 2*x*x at 2 gives exactly 8 (made without pow).
+GRADCHECK_STEP = math.ldexp(1.0, -20)
 GRADCHECK_TOLERANCE = 1e-9
 # Each evaluation of f is taken to be off by up to this many epsilons times |f|: a few
 # correctly rounded operations' worth (log(x + 1e6) * 1000 shows about one).

@@ -41,6 +41,8 @@ def read_source(path: str, stdin: IO[str] | None = None, limit: int = SOURCE_LIM
                 data = _read_file(file, limit)
     except _TooLong as error:
         return too_long(name, error.size, limit)
+    except FileNotFoundError as error:
+        return _io_error(name, error.strerror or str(error), _named_without_sad(path))
     except OSError as error:
         return _io_error(name, error.strerror or str(error))
     except ValueError as error:  # a NUL in the path (`:load` takes any text)
@@ -139,8 +141,15 @@ def _read_stream(stream: IO[str] | None, limit: int) -> bytes:
     return data
 
 
-def _io_error(name: str, reason: str) -> Diagnostic:
-    return Diagnostic("io-error", f"cannot read {name}: {reason}", fields={"file": name})
+def _io_error(name: str, reason: str, notes: tuple[str, ...] = ()) -> Diagnostic:
+    return Diagnostic("io-error", f"cannot read {name}: {reason}", fields={"file": name}, notes=notes)
+
+
+def _named_without_sad(path: str) -> tuple[str, ...]:
+    """`scalarlang fit_line` where `fit_line.sad` is: the name it was meant to be."""
+    if path.endswith(".sad") or not os.path.isfile(path + ".sad"):
+        return ()
+    return (f"help: did you mean `{_printable_path(path + '.sad')}`?",)
 
 
 def exit_status(outcome: Outcome) -> int:

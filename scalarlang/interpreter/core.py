@@ -158,25 +158,17 @@ class Interpreter:
         keep_reserve()
         program = None
         failure: Failed | None = None
-        # The collector is paused while the program is parsed (as the parser pauses it), here
-        # so that a session living to exit (the command's) can then freeze what the first parse
-        # loaded, lark and its tables, and the program's tree: none of it is garbage, and each
+        # A session living to exit (the command's) has the parser freeze what its parse loaded
+        # and made, lark and its tables, and the program's tree: none of it is garbage, and each
         # later collection would scan it all again (11 M instructions of `-c 'let x = var 2'`).
-        collecting = gc.isenabled()
-        gc.disable()
         try:
-            program = parse_program(source)
+            program = parse_program(source, freeze=self.lives_to_exit)
         except LanguageError as error:
             failure = Failed(error.diagnostic, static=True)
         except MemoryError:
             pass  # (reported below, once the handler has freed the parser's frames)
         except Exception as error:  # a bug of ours in the parser
             failure = _internal_failure(error, source)
-        finally:
-            if collecting:
-                if self.lives_to_exit:
-                    gc.freeze()
-                gc.enable()
         if failure is not None:
             yield failure
             return

@@ -5,7 +5,8 @@ what is an error. ``character_hint`` answers a character no token starts with (`
 ``token_hint`` a token the parser did not take (``def f(x):``, ``for i in range(3):``,
 ``w -= ...``, ``while x:``, a slice's ``:``); ``call_hint`` a call of a Python function `.sad`
 does not have (``range(n)``, ``ord(c)``, ``str(x)``) and ``name_hint`` a Python word used as
-a name (``True``, ``continue``).
+a name (``True``, ``continue``); a built-in followed by a value is a call without its
+parentheses (``tanh x``), and ``f"{x}"`` an f-string.
 """
 
 from __future__ import annotations
@@ -226,7 +227,40 @@ def token_hint(tok: Any, expected: set[str], stack: list, text: str) -> tuple[st
         return ('help: a text on its own is a value line; `print "..."` prints it, `let s = "..."` names it',)
     if kind == "DOTDOT":
         return ("help: `A..B` is a range of a `for` loop: `for i in 0..3 { ... }`",)
+    if kind == "QUOTE" and stack and getattr(stack[-1], "type", None) == "NAME" \
+            and str(stack[-1]).lower() in ("f", "rf", "fr") and stack[-1].end_pos == tok.start_pos:
+        quoted = _QUOTED.match(text, tok.start_pos)  # Python's f"{x}"
+        example = quoted.group(0) if quoted else '"x is {x}"'
+        return (f"help: `.sad` has no f-strings: every text takes `{{EXPR}}` holes, `{example}`",)
+    if kind in ("NAME", "NUMBER", "QUOTE") and header not in ("IF", "WHILE", "FOR", "REPEAT") and stack:
+        called: Any = stack[-1]  # `tanh x`, `grad x`, `backward loss`: a call without its parentheses
+        if (getattr(called, "type", None) == "NAME" and str(called) in BARE_CALLS
+                and called.end_pos < tok.start_pos and str(tok) != str(called)  # (not a doubled word)
+                and not _NOT_AN_ARGUMENT.match(text, tok.end_pos)):  # (`sum x = 2`, `value f(x)`)
+            return (_bare_call_hint(str(called), tok, text),)
     return ()
+
+
+# Built-ins that Python's and the maths' habits call without parentheses (`grad x`, `tanh x`):
+# a name of these followed by a value is a call. (tests/test_hints.py checks they are built-ins.)
+BARE_CALLS = frozenset({
+    "grad", "value", "backward", "detach", "len", "exp", "log", "tanh", "sqrt", "relu", "sigmoid", "abs",
+    "sum", "mean", "max", "min", "softmax", "logsumexp", "argmax",
+})
+_QUOTED = re.compile(r'"[^"\n]{0,40}"')
+# After the value: a binding (`sum x1 = 2`: a misspelled `let`?) or a call (`value f(x)`).
+_NOT_AN_ARGUMENT = re.compile(r"[ \t]*(=(?!=)|\()")
+
+
+def _bare_call_hint(name: str, tok: Any, text: str) -> str:
+    """`tanh x`: the call is `tanh(x)`. (Of two other names, `a b`, either may be meant: a call
+    or an operator left out; no hint.)"""
+    if tok.type == "QUOTE":
+        quoted = _QUOTED.match(text, tok.start_pos)
+        argument = quoted.group(0) if quoted else '"..."'
+    else:
+        argument = str(tok)
+    return f"help: a function's arguments are in parentheses: `{name}({argument})`"
 
 
 _NOTHING_TO_IMPORT = ("help: nothing needs importing: `exp`, `log`, `tanh`, `sqrt`, `relu`, `dot`, `sum`, `uniform`"

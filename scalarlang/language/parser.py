@@ -34,11 +34,13 @@ from .tree import Expr, ExprStatement, Program
 # ---- public API -------------------------------------------------------------------------
 
 
-def parse_program(source: Source) -> Program:
+def parse_program(source: Source, *, freeze: bool = False) -> Program:
     """Parse a whole program; any syntax problem raises ``LanguageError``, and the memory
-    running out ``MemoryError`` (nothing else)."""
+    running out ``MemoryError`` (nothing else). With ``freeze``, all that the collector tracks
+    once the parse is done (lark and its tables, loaded by the first parse, and the tree) is
+    moved out of its later scans (`gc.freeze`): for a process that keeps it all until it exits."""
     try:
-        return _parse(source.text)
+        return _parse(source.text, freeze)
     except MemoryError:
         raise  # (its caller reports it once the parser's frames are freed: a diagnostic needs memory)
     except Exception as exc:  # every failure becomes one of our diagnostics
@@ -103,17 +105,20 @@ def _cache_file() -> str | bool:
     return str(folder / f"grammar-{digest}-{version}.lark-cache")
 
 
-def _parse(text: str) -> Program:
+def _parse(text: str, freeze: bool) -> Program:
     # Tokens, spans and AST nodes make no reference cycles, so reference counting frees all
     # that is dropped; the cyclic collector would only rescan the growing AST, again and
     # again: 100,000 statements parsed in 12.6 s with it, 5.3 s without. The first parse also
     # imports lark and loads the parser (long-lived objects, none of them garbage): paused too.
+    # The freeze comes before the collector runs again: its first run would scan all of that.
     collecting = gc.isenabled()
     gc.disable()
     try:
         return _parse_paused(text)
     finally:
         if collecting:
+            if freeze:
+                gc.freeze()
             gc.enable()
 
 

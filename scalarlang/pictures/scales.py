@@ -4,6 +4,10 @@ Ticks are whole multiples of a step of 1, 2 or 5 × 10^n, computed and labelled 
 the step with `decimal` (ticks 0.1 apart read ``0.3``, never ``0.30000000000000004``): a
 label shows as many decimals as the step has, in exponent form (``1e-06``, ``2e+06``) when
 that makes an axis's labels shorter. A log scale's ticks are powers of ten.
+
+No function of the C library: a tick, its label and a point's place are the same bits on every
+platform. Decades are found with exact powers of ten (`decimal`), a log scale's fractions with
+the engine's own log and exp (a ratio of natural logs is the ratio of base-10 logs).
 """
 
 from __future__ import annotations
@@ -13,6 +17,9 @@ import sys
 from dataclasses import dataclass
 from decimal import Decimal
 
+from ..engine.elementary import exp, log
+
+_LOG10_2 = 0.30102999566398120  # (a first guess of a decade from a double's binary exponent)
 # Below this (relative to the values) a range is one value: its width is float noise.
 _SAME_VALUE = 1e-12
 _TINY = 1e-290
@@ -42,8 +49,8 @@ class Scale:
     def fraction(self, value: float) -> float:
         """Where ``value`` lies: 0 at ``low``, 1 at ``high`` (outside for values outside)."""
         if self.log:
-            low, high = math.log10(self.low), math.log10(self.high)
-            return (math.log10(value) - low) / (high - low) if value > 0 else -math.inf
+            low, high = log(self.low), log(self.high)
+            return (log(value) - low) / (high - low) if value > 0 else -math.inf
         width, offset = self.high - self.low, value - self.low
         if math.isfinite(width) and math.isfinite(offset):
             return offset / width
@@ -53,8 +60,8 @@ class Scale:
     def value_at(self, fraction: float) -> float:
         """The value at ``fraction`` of the way from ``low`` to ``high``."""
         if self.log:
-            low, high = math.log10(self.low), math.log10(self.high)
-            return _finite(10.0 ** (low + fraction * (high - low)))
+            low, high = log(self.low), log(self.high)
+            return _finite(exp(low + fraction * (high - low)))
         width = self.high - self.low
         if math.isfinite(width):
             return self.low + fraction * width
@@ -148,13 +155,13 @@ def log_scale(low: float, high: float, *, count: int = 5) -> Scale:
 
 def nice_step(raw: float) -> tuple[int, int]:
     """The round step (1, 2 or 5) × 10^exponent nearest ``raw`` (> 0), as (mantissa, exponent)."""
-    exponent = math.floor(math.log10(raw))
-    fraction = raw / 10.0**exponent
-    if fraction < 1.5:
+    exponent = _decade_at_or_below(raw)
+    fraction = Decimal(raw).scaleb(-exponent)  # (exact: raw's binary value, in [1, 10))
+    if fraction < Decimal("1.5"):
         return 1, exponent
-    if fraction < 3.5:
+    if fraction < Decimal("3.5"):
         return 2, exponent
-    if fraction < 7.5:
+    if fraction < Decimal("7.5"):
         return 5, exponent
     return 1, exponent + 1
 
@@ -190,11 +197,13 @@ def _finite(value: float) -> float:
 
 
 def _decade_at_or_below(value: float) -> int:
-    decade = math.floor(math.log10(value))
-    # log10 may round across a power of ten; the exact powers settle it.
-    if _exact(1, decade + 1) <= value:
+    """The largest n with 10^n (as a double) at or below ``value`` (finite, > 0)."""
+    _, binary = math.frexp(value)  # value in [2^(binary-1), 2^binary)
+    decade = math.floor((binary - 1) * _LOG10_2)
+    # (the guess is off by at most one either way; the exact powers settle it)
+    while _exact(1, decade + 1) <= value:
         decade += 1
-    elif _exact(1, decade) > value:
+    while _exact(1, decade) > value:
         decade -= 1
     return decade
 

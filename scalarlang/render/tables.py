@@ -239,18 +239,25 @@ def _cell(text: str, width: int, column: _Column) -> str:
     return text.rjust(width) if column.kind == "number" else text.ljust(width)
 
 
-def _table_lines(columns: list[_Column], rows: list[list[str]], width: int, wrap: bool = False) -> list[Text]:
+def _table_lines(columns: list[_Column], rows: list[list[str]], width: int, wrap: bool = False,
+                 records: bool = False) -> list[Text]:
     """The table's lines. One too wide for ``width`` with its labels kept to ``_LABEL_KEEP``
     characters is split into narrower tables stacked one above the other, each led by the key
     columns, so no line is wider than ``width`` (unless the keys and one column alone are).
     With ``wrap``, a label longer than its column goes on over the row's next lines, whole,
-    instead of being cut with `…`."""
+    instead of being cut with `…`. With ``records``, a table that would split into a block of
+    one column beside the keys (each block repeating every label for one value) is a record
+    per row instead (`_record_lines`)."""
+    plain_rows = rows
     rows = _aligned_numbers(columns, rows)
     widths, gap = _layout(columns, rows, width, floor=_LABEL_KEEP)
     if _total(widths, gap) <= width:
         return _block(columns, rows, widths, gap, wrap)
+    groups = _column_groups(columns, rows, width)
+    if records and any(len(group) - len(_keys(columns)) < 2 for group in groups):
+        return _record_lines(columns, plain_rows, width)
     lines = []
-    for group in _column_groups(columns, rows, width):
+    for group in groups:
         part_columns = [columns[i] for i in group]
         part_rows = [[row[i] for i in group] for row in rows]
         lines.extend(_block(part_columns, part_rows, *_layout(part_columns, part_rows, width), wrap))
@@ -363,6 +370,39 @@ def _spilled(row: list[str], columns: list[_Column], widths: list[int], gap: int
         line.append(" " * (indent - len(line.plain)))
         line.append(piece, STYLES["label"])
         lines.append(line)
+    return lines
+
+
+# A record's fields are indented under its key line; a value too long for its line goes on
+# under the field, indented once more.
+_FIELD_INDENT = "  "
+_VALUE_INDENT = "    "
+
+
+def _record_lines(columns: list[_Column], rows: list[list[str]], width: int) -> list[Text]:
+    """A row per record, for a width too narrow for the table: its key cells on a line (``#2
+    X @ W``, the label whole, wrapped under itself where it must be), then each other column
+    on a line of its own, ``operation: matmul``."""
+    keys = _keys(columns)
+    lines = []
+    for row in rows:
+        lead = "".join(f"#{row[i]} " for i in keys if columns[i].kind == "number")
+        label = " ".join(row[i] for i in keys if columns[i].kind != "number")
+        for number, piece in enumerate(_wrapped(label, max(1, width - len(lead)))):
+            lines.append(Text.assemble(lead if number == 0 else " " * len(lead), (piece, STYLES["label"])))
+        for index, column in enumerate(columns):
+            if index in keys:
+                continue
+            text = row[index]
+            style = column.style(text) if column.style is not None and text else ""
+            style = style or (STYLES["label"] if column.kind == "label" else "")
+            name = f"{_FIELD_INDENT}{column.header}: "
+            if len(name) + len(text) <= width:
+                lines.append(Text.assemble((name, STYLES["header"]), (text, style)))
+                continue
+            lines.append(Text(name.rstrip(), STYLES["header"]))
+            for piece in _wrapped(text, max(1, width - len(_VALUE_INDENT))):
+                lines.append(Text.assemble(_VALUE_INDENT, (piece, style)))
     return lines
 
 

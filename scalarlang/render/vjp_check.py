@@ -2,7 +2,9 @@
 the scalar edges of its rebuilt operation, the largest difference between its VJP and their sum,
 its verdict: `pass`, or `FAIL` and the element that differs most), then the verdict line, in
 gradcheck's words (``scaled_error=… tolerance=… pass=true``). The table fits the width as a
-pass's tables do (tables.py); numbers through the one formatter."""
+pass's tables do (tables.py), except that where it would be cut into blocks of one column, each
+repeating every label, a node is a record instead: its number and label once, then its fields
+a line each. Numbers through the one formatter."""
 
 from __future__ import annotations
 
@@ -55,7 +57,7 @@ def vjp_check_lines(shown: VJPCheckShown, width: int) -> list[Text]:
          format_exponent(node.largest_difference), verdict(node)]
         for node in shown.nodes
     ]
-    lines += _table_lines(_COLUMNS, rows, width, wrap=True)
+    lines += _table_lines(_COLUMNS, rows, width, wrap=True, records=True)
     for node in shown.nodes:
         if node.problem is not None:
             lines += sentence([Text("note", STYLES["note"]), ": ", Text(node.label, STYLES["label"]),
