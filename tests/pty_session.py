@@ -31,6 +31,25 @@ def base_env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+def without_pauses(child: pexpect.spawn) -> pexpect.spawn:
+    """No pause before each `send` (pexpect's 50 ms, for programs that turn echo off late: the
+    REPL reads its terminal in raw mode from its start, and keeps what comes early), nor after
+    closing (ptyprocess's 100 ms, for a status not yet known: the harness waits for the exit
+    itself)."""
+    child.delaybeforesend = None
+    child.ptyproc.delayafterclose = 0
+    return child
+
+
+def exit_status(child: pexpect.spawn) -> int | None:
+    """The status of a child that has closed its terminal, once it has exited (None if it has
+    not within the timeout: `close` then ends it)."""
+    deadline = time.monotonic() + TIMEOUT
+    while child.isalive() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    return child.exitstatus
+
+
 # An empty prompt at the end of what the terminal shows. After the harness's answer to a cursor
 # position request (row 1), prompt_toolkit lays out the whole screen below the prompt: blank
 # lines (and a space, backspace) after it, then the cursor moved back up to the prompt, which
@@ -46,6 +65,7 @@ class Terminal:
             str(EXECUTABLE), [], env=base_env(home, **{"TERM": "xterm", **env}), dimensions=(40, 120),
             encoding="utf-8", timeout=TIMEOUT,
         )
+        without_pauses(self.child)
         self.raw = ""
         self.shown_from = 0  # where in all the plain text `text` starts (see `mark`)
         self.seen = 0  # where in `text` the next search starts

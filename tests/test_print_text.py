@@ -64,7 +64,7 @@ def test_a_golden_holds_trailing_spaces_and_tabs(folder):
 # ---- on a terminal ------------------------------------------------------------------------------
 
 pexpect = pytest.importorskip("pexpect")
-from pty_session import EXECUTABLE, TIMEOUT, Terminal, base_env  # noqa: E402 - after pexpect
+from pty_session import EXECUTABLE, TIMEOUT, Terminal, base_env, exit_status, without_pauses  # noqa: E402 - after pexpect
 
 on_a_terminal = pytest.mark.skipif(sys.platform == "win32" or not EXECUTABLE.exists(), reason="pseudo-terminals are POSIX")
 SGR = re.compile(r"\x1b\[[0-9;]*m")
@@ -76,11 +76,13 @@ def shown_on_a_terminal(folder, columns: int, **env: str) -> str:
         str(EXECUTABLE), ["p.sad"], env=base_env(folder, **env), dimensions=(40, columns), encoding="utf-8",
         timeout=TIMEOUT, cwd=str(folder),
     )
+    without_pauses(child)
     try:
         output = child.read()
+        status = exit_status(child)
     finally:
         child.close()
-    assert child.exitstatus == 0, output
+    assert status == 0, output
     return output.replace("\r\n", "\n")
 
 

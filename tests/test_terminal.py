@@ -13,7 +13,7 @@ import pytest
 
 pexpect = pytest.importorskip("pexpect")
 
-from pty_session import ANSI, EXECUTABLE, TIMEOUT, Terminal, base_env  # noqa: E402 - after pexpect
+from pty_session import ANSI, EXECUTABLE, TIMEOUT, Terminal, base_env, exit_status, without_pauses  # noqa: E402 - after pexpect
 
 ROOT = Path(__file__).resolve().parents[1]
 SGR = re.compile(r"\x1b\[[0-9;]*m")
@@ -29,11 +29,13 @@ def run_on_terminal(args: list[str], env: dict[str, str], columns: int = 80) -> 
     """Run the command with stdout and stderr on a terminal ``columns`` wide; what it showed
     (carriage returns removed) and its status."""
     child = pexpect.spawn(str(EXECUTABLE), args, env=env, dimensions=(40, columns), encoding="utf-8", timeout=TIMEOUT, cwd=str(ROOT))
+    without_pauses(child)
     try:
         output = child.read()
+        status = exit_status(child)
     finally:
         child.close()
-    return output.replace("\r", ""), child.exitstatus
+    return output.replace("\r", ""), status
 
 
 def visible_lines(output: str) -> list[str]:
