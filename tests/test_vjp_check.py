@@ -5,8 +5,8 @@ Each tensor operation is checked against VJPs written here in numpy (the indepen
 the loss is ``(Y * R).sum()`` for a fixed R, so the adjoint reaching Y is R, and what numpy's
 VJP gives each operand from R must be what the scalar edges gave (and what the tensor VJP
 gave). A deliberately wrong VJP (one kernel of one operation patched) makes the check fail
-naming that node; nothing stored changes; makemore's batch is checked in seconds (at full size in the slow
-run, on a narrow hidden layer in the default one).
+naming that node; nothing stored changes; makemore's batch is checked in seconds (at full size
+in the slow run, on a narrow hidden layer in the default one).
 """
 
 from __future__ import annotations
