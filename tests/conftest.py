@@ -61,7 +61,8 @@ def pytest_collection_modifyitems(config, items):
     if config.getoption("--update-golden") or config.getoption("sad_update", False):
         return  # rewriting the golden files rewrites them all
     for item in items:
-        if item.path.suffix == ".sad" and item.path.parent == EXAMPLES and item.path.stem in SLOW_EXAMPLES | TRAINING_EXAMPLES:
+        in_slow_run = item.path.stem in SLOW_EXAMPLES | TRAINING_EXAMPLES
+        if item.path.suffix == ".sad" and item.path.parent == EXAMPLES and in_slow_run:
             item.add_marker(pytest.mark.slow)
 
 

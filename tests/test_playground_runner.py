@@ -38,7 +38,11 @@ def text_of(messages: list[dict]) -> str:
 # show the runner's parts in the default one.
 @pytest.mark.parametrize(
     "path",
-    [pytest.param(p, marks=[pytest.mark.slow] if p.stem in TRAINING_EXAMPLES else []) for p in EXAMPLES if p.stem not in SLOW_EXAMPLES],
+    [
+        pytest.param(p, marks=[pytest.mark.slow] if p.stem in TRAINING_EXAMPLES else [])
+        for p in EXAMPLES
+        if p.stem not in SLOW_EXAMPLES
+    ],
     ids=lambda path: path.stem,
 )
 def test_every_example_shows_its_golden_text(path: Path, monkeypatch):
