@@ -23,7 +23,9 @@ about 6 s each, names_mlp.sad, about 10 s, and names_tensor.sad, about a minute:
 tests/test_moons.py runs moons.sad with `let steps = 11` against the first lines of
 examples/moons.out, tests/test_names.py, tests/test_names_mlp.py and tests/test_names_tensor.py
 run the language models for a few steps against numpy (tests/test_cli.py runs every other example once
-through the command against its golden file). ``--update-golden`` rewrites every golden file
+through the command against its golden file). So are the golden items of the two examples that
+train for about a second (`TRAINING_EXAMPLES`: xor.sad and moons_tensor.sad): test_cli.py's run
+of the command checks them against the same goldens in the default run. ``--update-golden`` rewrites every golden file
 of the project (the examples', through the plugin's ``--sad-update``, and the README's
 pictures), the long examples' too.
 """
@@ -47,6 +49,11 @@ pytest_plugins = ["pytester"]
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 # Examples whose golden tests are marked slow (see the docstring).
 SLOW_EXAMPLES = {"moons", "names", "names_mlp", "names_tensor"}
+# Examples that train for about a second: in the default run the command checks their golden
+# files (test_cli.py, one process for every quick example) and their JSON; their own golden items
+# (the plugin running the same text in process, as it does the other examples) and the
+# playground runner's run of them are in the slow run.
+TRAINING_EXAMPLES = {"moons_tensor", "xor"}
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -54,7 +61,8 @@ def pytest_collection_modifyitems(config, items):
     if config.getoption("--update-golden") or config.getoption("sad_update", False):
         return  # rewriting the golden files rewrites them all
     for item in items:
-        if item.path.suffix == ".sad" and item.path.parent == EXAMPLES and item.path.stem in SLOW_EXAMPLES:
+        in_slow_run = item.path.stem in SLOW_EXAMPLES | TRAINING_EXAMPLES
+        if item.path.suffix == ".sad" and item.path.parent == EXAMPLES and in_slow_run:
             item.add_marker(pytest.mark.slow)
 
 

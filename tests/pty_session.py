@@ -1,6 +1,6 @@
 """The installed `scalarlang` on a pseudo-terminal (pexpect's fdspawn), for the pty tests
 (``test_repl_pty``, ``test_terminal``): the environment of a clean home, and a REPL session
-whose output is searched as plain text."""
+whose output is searched as plain text (one REPL may serve several tests: `Terminal.mark`)."""
 
 from __future__ import annotations
 
@@ -139,12 +139,20 @@ class Terminal:
     def __init__(self, home: Path, **env: str):
         self.child = spawn(EXECUTABLE, [], env=base_env(home, **{"TERM": "xterm", **env}), dimensions=(40, 120))
         self.raw = ""
-        self.seen = 0  # where in the plain text the next search starts
+        self.shown_from = 0  # where in all the plain text `text` starts (see `mark`)
+        self.seen = 0  # where in `text` the next search starts
         self.answered = 0  # cursor position requests answered
 
     @property
     def text(self) -> str:
-        return ANSI.sub("", self.raw).replace("\r", "")
+        """The plain text shown since the start, or since the last `mark`."""
+        return ANSI.sub("", self.raw).replace("\r", "")[self.shown_from :]
+
+    def mark(self) -> None:
+        """Show `text` (and searches) only what comes after the last match: a REPL shared by
+        several tests is, for each, a terminal where nothing was shown before."""
+        self.shown_from += self.seen
+        self.seen = 0
 
     def _read(self) -> None:
         try:
@@ -177,17 +185,20 @@ class Terminal:
         self.expect(r"sad> ")
         self.child.send(text + "\r")
 
-    def leave(self) -> int | None:
-        """Ctrl-D at an empty prompt; the exit status."""
-        # The terminal's last line an empty prompt: a prompt seen earlier may be a redraw of
-        # a line still being edited (after Up, before a Ctrl-C is handled), where Ctrl-D
-        # would delete a character instead of leaving.
+    def at_empty_prompt(self) -> None:
+        """Wait until the terminal's last line is an empty prompt (the REPL waits for input)."""
+        # The last line, not any prompt: a prompt seen earlier may be a redraw of a line still
+        # being edited (after Up, before a Ctrl-C is handled).
         self.expect(r"sad> ")
         deadline = time.monotonic() + TIMEOUT
         while _LAST_EMPTY_PROMPT.search(self.text) is None:
             if time.monotonic() > deadline:
                 raise AssertionError(f"no empty prompt at the end within {TIMEOUT} s; the terminal shows:\n{self.text[-2000:]}")
             self._read()
+
+    def leave(self) -> int | None:
+        """Ctrl-D at an empty prompt (elsewhere it would delete a character); the exit status."""
+        self.at_empty_prompt()
         self.child.sendcontrol("d")
         deadline = time.monotonic() + TIMEOUT
         # Until the process has exited, not just closed the terminal: closing it earlier

@@ -169,14 +169,13 @@ def test_a_failure_caught_by_expect_changes_nothing_the_rest_of_the_program_sees
     assert cases
     wrapped_names = write_programs(tmp_path, [wrap_in_expect(statements[n], i, k)[0] for n, i, k in cases], "wrapped")
     removed_names = write_programs(tmp_path, [wrap_in_expect(statements[n], i, k)[1] for n, i, k in cases], "removed")
-    _, wrapped = json_events(tmp_path, wrapped_names)
-    _, removed = json_events(tmp_path, removed_names)
+    _, ran = json_events(tmp_path, wrapped_names + removed_names)  # (one process: each file a fresh session)
     for (number, index, kind), wrapped_name, removed_name in zip(cases, wrapped_names, removed_names):
         first, _ = statement_lines(statements[number])[index]
-        caught = [event for event in wrapped[wrapped_name] if event["line"] == first and event["event"] == "expected"]
-        assert [event["kind"] for event in caught] == [kind], (number, wrapped[wrapped_name][-2:])
-        rest = [event for event in wrapped[wrapped_name] if event not in caught]
-        assert rest == removed[removed_name], f"program {number}: expect {kind}: at line {first} changed what follows"
+        caught = [event for event in ran[wrapped_name] if event["line"] == first and event["event"] == "expected"]
+        assert [event["kind"] for event in caught] == [kind], (number, ran[wrapped_name][-2:])
+        rest = [event for event in ran[wrapped_name] if event not in caught]
+        assert rest == ran[removed_name], f"program {number}: expect {kind}: at line {first} changed what follows"
 
 
 @needs_command

@@ -114,9 +114,10 @@ def test_a_failing_while_in_the_repl_changes_nothing():
 
 def test_ctrl_c_stops_a_while_in_a_script():
     process = subprocess.Popen(
-        [str(COMMAND), "-c", "let n = 0\nwhile 1 { let n = n + 1 }"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [str(COMMAND), "-c", 'let n = 0\nprint "looping"\nwhile 1 { let n = n + 1 }'], stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
-    time.sleep(0.6)
+    assert process.stdout is not None and process.stdout.readline() == b"looping\n"  # started: no wait for start-up
+    time.sleep(0.1)  # in the loop (it never ends by itself)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SLOW_EXAMPLES
+from conftest import SLOW_EXAMPLES, TRAINING_EXAMPLES
 from sessions import script_output
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,7 +34,17 @@ def text_of(messages: list[dict]) -> str:
 
 # The long examples (conftest's SLOW_EXAMPLES) run through this same module in Pyodide, in the
 # browser test (tests/test_playground.py); natively they would add 30 s of the same training.
-@pytest.mark.parametrize("path", [p for p in EXAMPLES if p.stem not in SLOW_EXAMPLES], ids=lambda path: path.stem)
+# Those that train for about a second (TRAINING_EXAMPLES) are in the slow run: the other examples
+# show the runner's parts in the default one.
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(p, marks=[pytest.mark.slow] if p.stem in TRAINING_EXAMPLES else [])
+        for p in EXAMPLES
+        if p.stem not in SLOW_EXAMPLES
+    ],
+    ids=lambda path: path.stem,
+)
 def test_every_example_shows_its_golden_text(path: Path, monkeypatch):
     # The page runs with the examples' folder as its working folder (read_table's CSV files).
     monkeypatch.chdir(ROOT / "examples")

@@ -295,11 +295,19 @@ def test_boundary_leaves_the_session_as_it_was():
     list(steps)
 
 
-def test_boundary_calls_f_once_per_cell_each_with_a_statements_budget():
-    # A comprehension of 300 items per call, 200 × 200 calls: over a statement's million in all.
-    program = "fn wide(a, b) = sum([a * 0 for i in 0..300]) + a - b\nboundary(wide, [[0, 0, 1], [1, 1, -1]], grid: 60)"
+def test_boundary_calls_f_once_per_cell_each_with_a_statements_budget(monkeypatch):
+    # A statement's comprehensions may run a million items in all. Patched: 10,000 here, so
+    # that a comprehension of 3 items per call, 60 × 60 calls, is over it in all, as 300 items
+    # are over the million (1.4 s of CPU), and each call within it.
+    from scalarlang.interpreter import context, lists
+
+    monkeypatch.setattr(context, "MAX_ITEMS", 10_000)
+    monkeypatch.setattr(lists, "MAX_ITEMS", 10_000)
+    program = "fn wide(a, b) = sum([a * 0 for i in 0..3]) + a - b\nboundary(wide, [[0, 0, 1], [1, 1, -1]], grid: 60)"
     (charted,) = charts(run(program))
     assert len(charted.chart.grid.signs) == 60
+    # (the 10,800 items of all the calls, in one statement, are past the patched budget)
+    assert failure("let L = [a * 0 for a in 0..10800]").kind == "too-long"
 
 
 # ---- errors --------------------------------------------------------------------------------------

@@ -48,11 +48,12 @@ def test_quiet_flag_through_the_command():
 @pytest.mark.skipif(COMMAND is None, reason="the scalarlang command is not installed")
 def test_ctrl_c_in_a_long_loop_stops_the_script_cleanly(tmp_path: Path):
     script = tmp_path / "long.sad"
-    script.write_text("let x = var 1\nrepeat 1000000 { let loss = x * x\n backward(loss) }\n", encoding="utf-8")
+    script.write_text('let x = var 1\nprint "training"\nrepeat 1000000 { let loss = x * x\n backward(loss) }\n', encoding="utf-8")
     process = subprocess.Popen(
         [COMMAND, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_environment()
     )
-    time.sleep(1.0)
+    assert process.stdout is not None and process.stdout.readline() == "training\n"  # started: no wait for start-up
+    time.sleep(0.2)  # in the loop (a million steps take many seconds)
     assert process.poll() is None, "the loop ended before the interrupt"
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=30)
