@@ -44,8 +44,9 @@ _TINY = float.fromhex("0x1p-1022")  # the smallest normal double
 # EXP_TABLE's rows (2^(j/64) = high * (1 + tail)) as two tuples: one index each, no arithmetic
 _EXP_HIGH = EXP_TABLE[0::2]
 _EXP_TAIL = EXP_TABLE[1::2]
-# 2^m for m in -1022 .. 1023 at index m, the negative m through Python's indexing from the
-# end: one lookup and an exact product where ldexp would be a call
+# 2^m for m in -1024 .. 1023 at index m, the negative m through Python's indexing from the
+# end: one lookup and an exact product where ldexp would be a call (exp's normal range needs
+# m from -1011 to 1022, where 2^(j/64) * 2^m is a normal double)
 _SCALES = tuple(_ldexp(1.0, m) for m in range(1024)) + tuple(_ldexp(1.0, m) for m in range(-1024, 0))
 
 
