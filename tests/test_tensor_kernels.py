@@ -50,15 +50,17 @@ def test_the_tensor_modules_use_no_numpy_and_no_float_sum():
 
 
 def test_each_matrix_product_loop_gives_every_entry_the_same_fold():
-    """The kernels accumulate a row three terms a pass when the inner dimension is the shorter
-    (`[100, 2] @ [2, 16]`, a VJP's `[100, 1] @ [1, 16]`) or the rows are 10 or more long, else
+    """The kernels accumulate a row six terms a pass (three first, then three and one at the
+    end) when the inner dimension is the shorter (`[100, 2] @ [2, 16]`, a VJP's
+    `[100, 1] @ [1, 16]`) or the rows are 10 or more long, else
     fold each row with each column: either way each entry is `left_fold` of its products, bit
     for bit, signed zeros included."""
     from scalarlang.engine import kernels
 
     generator = random.Random(11)
     for _ in range(400):
-        n, k, m = generator.randint(1, 12), generator.randint(1, 12), generator.randint(1, 12)  # (both loops, 3 terms a pass)
+        # (both loops; inner dimensions up to 21: two passes of six terms and every tail)
+        n, k, m = generator.randint(1, 12), generator.randint(1, 21), generator.randint(1, 12)
         a = [generator.choice([0.0, -0.0, 1e16, -1e16, 1.0, generator.uniform(-1e3, 1e3)]) for _ in range(n * k)]
         b = [generator.choice([0.0, -0.0, 1e-16, 3.0, generator.uniform(-1e3, 1e3)]) for _ in range(k * m)]
         expected = [left_fold([a[i * k + p] * b[p * m + j] for p in range(k)]) for i in range(n) for j in range(m)]

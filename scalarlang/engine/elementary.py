@@ -41,19 +41,39 @@ _E6 = float.fromhex("0x1.6c16d1126fa59p-10")
 _EXP_LARGEST = float.fromhex("0x1.62e42fefa39efp+9")  # 709.78...: e^x is finite up to here
 _EXP_ZERO = float.fromhex("-0x1.74910d52d3052p+9")  # -745.13...: e^x rounds to 0 at and below
 _TINY = float.fromhex("0x1p-1022")  # the smallest normal double
+# EXP_TABLE's rows (2^(j/64) = high * (1 + tail)) as two tuples: one index each, no arithmetic
+_EXP_HIGH = EXP_TABLE[0::2]
+_EXP_TAIL = EXP_TABLE[1::2]
+# 2^m for m in -1024 .. 1023 at index m, the negative m through Python's indexing from the
+# end: one lookup and an exact product where ldexp would be a call (exp's normal range needs
+# m from -1011 to 1022, where 2^(j/64) * 2^m is a normal double)
+_SCALES = tuple(_ldexp(1.0, m) for m in range(1024)) + tuple(_ldexp(1.0, m) for m in range(-1024, 0))
 
 
-def exp(x: float, extra: float = 0.0) -> float:
-    """e^(x + extra) for a small ``extra`` (pow's low part); inf past the largest double."""
+def exp(x: float) -> float:
+    """e^x; inf past the largest double, 0 where it rounds to 0."""
     if -700.0 < x < 709.0:  # a normal result, scale * small normal or too small to matter
+        whole = x * _INV_LN2_64 + _ROUNDING - _ROUNDING
+        r = x - whole * _LN2_64_HI - whole * _LN2_64_LO
+        k = int(whole)
+        at = k & 63
+        r2 = r * r
+        scale = _EXP_HIGH[at] * _SCALES[k >> 6]  # exact: 2^(j/64) * 2^m, a normal double
+        return scale + scale * (_EXP_TAIL[at] + r + r2 * (_E2 + r * _E3 + r2 * (_E4 + r * _E5 + r2 * _E6)))
+    return _exp_edges(x, 0.0)
+
+
+def _exp_with_low(x: float, extra: float) -> float:
+    """e^(x + extra) for pow's pair x + extra (|extra| <= ulp(x)): exp's steps with extra
+    added to the reduced argument."""
+    if -700.0 < x < 709.0:
         whole = x * _INV_LN2_64 + _ROUNDING - _ROUNDING
         r = x - whole * _LN2_64_HI - whole * _LN2_64_LO + extra
         k = int(whole)
-        at = (k & 63) << 1
+        at = k & 63
         r2 = r * r
-        small = EXP_TABLE[at + 1] + r + r2 * (_E2 + r * _E3 + r2 * (_E4 + r * _E5 + r2 * _E6))
-        scale = _ldexp(EXP_TABLE[at], k >> 6)
-        return scale + scale * small
+        scale = _EXP_HIGH[at] * _SCALES[k >> 6]
+        return scale + scale * (_EXP_TAIL[at] + r + r2 * (_E2 + r * _E3 + r2 * (_E4 + r * _E5 + r2 * _E6)))
     return _exp_edges(x, extra)
 
 
@@ -183,16 +203,44 @@ _TANH_HALF = 0.55  # from here on tanh >= 1/2: 1 - 2/(e^(2a) + 1), the quotient 
 
 
 def tanh(x: float) -> float:
+    """Odd by construction: the value of |x|, its sign put back. The branches in the order of
+    how often a network's units meet them: 0.55 <= |x| < 4 most, then below 0.55."""
     a = -x if x < 0.0 else x
-    if not _TANH_SMALL <= a < _TANH_PAIRS:
+    if _TANH_HALF <= a < _TANH_PAIRS:
+        # tanh(a) = 1 - u, u = 2/(e^(2a) + 1) <= 1/2: u's error counts only against
+        # ulp(tanh) = 2^-53, so e^(2a) as exp's pair (scale, scale * small) is enough; the
+        # quotient is corrected with its exact remainder
+        t = a + a
+        whole = t * _INV_LN2_64 + _ROUNDING - _ROUNDING
+        r = t - whole * _LN2_64_HI - whole * _LN2_64_LO
+        k = int(whole)
+        at = k & 63
+        r2 = r * r
+        scale = _EXP_HIGH[at] * _SCALES[k >> 6]  # exact
+        low = scale * (_EXP_TAIL[at] + r + r2 * (_E2 + r * _E3 + r2 * (_E4 + r * _E5 + r2 * _E6)))
+        d_sum = scale + 1.0  # e^t + 1 as a pair
+        d_high = d_sum + low
+        d_low = d_sum - d_high + low + (scale - d_sum + 1.0)
+        quotient = 2.0 / d_high
+        # 2 - quotient * d_high exactly (Dekker's product), for the quotient's correction;
+        # written out here and below, as a function call would add a tenth to tanh
+        split = _SPLITTER * quotient
+        q_hi = split - (split - quotient)
+        q_lo = quotient - q_hi
+        split = _SPLITTER * d_high
+        d_hi = split - (split - d_high)
+        d_lo = d_high - d_hi
+        p = quotient * d_high
+        u_low = (2.0 - p - (((q_hi * d_hi - p) + q_hi * d_lo + q_lo * d_hi) + q_lo * d_lo) - quotient * d_low) / d_high
+        value = 1.0 - quotient
+        value += (1.0 - value - quotient) - u_low  # (1 - quotient's rounding error, exact)
+        return -value if x < 0.0 else value
+    if not _TANH_SMALL <= a < _TANH_HALF:
         if a >= _TANH_ONE:
             return -1.0 if x < 0.0 else 1.0
         if a < _TANH_SMALL or a != a:
             return x  # (and -0.0, nan)
         value = 1.0 - 2.0 / (exp(a + a) + 1.0)
-        return -value if x < 0.0 else value
-    if a >= _TANH_HALF:
-        value = _tanh_above_half(a)
         return -value if x < 0.0 else value
     t = a + a  # e^t = 2^m 2^(j/64) e^r, as exp's
     whole = t * _INV_LN2_64 + _ROUNDING - _ROUNDING
@@ -200,18 +248,19 @@ def tanh(x: float) -> float:
     low_part = whole * _LN2_64_LO
     r = r_exact - low_part
     k = int(whole)
-    at = (k & 63) << 2
-    power = _POWERS_OF_TWO[k >> 6]  # 2^m, m <= 11 here
+    at = k & 63
+    power = _SCALES[k >> 6]  # 2^m, 0 <= m <= 1 here
     r2 = r * r
-    rest = (_TANH_EXP[at + 1] * (1.0 + r) + r2 * (_E2 + r * _E3 + r2 * (_E4 + r * _E5 + r2 * _E6))
+    rest = (_EXP_TAIL[at] * (1.0 + r) + r2 * (_E2 + r * _E3 + r2 * (_E4 + r * _E5 + r2 * _E6))
             + (r_exact - r - low_part))  # (r's rounding error: E is small, so it counts)
     # E = e^t - 1 = (2^m T - 1) + 2^m T r + 2^m T rest, T = high + low (26 bits each), as a pair
     r_head = r + _HEAD_27 - _HEAD_27  # r's leading 27 bits: high * r_head is exact
-    below = _TANH_EXP[at] * power - 1.0  # exact
-    product = _TANH_EXP[at + 2] * r_head * power  # exact
+    high = _EXP_HIGH[at]
+    head = _EXP_HEAD[at]
+    below = high * power - 1.0  # exact
+    product = head * r_head * power  # exact
     e_sum = below + product
-    e_low = below - e_sum + product + (
-        _TANH_EXP[at + 3] * r + _TANH_EXP[at + 2] * (r - r_head) + _TANH_EXP[at] * rest) * power
+    e_low = below - e_sum + product + (_EXP_REST[at] * r + head * (r - r_head) + high * rest) * power
     e_high = e_sum + e_low  # the pair normalised: |e_low| <= ulp(e_high)
     e_low = e_sum - e_high + e_low
     d_high = e_high + 2.0  # E + 2 as a pair
@@ -220,8 +269,7 @@ def tanh(x: float) -> float:
     else:
         d_low = e_high - d_high + 2.0 + e_low
     quotient = e_high / d_high
-    # e_high - quotient * d_high exactly (Dekker's product), for the quotient's correction;
-    # written out here and in _tanh_above_half, as a function call would add a tenth to tanh
+    # e_high - quotient * d_high exactly (Dekker's product), for the quotient's correction
     split = _SPLITTER * quotient
     q_hi = split - (split - quotient)
     q_lo = quotient - q_hi
@@ -234,48 +282,17 @@ def tanh(x: float) -> float:
     return -value if x < 0.0 else value
 
 
-def _tanh_above_half(a: float) -> float:
-    """tanh(a) = 1 - u, u = 2/(e^(2a) + 1) <= 1/2, for 0.55 <= a < 4: u's error counts only
-    against ulp(tanh) = 2^-53, so e^(2a) as exp's pair (scale, scale * small) is enough; the
-    quotient is corrected with its exact remainder."""
-    t = a + a
-    whole = t * _INV_LN2_64 + _ROUNDING - _ROUNDING
-    r = t - whole * _LN2_64_HI - whole * _LN2_64_LO
-    k = int(whole)
-    at = (k & 63) << 1
-    r2 = r * r
-    small = EXP_TABLE[at + 1] + r + r2 * (_E2 + r * _E3 + r2 * (_E4 + r * _E5 + r2 * _E6))
-    scale = EXP_TABLE[at] * _POWERS_OF_TWO[k >> 6]  # exact
-    low = scale * small
-    d_sum = scale + 1.0  # e^t + 1 as a pair
-    d_high = d_sum + low
-    d_low = d_sum - d_high + low + (scale - d_sum + 1.0)
-    quotient = 2.0 / d_high
-    split = _SPLITTER * quotient
-    q_hi = split - (split - quotient)
-    q_lo = quotient - q_hi
-    split = _SPLITTER * d_high
-    d_hi = split - (split - d_high)
-    d_lo = d_high - d_hi
-    p = quotient * d_high
-    u_low = (2.0 - p - (((q_hi * d_hi - p) + q_hi * d_lo + q_lo * d_hi) + q_lo * d_lo) - quotient * d_low) / d_high
-    value = 1.0 - quotient
-    return value + ((1.0 - value - quotient) - u_low)  # (1 - quotient's rounding error, exact)
-
-
-def _split_rows(table: tuple[float, ...]) -> tuple[float, ...]:
-    """EXP_TABLE's rows (hi, tail) with hi split in two halves of 26 bits: (hi, tail, head, rest)."""
-    rows: list[float] = []
-    for at in range(0, len(table), 2):
-        high = table[at]
+def _heads(highs: tuple[float, ...]) -> tuple[float, ...]:
+    """Each 2^(j/64)'s leading 26 bits (Dekker's split): head * a 27-bit number is exact."""
+    heads: list[float] = []
+    for high in highs:
         split = _SPLITTER * high
-        head = split - (split - high)
-        rows += [high, table[at + 1], head, high - head]
-    return tuple(rows)
+        heads.append(split - (split - high))
+    return tuple(heads)
 
 
-_TANH_EXP = _split_rows(EXP_TABLE)
-_POWERS_OF_TWO = tuple(_ldexp(1.0, m) for m in range(12))
+_EXP_HEAD = _heads(_EXP_HIGH)
+_EXP_REST = tuple(high - head for high, head in zip(_EXP_HIGH, _EXP_HEAD))  # exact
 _HEAD_27 = float.fromhex("0x1.8p18")  # (r + this) - this keeps r's bits down to 2^-34
 
 
@@ -339,4 +356,4 @@ def _exp_of_product(exponent: float, base: float) -> float:
     h_hi = split - (split - high)
     h_lo = high - h_hi
     t_low = ((y_hi * h_hi - t) + y_hi * h_lo + y_lo * h_hi) + y_lo * h_lo + exponent * low
-    return exp(t, t_low)
+    return _exp_with_low(t, t_low)

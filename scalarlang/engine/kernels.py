@@ -64,11 +64,12 @@ def sum_tiled(contributions: list[float], count: int) -> list[float]:
 # an inner dimension shorter than the rows of the result (`[100, 2] @ [2, 16]`), or rows of the
 # result at least `_WIDE` long, a row of the result is accumulated over whole rows of the other
 # operand (`_rows_by_terms`): its entries `((a0*b0 + a1*b1) + a2*b2) + ...`, the same left fold
-# as `dot`. Three terms a pass, `t + a*x + b*y + c*z`, which Python evaluates left to right as
-# `((t + a*x) + b*y) + c*z`: the fold's order, a third of the lists made. That costs about 350
-# machine instructions a product where `reduce(add, map(mul, row, column))` costs 530 (callgrind,
-# makemore's `[32, 200] @ [200, 27]`); below rows of about 10 the lists' own cost makes the
-# column fold the cheaper.
+# as `dot`. Six terms a pass, `t + a*x + b*y + ... + f*u`, which Python evaluates left to right
+# as `((t + a*x) + b*y) + ...`: the fold's order, a sixth of the lists made (the first pass and
+# the rest three terms each, then one). Three terms a pass cost about 350 machine instructions a
+# product where `reduce(add, map(mul, row, column))` costs 530 (callgrind, makemore's
+# `[32, 200] @ [200, 27]`); six take 10-15% less time again (`[N, 30] @ [30, 200]`, the MLP's
+# first layer). Below rows of about 10 the lists' own cost makes the column fold the cheaper.
 _WIDE = 10
 
 
@@ -78,12 +79,21 @@ def _rows_by_terms(rows: list[list[float]], others: list[list[float]]) -> list[f
     out: list[float] = []
     extend = out.extend
     count = len(others)
-    first_other = others[0]
     for row in rows:
-        first = row[0]
-        total = [first * value for value in first_other]
-        p = 1
-        while p + 2 < count:
+        if count >= 3:
+            a, b, c = row[0], row[1], row[2]
+            total = [a * x + b * y + c * z for x, y, z in zip(others[0], others[1], others[2])]
+            p = 3
+        else:
+            first = row[0]
+            total = [first * value for value in others[0]]
+            p = 1
+        while p + 5 < count:
+            a, b, c, d, e, f = row[p:p + 6]
+            total = [t + a * x + b * y + c * z + d * w + e * v + f * u for t, x, y, z, w, v, u
+                     in zip(total, others[p], others[p + 1], others[p + 2], others[p + 3], others[p + 4], others[p + 5])]
+            p += 6
+        if p + 2 < count:
             a, b, c = row[p], row[p + 1], row[p + 2]
             total = [t + a * x + b * y + c * z for t, x, y, z in zip(total, others[p], others[p + 1], others[p + 2])]
             p += 3
