@@ -22,6 +22,7 @@ import sympy
 from hypothesis import assume, event, example, given, note, settings
 from hypothesis import strategies as st
 
+from elementary_reference import exact as exact_value, ulps_off
 from shared import reference_topology
 from scalarlang import (
     BackwardEdge,
@@ -872,6 +873,7 @@ def test_new_operations_on_extreme_values_give_a_node_or_a_typed_error(a, b, op)
 
 @given(extreme_values, extreme_values, st.sampled_from(BINARY + ("neg", "exp", "tanh", "log")))
 @settings(max_examples=4 * settings.default.max_examples)
+@example(0.125, 0.0, "tanh")  # (where glibc's tanh is not the nearest double: ours is)
 def test_operations_on_extreme_values_give_a_node_or_a_typed_error(a, b, op):
     x, y = Scalar.variable(a), Scalar.variable(b)
     expected = _ieee(op, a, b)
@@ -890,7 +892,14 @@ def test_operations_on_extreme_values_give_a_node_or_a_typed_error(a, b, op):
         assert not math.isfinite(error.local_derivative)
         return
     assert math.isfinite(expected)
-    assert bits(result.value) == bits(expected)
+    if op in ("exp", "tanh", "log"):
+        # The engine's own functions (elementary.py), not the C library's: within one ulp of the
+        # true value (test_elementary.py checks how often they are the nearest double); glibc's
+        # tanh(0.125) is one ulp below ours. The derivatives follow the engine's value.
+        assert ulps_off(result.value, exact_value(op, a)) < 1.0
+        expected = result.value
+    else:
+        assert bits(result.value) == bits(expected)
     locals_ = [edge.local_derivative for edge in result.parents]
     assert all(math.isfinite(d) for d in locals_)
     exact = {
