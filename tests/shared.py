@@ -133,6 +133,15 @@ def error(text: str):
     return info.value.diagnostic
 
 
+def left_fold(values: Iterable[float]) -> float:
+    """0.0 + v0 + v1 + ..., added in order: the float sum the engine writes (Python 3.12's `sum()`
+    is compensated, so it gives other bits)."""
+    total = 0.0
+    for value in values:
+        total += value
+    return total
+
+
 def bits(value: float | None) -> bytes | None:
     """The IEEE bits of a number (so -0.0 and 0.0 differ), or None for None."""
     return None if value is None else struct.pack("<d", value)

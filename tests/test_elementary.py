@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from commands import needs_command, printed_texts, run_program
 from elementary_reference import correctly_rounded, exact, exp_table, log_table, ulps_off
+from shared import left_fold
 from scalarlang import Scalar, Tensor
 from scalarlang.engine import elementary
 from scalarlang.engine.elementary_tables import EXP_TABLE, LOG_TABLE
@@ -225,14 +226,7 @@ def test_scalar_and_tensor_nodes_take_these_values():
     assert list(positive.log().values) == [elementary.log(abs(a)) for a in arguments]
     assert list((positive**1.5).values) == [elementary.power(abs(a), 1.5) for a in arguments]
     assert t.logsumexp().value == max(arguments) + elementary.log(
-        _left_fold([elementary.exp(a - max(arguments)) for a in arguments]))
-
-
-def _left_fold(values: list[float]) -> float:
-    total = 0.0
-    for value in values:
-        total += value
-    return total
+        left_fold([elementary.exp(a - max(arguments)) for a in arguments]))
 
 
 @needs_command

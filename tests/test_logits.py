@@ -16,6 +16,7 @@ import random
 import pytest
 
 from sessions import session_after
+from shared import left_fold
 import scalarlang
 from scalarlang.engine import normal
 
@@ -230,13 +231,6 @@ def test_softmax_of_large_logits_against_mpmath(values):
         # differences below ~1000 (smaller weights vanish next to the largest's 1)
         assert abs(actual - expected) <= 1e-12 * expected + 1e-300, (actual, expected)
     assert abs(left_fold(probabilities) - 1.0) <= len(values) * 2.0**-52
-
-
-def left_fold(values: list[float]) -> float:
-    total = 0.0
-    for value in values:
-        total += value
-    return total
 
 
 def test_explain_shows_a_logit_gradient_as_softmax_minus_one():

@@ -15,14 +15,8 @@ import math
 
 from commands import needs_command, run_program
 from sessions import session_after
+from shared import left_fold
 from scalarlang import Scalar
-
-
-def left_fold(values: list[float]) -> float:
-    total = 0.0
-    for value in values:
-        total += value
-    return total
 
 
 # Four weights e^-37 ~ 8.5e-17, each under half an ulp of 1: a left fold from 1 keeps 1, a
