@@ -11,7 +11,6 @@ a script loads no prompt_toolkit.
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 from typing import NoReturn
@@ -22,6 +21,7 @@ import _signal as signal  # type: ignore[import-not-found]  # noqa: E402
 
 from .._version import __version__
 from ..engine.numbers import MAX_DIGITS, digits
+from ..language.collector import paused_collector
 from . import interrupts
 from .arguments import GuardedStream, OutputError, new_parser, positive_width
 from .interrupts import EXIT_INTERRUPTED, exit_interrupted, install_startup_handler, is_startup_handler, raise_once
@@ -242,15 +242,8 @@ def run_scripts(arguments, out=None, err=None, own_process: bool = False) -> int
     # The modules a script needs load with the collector paused: they are long-lived and hold
     # no garbage, and the command's own process then freezes them out of every later
     # collection's scan (what the first parse loads: `Interpreter.run`).
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_collector(freeze=own_process):
         from .runner import ScriptOutput, read_sources, text_source
-    finally:
-        if collecting:
-            if own_process:
-                gc.freeze()
-            gc.enable()
 
     output = ScriptOutput(
         out if out is not None else sys.stdout,

@@ -11,7 +11,6 @@ to render. Its state is `state.SessionState`; ARCHITECTURE.md maps the other mod
 
 from __future__ import annotations
 
-import gc
 from random import Random
 import traceback
 from typing import TYPE_CHECKING, Callable, Generator
@@ -22,6 +21,7 @@ from ..engine.tensor_formulas import tensor_edges
 from ..engine.tensor_node import TensorNode
 from ..engine.tensor_operations import TensorOperation
 from ..language import tree
+from ..language.collector import paused_collector
 from ..language.diagnostics import Diagnostic, LanguageError
 from ..language.lexicon import KEYWORDS  # the lexical rules live in the grammar
 from ..language.parser import parse_program
@@ -204,16 +204,18 @@ class Interpreter:
         state.journal = Journal(state) if atomic else None
         run = Run(self, source, echo)
         steps = run.steps(program.statements, not quiet)
-        collecting = gc.isenabled()
         try:
             while True:
                 failure = None
                 memory_ran_out = False
                 width = TENSOR_TEXT_WIDTH.set(self.text_width)  # (a tensor's text in `print`, `{T}`)
                 try:
-                    if collecting:
-                        gc.disable()
-                    batch = next(steps)
+                    # What the paused statement makes waits in the youngest generation, kept to
+                    # the exit or freed by reference counting: in a session living to exit, a
+                    # freeze takes it out of every later collection's scan. Measured as above:
+                    # the 20,000-statement program takes 1.20 s without it, 1.03 s with it.
+                    with paused_collector(freeze=self.lives_to_exit):
+                        batch = next(steps)
                 except StopIteration:
                     return
                 except LanguageError as error:
@@ -227,14 +229,6 @@ class Interpreter:
                     failure = _internal_failure(error, source, current.span if current is not None else None)
                 finally:
                     TENSOR_TEXT_WIDTH.reset(width)
-                    if collecting:
-                        if self.lives_to_exit:
-                            # What the paused statement made waits in the youngest generation,
-                            # kept to the exit or freed by reference counting: a freeze takes
-                            # it out of every later collection's scan. Measured as above: the
-                            # 20,000-statement program takes 1.20 s without it, 1.03 s with it.
-                            gc.freeze()
-                        gc.enable()
                 if memory_ran_out:
                     release_reserve()
                     current = run.current

@@ -12,11 +12,11 @@
 from __future__ import annotations
 
 import functools
-import gc
 import hashlib
 import sys
 from typing import Any
 
+from .collector import paused_collector
 from .diagnostics import Diagnostic, LanguageError
 from .lexicon import GRAMMAR_PATH, KEYWORDS
 from .paths import user_dir
@@ -110,16 +110,8 @@ def _parse(text: str, freeze: bool) -> Program:
     # that is dropped; the cyclic collector would only rescan the growing AST, again and
     # again: 100,000 statements parsed in 12.6 s with it, 5.3 s without. The first parse also
     # imports lark and loads the parser (long-lived objects, none of them garbage): paused too.
-    # The freeze comes before the collector runs again: its first run would scan all of that.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_collector(freeze):
         return _parse_paused(text)
-    finally:
-        if collecting:
-            if freeze:
-                gc.freeze()
-            gc.enable()
 
 
 def _parse_paused(text: str) -> Program:
