@@ -17,12 +17,11 @@ from IEEE-754 basic operations and exact constants (elementary_tables.py):
 
 from __future__ import annotations
 
+from .elementary import HEAD_27, heads
 from .elementary_tables import HALF_PI_PARTS, SIN_COS_TABLE
 
 _TWO_OVER_PI = float.fromhex("0x1.45f306dc9c883p-1")  # only picks the quadrant: need not be exact
 _HALF_PI_1, _HALF_PI_2, _HALF_PI_3 = HALF_PI_PARTS
-_SPLITTER = 134217729.0  # 2^27 + 1: splits a double into two halves of 26 bits
-_HEAD_27 = float.fromhex("0x1.8p18")  # (t + this) - this keeps t's bits down to 2^-34: 27 of them
 # sin t - t = t^3 (S3 + S5 t^2 + S7 t^4) and cos t - 1 = t^2 (C2 + C4 t^2 + C6 t^4), |t| <= 1/128,
 # within 2^-70 (Taylor's coefficients: the next terms are below that)
 _S3, _S5, _S7 = -1.0 / 6.0, 1.0 / 120.0, -1.0 / 5040.0
@@ -32,14 +31,11 @@ _C2, _C4, _C6 = -0.5, 1.0 / 24.0, -1.0 / 720.0
 def _split_rows(table: tuple[float, ...]) -> tuple[float, ...]:
     """Rows (sin hi, sin lo, cos hi, cos lo) with each hi split in two halves of 26 bits:
     (sin hi, sin lo, cos hi, cos lo, sin head, sin rest, cos head, cos rest)."""
+    sin_heads, cos_heads = heads(table[0::4]), heads(table[2::4])
     rows: list[float] = []
-    for at in range(0, len(table), 4):
-        row = list(table[at:at + 4])
-        for high in (table[at], table[at + 2]):
-            split = _SPLITTER * high
-            head = split - (split - high)
-            row += [head, high - head]
-        rows += row
+    for row, sin_head, cos_head in zip(range(0, len(table), 4), sin_heads, cos_heads):
+        sin_hi, sin_lo, cos_hi, cos_lo = table[row:row + 4]
+        rows += [sin_hi, sin_lo, cos_hi, cos_lo, sin_head, sin_hi - sin_head, cos_head, cos_hi - cos_head]
     return tuple(rows)
 
 
@@ -69,7 +65,7 @@ def sin_cos(x: float) -> tuple[float, float]:
     t = r - i * 0.015625  # exact: within a factor 2 of i/64, or r itself
     at = i << 3
     sin_hi, sin_lo, cos_hi, cos_lo, sin_head, sin_rest, cos_head, cos_rest = _ROWS[at:at + 8]
-    t_head = t + _HEAD_27 - _HEAD_27
+    t_head = t + HEAD_27 - HEAD_27  # t's leading 27 bits
     t_tail = t - t_head
     t2 = t * t
     sin_t = t * t2 * (_S3 + t2 * (_S5 + t2 * _S7))  # sin t - t

@@ -254,7 +254,7 @@ def tanh(x: float) -> float:
     rest = (_EXP_TAIL[at] * (1.0 + r) + r2 * (_E2 + r * _E3 + r2 * (_E4 + r * _E5 + r2 * _E6))
             + (r_exact - r - low_part))  # (r's rounding error: E is small, so it counts)
     # E = e^t - 1 = (2^m T - 1) + 2^m T r + 2^m T rest, T = high + low (26 bits each), as a pair
-    r_head = r + _HEAD_27 - _HEAD_27  # r's leading 27 bits: high * r_head is exact
+    r_head = r + HEAD_27 - HEAD_27  # r's leading 27 bits: high * r_head is exact
     high = _EXP_HIGH[at]
     head = _EXP_HEAD[at]
     below = high * power - 1.0  # exact
@@ -282,8 +282,9 @@ def tanh(x: float) -> float:
     return -value if x < 0.0 else value
 
 
-def _heads(highs: tuple[float, ...]) -> tuple[float, ...]:
-    """Each 2^(j/64)'s leading 26 bits (Dekker's split): head * a 27-bit number is exact."""
+def heads(highs: tuple[float, ...]) -> tuple[float, ...]:
+    """Each table value's leading 26 bits (Dekker's split): head * a 27-bit number is exact
+    (this module's 2^(j/64), circular.py's sines and cosines)."""
     heads: list[float] = []
     for high in highs:
         split = _SPLITTER * high
@@ -291,9 +292,9 @@ def _heads(highs: tuple[float, ...]) -> tuple[float, ...]:
     return tuple(heads)
 
 
-_EXP_HEAD = _heads(_EXP_HIGH)
+_EXP_HEAD = heads(_EXP_HIGH)
 _EXP_REST = tuple(high - head for high, head in zip(_EXP_HIGH, _EXP_HEAD))  # exact
-_HEAD_27 = float.fromhex("0x1.8p18")  # (r + this) - this keeps r's bits down to 2^-34
+HEAD_27 = float.fromhex("0x1.8p18")  # (x + this) - this keeps x's bits down to 2^-34: 27 where |x| < 2^-7
 
 
 # ---- pow -------------------------------------------------------------------------------------
