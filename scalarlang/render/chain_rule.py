@@ -22,7 +22,7 @@ from rich.text import Text
 from ..engine.numbers import format_number
 from ..interpreter.outcomes import EdgeShare, Explained, PathShown, PathsShown, WalkShown, WalkStep
 from .styles import STYLES
-from .tables import _Column, _titled_table
+from .table_layout import Column, titled_table
 
 # Labels in these lines are cut to this many characters (tables cut theirs to fit).
 LABEL_LIMIT = 40
@@ -87,11 +87,11 @@ def explain_lines(shown: Explained, width: int, row_limit: int = 200) -> list[Te
 
 
 _EDGE_COLUMNS = [
-    _Column("consumer", "label", key=True),
-    _Column("slot", "number", key=True),
-    _Column("upstream", "number"),
-    _Column("local", "number"),
-    _Column("contribution", "number"),
+    Column("consumer", "label", key=True),
+    Column("slot", "number", key=True),
+    Column("upstream", "number"),
+    Column("local", "number"),
+    Column("contribution", "number"),
 ]
 
 
@@ -100,7 +100,7 @@ def _edge_table(shown: Explained, width: int, row_limit: int) -> list[Text]:
         [edge.consumer, str(edge.slot), *_upstream_and_local(edge), format_number(edge.contribution)]
         for edge in shown.edges[:row_limit]
     ]
-    return _titled_table(None, _EDGE_COLUMNS, rows, len(shown.edges), width)
+    return titled_table(None, _EDGE_COLUMNS, rows, len(shown.edges), width)
 
 
 def _upstream_and_local(edge: EdgeShare) -> list[str]:
