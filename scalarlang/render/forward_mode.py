@@ -19,7 +19,8 @@ from rich.text import Text
 
 from ..engine.numbers import format_number
 from ..interpreter.outcomes import JacobianShown, TangentNode, TangentsShown
-from .chain_rule import INDENT, Piece, _label, _name, flow, sentence
+from .chain_rule import _label, _name
+from .wrapping import INDENT, Piece, flow, sentence
 from .table_layout import Column, titled_table
 
 

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from ..engine.numbers import current_digits, decimal_point
 from .styles import STYLES
+from .wrapping import wrapped
 
 # A label column counts at most this wide when a table is split into blocks.
 LABEL_WIDTH = 24
@@ -206,7 +207,7 @@ def _spilled(row: list[str], columns: list[Column], widths: list[int], gap: int,
     its column on (broken after a space where it must be), led by the cells before it: the row's
     other cells follow on a line of their own."""
     indent = sum(widths[:at]) + gap * at
-    pieces = _wrapped(row[at], max(widths[at], _total(widths, gap) - indent))
+    pieces = wrapped(row[at], max(widths[at], _total(widths, gap) - indent))
     lines = []
     for number, piece in enumerate(pieces):
         line = _row_line(row[:at], columns[:at], widths[:at], " " * gap) if number == 0 and at else Text()
@@ -231,7 +232,7 @@ def _record_lines(columns: list[Column], rows: list[list[str]], width: int) -> l
     for row in rows:
         lead = "".join(f"#{row[i]} " for i in keys if columns[i].kind == "number")
         label = " ".join(row[i] for i in keys if columns[i].kind != "number")
-        for number, piece in enumerate(_wrapped(label, max(1, width - len(lead)))):
+        for number, piece in enumerate(wrapped(label, max(1, width - len(lead)))):
             lines.append(Text.assemble(lead if number == 0 else " " * len(lead), (piece, STYLES["label"])))
         for index, column in enumerate(columns):
             if index in keys:
@@ -244,22 +245,6 @@ def _record_lines(columns: list[Column], rows: list[list[str]], width: int) -> l
                 lines.append(Text.assemble((name, STYLES["header"]), (text, style)))
                 continue
             lines.append(Text(name.rstrip(), STYLES["header"]))
-            for piece in _wrapped(text, max(1, width - len(_VALUE_INDENT))):
+            for piece in wrapped(text, max(1, width - len(_VALUE_INDENT))):
                 lines.append(Text.assemble(_VALUE_INDENT, (piece, style)))
     return lines
-
-
-def _wrapped(text: str, width: int) -> list[str]:
-    """``text`` in pieces of at most ``width`` characters, broken after a space where there is
-    one, else cut hard."""
-    pieces = []
-    while len(text) > width:
-        at = text.rfind(" ", 1, width + 1)
-        if at <= 0:
-            pieces.append(text[:width])
-            text = text[width:]
-        else:
-            pieces.append(text[:at])
-            text = text[at + 1:]
-    pieces.append(text)
-    return pieces

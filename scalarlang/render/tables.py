@@ -18,6 +18,7 @@ from ..engine.tensor_operations import TensorOperation
 from ..interpreter.outcomes import BackwardShown, GraphShown
 from .styles import STYLES
 from .table_layout import Column, align_on_point, titled_table
+from .wrapping import sentence
 
 
 def pass_tables(shown: BackwardShown, width: int, row_limit: int) -> Iterator[list[Text]]:
@@ -26,11 +27,8 @@ def pass_tables(shown: BackwardShown, width: int, row_limit: int) -> Iterator[li
     backward_pass = shown.backward_pass
     nodes, edges, labels = backward_pass.nodes, backward_pass.edges, shown.labels
     operations, counts = shown.operations, shown.counts
-    yield [
-        Text.assemble(
-            "backward from ", (shown.label, STYLES["label"]), f" with seed {format_number(backward_pass.seed)}"
-        )
-    ]
+    yield sentence(["backward from ", Text(shown.label, STYLES["label"]), f" with seed {format_number(backward_pass.seed)}"],
+                   width)
     topology = backward_pass.topology
     rows = [
         [
@@ -134,7 +132,8 @@ def forward_tables(shown: BackwardShown, width: int, row_limit: int) -> Iterator
         positions = {id(node): index for index, node in enumerate(topology)}
         for index, node in enumerate(topology):
             operands[index] = [(slot, positions[id(operand)]) for slot, operand in enumerate(_operands(node))]
-    yield [Text.assemble("forward graph of ", (shown.label, STYLES["label"]), " (values only: the walk computes the rest)")]
+    yield sentence(["forward graph of ", Text(shown.label, STYLES["label"]), " (values only: the walk computes the rest)"],
+                   width)
     rows = [
         [
             str(record.topology_index),
@@ -152,7 +151,7 @@ def forward_tables(shown: BackwardShown, width: int, row_limit: int) -> Iterator
 
 def graph_tables(shown: GraphShown, width: int, row_limit: int) -> Iterator[list[Text]]:
     """The graph in the order it is printed: its heading, its node table and the counts."""
-    yield [Text.assemble("graph of ", (shown.label, STYLES["label"]))]
+    yield sentence(["graph of ", Text(shown.label, STYLES["label"])], width)
     rows = [
         [
             str(node.index),

@@ -12,9 +12,9 @@ from rich.text import Text
 
 from ..engine.numbers import format_exponent
 from ..interpreter.tensor_outcomes import NodeVJPChecked, VJPCheckShown
-from .chain_rule import sentence
 from .styles import STYLES
 from .table_layout import Column, table_lines
+from .wrapping import sentence
 
 
 
