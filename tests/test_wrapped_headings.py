@@ -144,3 +144,15 @@ def test_hanging_keeps_every_word_in_order_within_the_width(words, width, indent
     assert all(line.plain.startswith(indent) for line in lines[1:])
     if text.cell_len <= width:
         assert [line.plain for line in lines] == [text.plain]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_caret_at_the_end_of_a_long_line_fits_the_width(width):
+    # (Its line's window took every column, so the caret after the line's last character
+    # wrapped onto a line of its own.)
+    status, text = script_output("let x = " + "weight + " * 30 + "-", width=width)
+    assert status == 2
+    lines = text.splitlines()
+    assert all(len(line) <= width for line in lines), lines
+    excerpt, carets = lines[-2], lines[-1]
+    assert carets.endswith("^") and len(carets) == len(excerpt) + 1  # just past the `-`

@@ -422,7 +422,10 @@ def _excerpt(source: Source, span: Span, gutter: str, width: int) -> list[Text]:
     line_text = source.line_text(span.line).replace("\t", " ")
     start = span.column - 1
     length = (span.end_column - span.column) if span.end_line == span.line else len(line_text) - start
-    shown, start = _window(line_text, start, max(1, length), max(8, width - len(gutter) - 3))
+    room = max(8, width - len(gutter) - 3)
+    if start >= len(line_text):  # a caret past the line's end (end of input) takes a column too
+        room = max(8, room - 1)
+    shown, start = _window(line_text, start, max(1, length), room)
     length = max(1, min(length, len(shown) - start)) if shown else 1
     number = str(span.line).rjust(len(gutter))
     return [
