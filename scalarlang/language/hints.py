@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .bare_calls import BARE_CALLS, NOT_AN_ARGUMENT, bare_call_hint
+
 _ATTRIBUTE = re.compile(r"\.[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*(\()?")
 _WORD_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[0-9.]+)[ \t]*\Z")
 _OPERAND_AFTER = re.compile(r"[ \t]*(-?[A-Za-z_][A-Za-z0-9_]*|-?[0-9.]+)")
@@ -236,31 +238,12 @@ def token_hint(tok: Any, expected: set[str], stack: list, text: str) -> tuple[st
         called: Any = stack[-1]  # `tanh x`, `grad x`, `backward loss`: a call without its parentheses
         if (getattr(called, "type", None) == "NAME" and str(called) in BARE_CALLS
                 and called.end_pos < tok.start_pos and str(tok) != str(called)  # (not a doubled word)
-                and not _NOT_AN_ARGUMENT.match(text, tok.end_pos)):  # (`sum x = 2`, `value f(x)`)
-            return (_bare_call_hint(str(called), tok, text),)
+                and not NOT_AN_ARGUMENT.match(text, tok.end_pos)):  # (`sum x = 2`, `value f(x)`)
+            return (bare_call_hint(str(called), tok.start_pos, text, enclosed=_innermost(stack) is not None),)
     return ()
 
 
-# Built-ins that Python's and the maths' habits call without parentheses (`grad x`, `tanh x`):
-# a name of these followed by a value is a call. (tests/test_hints.py checks they are built-ins.)
-BARE_CALLS = frozenset({
-    "grad", "value", "backward", "detach", "len", "exp", "log", "tanh", "sqrt", "relu", "sigmoid", "abs",
-    "sum", "mean", "max", "min", "softmax", "logsumexp", "argmax",
-})
 _QUOTED = re.compile(r'"[^"\n]{0,40}"')
-# After the value: a binding (`sum x1 = 2`: a misspelled `let`?) or a call (`value f(x)`).
-_NOT_AN_ARGUMENT = re.compile(r"[ \t]*(=(?!=)|\()")
-
-
-def _bare_call_hint(name: str, tok: Any, text: str) -> str:
-    """`tanh x`: the call is `tanh(x)`. (Of two other names, `a b`, either may be meant: a call
-    or an operator left out; no hint.)"""
-    if tok.type == "QUOTE":
-        quoted = _QUOTED.match(text, tok.start_pos)
-        argument = quoted.group(0) if quoted else '"..."'
-    else:
-        argument = str(tok)
-    return f"help: a function's arguments are in parentheses: `{name}({argument})`"
 
 
 _NOTHING_TO_IMPORT = ("help: nothing needs importing: `exp`, `log`, `tanh`, `sqrt`, `relu`, `dot`, `sum`, `uniform`"
