@@ -33,7 +33,10 @@ parent, whose parser the merge does not change: compared with the branch's own r
 2,285 programs in both kept their records, bit for bit), and when a line too long for the
 width came to go on indented (branch `friction5`, from its own commit: of 3,157 programs, 92
 changed only in the indent of an error message's or a note's further lines, 2 in a caret past
-the end of a long line that no longer wraps, and every ``diagnostic`` kept its record).
+the end of a long line that no longer wraps, and every ``diagnostic`` kept its record), and
+when the call hint came to show every argument as written (the same branch, from its own
+commit: 12 programs changed, in that note only: `mean 1, 2)` suggests `mean(1, 2)`, not
+`mean(1)`, and 11 whose arguments can be read two ways, `max x1 * detach(x1)`, now `max(...)`).
 
 (Run it from the repository's root or anywhere else: the script's folder, not the working folder, is first on ``sys.path``.)
 
