@@ -234,6 +234,9 @@ def token_hint(tok: Any, expected: set[str], stack: list, text: str) -> tuple[st
         quoted = _QUOTED.match(text, tok.start_pos)  # Python's f"{x}"
         example = quoted.group(0) if quoted else '"x is {x}"'
         return (f"help: `.sad` has no f-strings: every text takes `{{EXPR}}` holes, `{example}`",)
+    if kind in _STATEMENT_STARTS and expected & {"_NL", "_SEMI"} and before.strip():  # `let x = 1 let y = 2`
+        example = f": `{before.strip()}; {tok} ...`" if len(before.strip()) <= 40 else ""
+        return (f"help: two statements on one line are separated by `;`{example}",)
     if kind in ("NAME", "NUMBER", "QUOTE") and header not in ("IF", "WHILE", "FOR", "REPEAT") and stack:
         called: Any = stack[-1]  # `tanh x`, `grad x`, `backward loss`: a call without its parentheses
         if (getattr(called, "type", None) == "NAME" and str(called) in BARE_CALLS
@@ -244,6 +247,8 @@ def token_hint(tok: Any, expected: set[str], stack: list, text: str) -> tuple[st
 
 
 _QUOTED = re.compile(r'"[^"\n]{0,40}"')
+# The tokens that start a statement (and nothing else).
+_STATEMENT_STARTS = frozenset({"LET", "PRINT", "ASSERT", "EXPECT", "FN", "REPEAT", "FOR", "DESCEND", "QUIET", "WHILE"})
 
 
 _NOTHING_TO_IMPORT = ("help: nothing needs importing: `exp`, `log`, `tanh`, `sqrt`, `relu`, `dot`, `sum`, `uniform`"
