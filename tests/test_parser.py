@@ -423,13 +423,17 @@ def test_a_built_in_called_without_parentheses_is_shown_with_them(text, call):
         ("repeat 2 {\n  print 1 for i in 0..2 { print i }\n}", ": `print 1; for ...`"),
         ("if x > 1 { print 1 } let y = 2", ": `if x > 1 { print 1 }; let ...`"),
         ("let a_long_name_for_a_sum = 1 + 2 + 3 + 4 + 5 let y = 2", ""),  # (too long to repeat)
+        ("backward(loss) print 1", ": `backward(loss); print ...`"),
+        ("zero_grad let x = 1", ": `zero_grad; let ...`"),
     ],
 )
 def test_two_statements_on_a_line_get_the_semicolon(text, example):
     assert error(text).notes == (f"help: two statements on one line are separated by `;`{example}",)
 
 
-@pytest.mark.parametrize("text", ["x y", "backward backward(loss)", "sum x1 = var 2", "value f(x)", "if x y { }"])
+@pytest.mark.parametrize(
+    "text", ["x y", "backward backward(loss)", "sum x1 = var 2", "value f(x)", "if x y { }", "x let = var 2", "e0 let = exp(z0)"]
+)
 def test_no_call_is_suggested_where_another_mistake_is_as_likely(text):
     assert error(text).notes == ()
 

@@ -234,7 +234,7 @@ def token_hint(tok: Any, expected: set[str], stack: list, text: str) -> tuple[st
         quoted = _QUOTED.match(text, tok.start_pos)  # Python's f"{x}"
         example = quoted.group(0) if quoted else '"x is {x}"'
         return (f"help: `.sad` has no f-strings: every text takes `{{EXPR}}` holes, `{example}`",)
-    if kind in _STATEMENT_STARTS and expected & {"_NL", "_SEMI"} and before.strip():  # `let x = 1 let y = 2`
+    if kind in _STATEMENT_STARTS and expected & {"_NL", "_SEMI"} and _whole_statement(before, first_word):
         example = f": `{before.strip()}; {tok} ...`" if len(before.strip()) <= 40 else ""
         return (f"help: two statements on one line are separated by `;`{example}",)
     if kind in ("NAME", "NUMBER", "QUOTE") and header not in ("IF", "WHILE", "FOR", "REPEAT") and stack:
@@ -249,6 +249,16 @@ def token_hint(tok: Any, expected: set[str], stack: list, text: str) -> tuple[st
 _QUOTED = re.compile(r'"[^"\n]{0,40}"')
 # The tokens that start a statement (and nothing else).
 _STATEMENT_STARTS = frozenset({"LET", "PRINT", "ASSERT", "EXPECT", "FN", "REPEAT", "FOR", "DESCEND", "QUIET", "WHILE"})
+
+
+def _whole_statement(before: str, first_word: str | None) -> bool:
+    """``before`` (a line up to a statement's keyword) reads as a statement of its own: `let x =
+    var 2 let y = 3`, `backward(loss) print x`, `zero_grad let`. (After a lone word, `x let = 2`,
+    `grad assert(…)`, words in the wrong order are as likely: no hint.)"""
+    words = before.split()
+    if words == ["zero_grad"]:
+        return True
+    return len(words) > 1 and first_word in _STATEMENT_WORDS or before.rstrip().endswith(")")
 
 
 _NOTHING_TO_IMPORT = ("help: nothing needs importing: `exp`, `log`, `tanh`, `sqrt`, `relu`, `dot`, `sum`, `uniform`"
