@@ -292,7 +292,7 @@ def test_an_unknown_meta_command_lists_the_known_ones():
     assert out.splitlines() == [
         "error: unknown command `:grpah`",
         "  = the commands are :help [TOPIC], :vars, :graph NAME, :draw NAME [FILE], :load FILE, :digits [N],",
-        ":reset, :quit",
+        "    :reset, :quit",  # (a wrapped note goes on under it)
         "  = did you mean `:graph`?",
     ]
 
