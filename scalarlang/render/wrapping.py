@@ -28,17 +28,23 @@ Piece = tuple[str, Union[Text, tuple[Text, ...]]]
 
 def hanging(text: Text, width: int, indent: str) -> list[Text]:
     """``text`` in lines at most ``width`` cells wide, broken at its blanks, the lines after the
-    first led by ``indent`` (at most half the width)."""
-    indent = indent[: width // 2]
-    first, *further = broken(text, width, width - len(indent))
-    return [first, *(Text.assemble(indent, piece) for piece in further)]
+    first led by ``indent`` (blanks; at most half the width)."""
+    count = min(len(indent), width // 2)
+    lines = broken(text, width, width - count)
+    for line in lines[1:]:
+        line.pad_left(count)
+    return lines
 
 
 def broken(text: Text, first: int, further: int) -> list[Text]:
     """``text`` in pieces of at most ``first`` cells, then ``further`` cells each, broken after
     the last blank that fits (the blanks at a break are dropped) or, in a word longer than a
     line, cut; styles are kept."""
-    spans = break_spans(text.plain, first, further)
+    plain = text.plain
+    spans = break_spans(plain, first, further)
+    if not text.spans:  # (one style: no need to divide the spans, 20 times faster on 10 MB)
+        return [Text(plain[start:end].rstrip(" "), text.style, justify=text.justify, overflow=text.overflow)
+                for start, end in spans]
     offsets = [offset for span in spans for offset in span]
     pieces = text.divide(offsets)
     lines = [pieces[2 * index + 1] for index in range(len(spans))]
