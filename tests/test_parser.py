@@ -416,6 +416,20 @@ def test_a_built_in_called_without_parentheses_is_shown_with_them(text, call):
 
 
 @pytest.mark.parametrize(
+    "text, form",
+    [
+        ("let t = torch.tensor([1, 2])", "`tensor(L)` (of a rectangular list)"),
+        ("let t = np.array([[1, 2]])", "`tensor(L)` (of a rectangular list)"),
+        ("let W = torch.randn(2, 3)", "`randn(S, …)` (the session's generator)"),
+        ("let Z = np.zeros(3)", "`zeros(S, …)`"),
+        ("let C = torch.matmul(A, B)", "the operator `A @ B`"),
+    ],
+)
+def test_a_tensor_function_of_a_python_module_is_named_as_the_built_in(text, form):
+    assert error(text).notes == (f"help: `.sad` has no modules: the built-in is {form}",)
+
+
+@pytest.mark.parametrize(
     "text, example",
     [
         ("let x = var 2 let y = 3", ": `let x = var 2; let ...`"),

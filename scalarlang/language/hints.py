@@ -71,6 +71,11 @@ _BUILT_IN_FORMS = {
     "choices": "`sample(P)`: an index drawn with probabilities P, as `random.choices(range(len(P)), weights=P)[0]`",
     "multinomial": "`sample(P)`: an index drawn with probabilities P (the session's generator)",
     "random": "`uniform(a, b)`, `gauss(mu, sigma)` or `sample(P)` (the session's generator; `random_seed(N)` seeds it)",
+    # Tensors (`torch.tensor`, `np.zeros`, `torch.matmul`).
+    "tensor": "`tensor(L)` (of a rectangular list)", "array": "`tensor(L)` (of a rectangular list)",
+    "randn": "`randn(S, …)` (the session's generator)", "rand": "`rand(S, …)` (the session's generator)",
+    "zeros": "`zeros(S, …)`", "ones": "`ones(S, …)`", "transpose": "`transpose(T)`", "reshape": "`reshape(T, S, …)`",
+    "matmul": "the operator `A @ B`",
 }
 
 
