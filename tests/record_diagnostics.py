@@ -30,7 +30,15 @@ when examples/moons_tensor.sad came to end with `vjp_check(loss)` (issue 43, fro
 kept their records, bit for bit), and
 when examples/names_tensor.sad came in (issue 43, from main's 8e3e170, the merge's first
 parent, whose parser the merge does not change: compared with the branch's own recording, the
-2,285 programs in both kept their records, bit for bit).
+2,285 programs in both kept their records, bit for bit), and when a line too long for the
+width came to go on indented (branch `friction5`, from its own commit: of 3,157 programs, 92
+changed only in the indent of an error message's or a note's further lines, 2 in a caret past
+the end of a long line that no longer wraps, and every ``diagnostic`` kept its record), and
+when the call hint came to show every argument as written (the same branch, from its own
+commit: 12 programs changed, in that note only: `mean 1, 2)` suggests `mean(1, 2)`, not
+`mean(1)`, and 11 whose arguments can be read two ways, `max x1 * detach(x1)`, now `max(...)`),
+and when two statements on one line came to get their `;` (the same branch, from its own
+commit: 54 programs gained that note, `let x = var 2; let ...`, nothing else changed).
 
 (Run it from the repository's root or anywhere else: the script's folder, not the working folder, is first on ``sys.path``.)
 

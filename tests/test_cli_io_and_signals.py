@@ -111,7 +111,14 @@ def test_head_closes_the_pipe_status_141_and_no_message(json_lines):
 @needs_command
 @posix_only
 def test_a_shell_pipeline_into_head_reports_141_with_pipefail():
-    script = f"set -o pipefail; '{COMMAND}' -c 'let x = var 1; graph(" + "+".join(["x"] * 5000) + ")' | head -1"
+    # The output is more than any pipe holds (64 KiB by default, at most pipe-max-size: 1 MiB),
+    # so the command is still writing when `head` exits, however late `head` runs. (With a
+    # graph's 20 KB alone, a `head` that ran after the command had written everything, on a
+    # loaded machine, left it nothing to meet: status 0.)
+    most = int(Path("/proc/sys/fs/pipe-max-size").read_text()) if Path("/proc/sys/fs/pipe-max-size").exists() else 1 << 20
+    line = "-" * 999
+    program = f'let x = var 1; graph({"+".join(["x"] * 5000)}); repeat {2 * most // 1000} {{ print "{line}" }}'
+    script = f"set -o pipefail; '{COMMAND}' -c '{program}' | head -1"
     result = subprocess.run(["bash", "-c", script], capture_output=True, env=env(), timeout=60)
     assert result.returncode == 141
     assert result.stdout.decode().startswith("graph of ")

@@ -39,7 +39,8 @@ def list_event(depth: int, line: int, leaf: str) -> str:
 
 
 def unwrapped(text: str) -> str:
-    return "".join(text.splitlines())
+    """The text with its lines joined again: a line wider than the width goes on indented."""
+    return "".join(line.lstrip(" ") for line in text.splitlines())
 
 
 # ---- item 1: at the parser's limit, through every front end ---------------------------------

@@ -387,25 +387,74 @@ def test_hints_for_an_import_a_misspelled_keyword_and_zero_grad_called(text, not
     "text, call",
     [
         ("tanh x", "tanh(x)"),
-        ("let y = 2 * grad x + 1", "grad(x)"),
+        ("let y = 2 * grad x", "grad(x)"),
         ("backward loss", "backward(loss)"),
         ("print exp 2", "exp(2)"),
         ('let n = len "abc"', 'len("abc")'),
         ("fn f(x) = relu x", "relu(x)"),
+        ("tanh x  # the activation", "tanh(x)"),
+        ("let y = tanh W[0]", "tanh(W[0])"),
+        ("let y = exp 1e-5", "exp(1e-5)"),
+        ("graph(max loss)", "max(loss)"),
+        ("let n = sum(1, 2, exp 3) / 2", "exp(3)"),
+        ('print "{tanh x}"', "tanh(x)"),
+        # Up to the `)` that closes nothing: every argument, as written.
+        ("let n = sum(1, 2, 3) / mean 1, 2)", "mean(1, 2)"),
+        ("let n = mean x + 1, 2 * y)", "mean(x + 1, 2 * y)"),
+        ("let p = softmax logits, axis: 1)", "softmax(logits, axis: 1)"),
+        ('let n = len "a)b")', 'len("a)b")'),
+        # Where the arguments cannot be told for sure, none are shown.
+        ("let y = 2 * grad x + 1", "grad(...)"),  # grad(x) + 1 or grad(x + 1)
+        ("let n = sum(1, tanh 2, 33)", "tanh(...)"),  # whose is the comma?
+        ("let y = exp y1e-400 = 3", "exp(...)"),
+        ('let y = max "z1', "max(...)"),  # (a text left open)
+        ("let y = tanh " + "w" * 90, "tanh(...)"),  # (too long to repeat)
     ],
 )
 def test_a_built_in_called_without_parentheses_is_shown_with_them(text, call):
     assert error(text).notes == (f"help: a function's arguments are in parentheses: `{call}`",)
 
 
-@pytest.mark.parametrize("text", ["x y", "backward backward(loss)", "sum x1 = var 2", "value f(x)", "if x y { }"])
+@pytest.mark.parametrize(
+    "text, form",
+    [
+        ("let t = torch.tensor([1, 2])", "`tensor(L)` (of a rectangular list)"),
+        ("let t = np.array([[1, 2]])", "`tensor(L)` (of a rectangular list)"),
+        ("let W = torch.randn(2, 3)", "`randn(S, …)` (the session's generator)"),
+        ("let Z = np.zeros(3)", "`zeros(S, …)`"),
+        ("let C = torch.matmul(A, B)", "the operator `A @ B`"),
+    ],
+)
+def test_a_tensor_function_of_a_python_module_is_named_as_the_built_in(text, form):
+    assert error(text).notes == (f"help: `.sad` has no modules: the built-in is {form}",)
+
+
+@pytest.mark.parametrize(
+    "text, example",
+    [
+        ("let x = var 2 let y = 3", ": `let x = var 2; let ...`"),
+        ("let x = var 2 print x", ": `let x = var 2; print ...`"),
+        ("repeat 2 {\n  print 1 for i in 0..2 { print i }\n}", ": `print 1; for ...`"),
+        ("if x > 1 { print 1 } let y = 2", ": `if x > 1 { print 1 }; let ...`"),
+        ("let a_long_name_for_a_sum = 1 + 2 + 3 + 4 + 5 let y = 2", ""),  # (too long to repeat)
+        ("backward(loss) print 1", ": `backward(loss); print ...`"),
+        ("zero_grad let x = 1", ": `zero_grad; let ...`"),
+    ],
+)
+def test_two_statements_on_a_line_get_the_semicolon(text, example):
+    assert error(text).notes == (f"help: two statements on one line are separated by `;`{example}",)
+
+
+@pytest.mark.parametrize(
+    "text", ["x y", "backward backward(loss)", "sum x1 = var 2", "value f(x)", "if x y { }", "x let = var 2", "e0 let = exp(z0)"]
+)
 def test_no_call_is_suggested_where_another_mistake_is_as_likely(text):
     assert error(text).notes == ()
 
 
 def test_the_built_ins_the_call_hint_knows_are_built_ins():
     from scalarlang.interpreter.library.registry import is_reserved
-    from scalarlang.language.hints import BARE_CALLS
+    from scalarlang.language.bare_calls import BARE_CALLS
 
     assert all(is_reserved(name) for name in BARE_CALLS)
 
@@ -431,6 +480,9 @@ def test_the_call_hint_through_the_command():
     assert result.returncode == 2 and result.stdout == ""
     assert "unexpected `x`" in result.stderr
     assert "= help: a function's arguments are in parentheses: `tanh(x)`" in result.stderr
+    result = run_program("let n = mean 1, 2)\n")
+    assert result.returncode == 2
+    assert "= help: a function's arguments are in parentheses: `mean(1, 2)`" in result.stderr
 
 
 def test_no_keyword_is_suggested_for_two_names_unlike_any():

@@ -134,6 +134,19 @@ def test_a_text_argument_and_a_wrong_count_say_what_the_entry_takes():
     assert failure("backward()").message == "`backward` takes 1 or 2 arguments, got 0"
 
 
+def test_a_wrong_count_of_arguments_shows_how_the_built_in_is_called():
+    # (The message says how many; the note, from the entry as `:help` shows it, how.)
+    assert failure("let x = var 1\ngradcheck(x * x)").notes == (
+        "help: `gradcheck(OUT, X, Y, …[, step: S][, tolerance: T])` or `gradcheck(OUT, X, STEP, TOLERANCE)`:"
+        " each variable's pass adjoint against a central difference",
+    )
+    assert failure("exp(1, 2)").notes == ("help: `exp(X)`: e to the power X",)
+    for entry in [*STATEMENT_FUNCTIONS.values(), *VALUE_FUNCTIONS.values()]:
+        if not entry.arity.accepts(9):
+            notes = failure(f"{entry.name}({', '.join(['1'] * 9)})").notes
+            assert notes == (f"help: {' or '.join(f'`{form}`' for form in entry.usage)}: {entry.summary}",), entry.name
+
+
 def test_the_hints_call_only_built_ins():
     """The `.sad` forms the hints suggest (language/hints.py, which cannot read the registry:
     it is below it) call built-ins that exist; a renamed built-in fails here, not silently."""

@@ -191,6 +191,12 @@ def test_words_of_other_repls_point_at_the_commands_here():
     assert "= help: `:reset` forgets every binding; Ctrl-L clears the screen" in out
     assert "chars" not in out
     assert "help: Ctrl-D or `:quit` leaves" in run_lines(core, stream, "exit")
+    # Python's way, a call: `quit()` said only that there is no function `quit`.
+    for call in ("quit()", "exit()"):
+        out = run_lines(core, stream, call)
+        assert "error[unknown-function]" in out and "= help: Ctrl-D or `:quit` leaves" in out, out
+    assert "= help: `:help` shows the language by task" in run_lines(core, stream, "help()")
+    assert "did you mean `chars`" not in run_lines(core, stream, "clear()")
     out = run_lines(core, stream, "let clear = 2", "clear", "clear + 1")
     assert "error" not in out  # a name bound by the user is that name
 
@@ -286,7 +292,7 @@ def test_an_unknown_meta_command_lists_the_known_ones():
     assert out.splitlines() == [
         "error: unknown command `:grpah`",
         "  = the commands are :help [TOPIC], :vars, :graph NAME, :draw NAME [FILE], :load FILE, :digits [N],",
-        ":reset, :quit",
+        "    :reset, :quit",  # (a wrapped note goes on under it)
         "  = did you mean `:graph`?",
     ]
 

@@ -102,10 +102,12 @@ def test_narrow_tables_still_fit(chosen, width):
 )
 def test_lines_printed_at_once_are_the_lines_wrapped_one_by_one(texts, width, color):
     # `Renderer.lines` takes a line that fits as it is: the same output as wrapping each
-    # line on its own (rich's wrap), with and without colour.
+    # line on its own (wrapping.py's `hanging`, its further lines indented under it), with and
+    # without colour.
     from rich.text import Text
 
     from scalarlang.render.text import Renderer, make_console
+    from scalarlang.render.wrapping import INDENT, hanging
 
     def printed(one_by_one: bool) -> str:
         stream = io.StringIO()
@@ -113,9 +115,8 @@ def test_lines_printed_at_once_are_the_lines_wrapped_one_by_one(texts, width, co
         lines = [Text(text, "bold" if index % 2 else "") for index, text in enumerate(texts)]
         if one_by_one:
             for line in lines:
-                pieces = line.wrap(renderer.console, width, overflow="fold")
-                for piece in pieces:
-                    piece.rstrip()
+                own_indent = " " * (len(line.plain) - len(line.plain.lstrip(" ")))
+                pieces = hanging(line, width, own_indent + INDENT)
                 renderer.console.print(Text("\n").join(pieces), soft_wrap=True)
         else:
             renderer.lines(lines)

@@ -57,8 +57,9 @@ def lay_out(blocks: Sequence[Block], width: int, *, margin: int = 0, widest_form
         column = margin + UNDER
     lines: list[Line] = []
     for block in blocks:
-        if isinstance(block, Heading):
-            lines.extend([(" " * margin, "text"), (text, "heading")] for text in wrap_words(block.text, width - margin))
+        if isinstance(block, Heading):  # (its further lines indented as its rows are)
+            for index, text in enumerate(wrap_words(block.text, width - margin, width - margin - INDENT)):
+                lines.append([(" " * (margin + (INDENT if index else 0)), "text"), (text, "heading")])
         elif isinstance(block, Paragraph):
             start, further = margin + block.indent, margin + block.indent + block.hanging
             for index, text in enumerate(wrap_words(block.text, width - start, width - further)):

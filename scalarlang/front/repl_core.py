@@ -443,10 +443,15 @@ _REPL_WORDS = {
 
 
 def _with_repl_hint(failed: Failed, text: str) -> Failed:
+    """A word of other REPLs typed alone (`exit`), or called as Python calls it (`exit()`),
+    gets what does it here."""
     diagnostic = failed.diagnostic
     word = text.strip()
+    called = word.endswith("()")
+    word = word[:-2].rstrip() if called else word
     hint = _REPL_WORDS.get(word)
-    if hint is None or diagnostic.kind != "undefined-name" or diagnostic.fields.get("name") != word:
+    kind, field = ("unknown-function", "function") if called else ("undefined-name", "name")
+    if hint is None or diagnostic.kind != kind or diagnostic.fields.get(field) != word:
         return failed
     return Failed(diagnostic.replaced(notes=(hint,)), failed.traceback, failed.static)
 

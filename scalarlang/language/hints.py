@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .bare_calls import BARE_CALLS, NOT_AN_ARGUMENT, bare_call_hint
+
 _ATTRIBUTE = re.compile(r"\.[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*(\()?")
 _WORD_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[0-9.]+)[ \t]*\Z")
 _OPERAND_AFTER = re.compile(r"[ \t]*(-?[A-Za-z_][A-Za-z0-9_]*|-?[0-9.]+)")
@@ -69,6 +71,11 @@ _BUILT_IN_FORMS = {
     "choices": "`sample(P)`: an index drawn with probabilities P, as `random.choices(range(len(P)), weights=P)[0]`",
     "multinomial": "`sample(P)`: an index drawn with probabilities P (the session's generator)",
     "random": "`uniform(a, b)`, `gauss(mu, sigma)` or `sample(P)` (the session's generator; `random_seed(N)` seeds it)",
+    # Tensors (`torch.tensor`, `np.zeros`, `torch.matmul`).
+    "tensor": "`tensor(L)` (of a rectangular list)", "array": "`tensor(L)` (of a rectangular list)",
+    "randn": "`randn(S, …)` (the session's generator)", "rand": "`rand(S, …)` (the session's generator)",
+    "zeros": "`zeros(S, …)`", "ones": "`ones(S, …)`", "transpose": "`transpose(T)`", "reshape": "`reshape(T, S, …)`",
+    "matmul": "the operator `A @ B`",
 }
 
 
@@ -232,35 +239,31 @@ def token_hint(tok: Any, expected: set[str], stack: list, text: str) -> tuple[st
         quoted = _QUOTED.match(text, tok.start_pos)  # Python's f"{x}"
         example = quoted.group(0) if quoted else '"x is {x}"'
         return (f"help: `.sad` has no f-strings: every text takes `{{EXPR}}` holes, `{example}`",)
+    if kind in _STATEMENT_STARTS and expected & {"_NL", "_SEMI"} and _whole_statement(before, first_word):
+        example = f": `{before.strip()}; {tok} ...`" if len(before.strip()) <= 40 else ""
+        return (f"help: two statements on one line are separated by `;`{example}",)
     if kind in ("NAME", "NUMBER", "QUOTE") and header not in ("IF", "WHILE", "FOR", "REPEAT") and stack:
         called: Any = stack[-1]  # `tanh x`, `grad x`, `backward loss`: a call without its parentheses
         if (getattr(called, "type", None) == "NAME" and str(called) in BARE_CALLS
                 and called.end_pos < tok.start_pos and str(tok) != str(called)  # (not a doubled word)
-                and not _NOT_AN_ARGUMENT.match(text, tok.end_pos)):  # (`sum x = 2`, `value f(x)`)
-            return (_bare_call_hint(str(called), tok, text),)
+                and not NOT_AN_ARGUMENT.match(text, tok.end_pos)):  # (`sum x = 2`, `value f(x)`)
+            return (bare_call_hint(str(called), tok.start_pos, text, enclosed=_innermost(stack) is not None),)
     return ()
 
 
-# Built-ins that Python's and the maths' habits call without parentheses (`grad x`, `tanh x`):
-# a name of these followed by a value is a call. (tests/test_hints.py checks they are built-ins.)
-BARE_CALLS = frozenset({
-    "grad", "value", "backward", "detach", "len", "exp", "log", "tanh", "sqrt", "relu", "sigmoid", "abs",
-    "sum", "mean", "max", "min", "softmax", "logsumexp", "argmax",
-})
 _QUOTED = re.compile(r'"[^"\n]{0,40}"')
-# After the value: a binding (`sum x1 = 2`: a misspelled `let`?) or a call (`value f(x)`).
-_NOT_AN_ARGUMENT = re.compile(r"[ \t]*(=(?!=)|\()")
+# The tokens that start a statement (and nothing else).
+_STATEMENT_STARTS = frozenset({"LET", "PRINT", "ASSERT", "EXPECT", "FN", "REPEAT", "FOR", "DESCEND", "QUIET", "WHILE"})
 
 
-def _bare_call_hint(name: str, tok: Any, text: str) -> str:
-    """`tanh x`: the call is `tanh(x)`. (Of two other names, `a b`, either may be meant: a call
-    or an operator left out; no hint.)"""
-    if tok.type == "QUOTE":
-        quoted = _QUOTED.match(text, tok.start_pos)
-        argument = quoted.group(0) if quoted else '"..."'
-    else:
-        argument = str(tok)
-    return f"help: a function's arguments are in parentheses: `{name}({argument})`"
+def _whole_statement(before: str, first_word: str | None) -> bool:
+    """``before`` (a line up to a statement's keyword) reads as a statement of its own: `let x =
+    var 2 let y = 3`, `backward(loss) print x`, `zero_grad let`. (After a lone word, `x let = 2`,
+    `grad assert(…)`, words in the wrong order are as likely: no hint.)"""
+    words = before.split()
+    if words == ["zero_grad"]:
+        return True
+    return len(words) > 1 and first_word in _STATEMENT_WORDS or before.rstrip().endswith(")")
 
 
 _NOTHING_TO_IMPORT = ("help: nothing needs importing: `exp`, `log`, `tanh`, `sqrt`, `relu`, `dot`, `sum`, `uniform`"

@@ -15,14 +15,15 @@ walks.py puts them together (with the pass's tables), and a tensor walk's lines 
 
 from __future__ import annotations
 
-from typing import Callable, Sequence, Union
+from typing import Sequence
 
 from rich.text import Text
 
 from ..engine.numbers import format_number
 from ..interpreter.outcomes import EdgeShare, Explained, PathShown, PathsShown, WalkShown, WalkStep
 from .styles import STYLES
-from .tables import _Column, _titled_table
+from .table_layout import Column, titled_table
+from .wrapping import INDENT, Piece, flow, prose, sentence
 
 # Labels in these lines are cut to this many characters (tables cut theirs to fit).
 LABEL_LIMIT = 40
@@ -30,11 +31,6 @@ LABEL_LIMIT = 40
 SUM_LINES = 6
 # A walk step's adjoints show at most this many lines, the last saying how many are left out.
 ADJOINT_LINES = 4
-INDENT = "  "
-
-# One item of a flowed line: the separator before it on the same line, and the item: one text,
-# or several parts that may go on separate lines when the item is too long for one.
-Piece = tuple[str, Union[Text, tuple[Text, ...]]]
 
 
 # ---- explain ------------------------------------------------------------------------------------
@@ -87,11 +83,11 @@ def explain_lines(shown: Explained, width: int, row_limit: int = 200) -> list[Te
 
 
 _EDGE_COLUMNS = [
-    _Column("consumer", "label", key=True),
-    _Column("slot", "number", key=True),
-    _Column("upstream", "number"),
-    _Column("local", "number"),
-    _Column("contribution", "number"),
+    Column("consumer", "label", key=True),
+    Column("slot", "number", key=True),
+    Column("upstream", "number"),
+    Column("local", "number"),
+    Column("contribution", "number"),
 ]
 
 
@@ -100,7 +96,7 @@ def _edge_table(shown: Explained, width: int, row_limit: int) -> list[Text]:
         [edge.consumer, str(edge.slot), *_upstream_and_local(edge), format_number(edge.contribution)]
         for edge in shown.edges[:row_limit]
     ]
-    return _titled_table(None, _EDGE_COLUMNS, rows, len(shown.edges), width)
+    return titled_table(None, _EDGE_COLUMNS, rows, len(shown.edges), width)
 
 
 def _upstream_and_local(edge: EdgeShare) -> list[str]:
@@ -236,108 +232,6 @@ def adjoint_lines(
     lead = Text(f"{title}: ")
     indent = " " * (len(title) - len(title.lstrip()) + len(INDENT))
     return flow(lead, pieces, width, indent, max_lines, lambda left: f"… {left:,} more")
-
-
-# ---- laying out ---------------------------------------------------------------------------------
-
-
-def flow(
-    lead: Text,
-    pieces: Sequence[Piece],
-    width: int,
-    indent: str,
-    max_lines: int | None = None,
-    more: Callable[[int], str] | None = None,
-) -> list[Text]:
-    """``lead`` and the pieces on as few lines as fit ``width``: a piece that does not fit
-    starts a new line, indented, without its separator's leading blanks; a piece of several
-    parts too long for a line breaks between them. With ``max_lines``, the lines past it are
-    left out and the last line is ``more(count of pieces not shown whole)``. A part wider than
-    a line alone is left whole (the renderer folds it)."""
-    lines: list[Text] = []
-    finished: list[int] = []  # pieces that end on each line
-    current, done = lead.copy(), 0
-    started = bool(lead.plain.strip())
-
-    def new_line(start: str) -> None:
-        nonlocal current, done
-        lines.append(current)
-        finished.append(done)
-        current, done = Text(indent + start), 0
-
-    for separator, item in pieces:
-        parts = item if isinstance(item, tuple) else (item,)
-        whole = sum(part.cell_len for part in parts) + len(parts) - 1
-        start = separator.lstrip()
-        if not started or current.cell_len + len(separator) + whole <= width:
-            current.append(separator)  # it fits
-        elif len(indent) + len(start) + whole <= width or current.cell_len + len(separator) + parts[0].cell_len > width:
-            new_line(start)  # it fits a line of its own, or not even its first part fits here
-        else:
-            current.append(separator)  # too long for any line: broken between its parts from here
-        for position, part in enumerate(parts):
-            if position:
-                if current.cell_len + 1 + part.cell_len > width:
-                    new_line("")
-                else:
-                    current.append(" ")
-            current.append_text(part)
-        done += 1
-        started = True
-    lines.append(current)
-    finished.append(done)
-    if max_lines is not None and more is not None and len(lines) > max_lines:
-        kept = max(1, max_lines - 1)
-        lines = lines[:kept] + [Text(f"{indent}{more(len(pieces) - sum(finished[:kept]))}", STYLES["dim"])]
-    for line in lines:
-        line.rstrip()
-    return lines
-
-
-def sentence(parts: Sequence[str | Text], width: int, indent: str = INDENT, style: str = "") -> list[Text]:
-    """Text and labels wrapped at the text's blanks (a label is never split), continuation
-    lines indented; punctuation next to a label stays with it."""
-    pieces: list[Piece] = []
-    separator = ""
-    lead_blanks = ""
-    rest = list(parts)
-    first = rest[0] if rest else None
-    while isinstance(first, str) and not first.strip():  # the lead's blanks
-        lead_blanks += first
-        rest.pop(0)
-        first = rest[0] if rest else None
-    if isinstance(first, str):
-        lead_blanks += first[: len(first) - len(first.lstrip(" "))]
-        rest[0] = first.lstrip(" ")
-    for part in rest:
-        if isinstance(part, Text):
-            _add(pieces, separator, part.copy())
-            separator = ""
-            continue
-        for position, word in enumerate(part.split(" ")):
-            if position:
-                separator = " "
-            if word:
-                _add(pieces, separator, Text(word, style))
-                separator = ""
-    if not pieces:
-        return [Text()]
-    return flow(Text(lead_blanks), pieces, width, indent)
-
-
-def _add(pieces: list[Piece], separator: str, text: Text) -> None:
-    """A word or a label; glued to the one before when nothing separates them (`x:`)."""
-    if pieces and not separator:
-        previous = pieces[-1][1]
-        assert isinstance(previous, Text)
-        previous.append_text(text)
-    else:
-        pieces.append((separator, text))
-
-
-def prose(text: str, width: int, indent: str = INDENT, style: str = "") -> list[Text]:
-    """A sentence of plain text wrapped at its blanks to ``width``."""
-    return sentence([text], width, indent, style)
 
 
 def _indented(lines: list[Text]) -> list[Text]:

@@ -19,8 +19,9 @@ from rich.text import Text
 
 from ..engine.numbers import format_number
 from ..interpreter.outcomes import JacobianShown, TangentNode, TangentsShown
-from .chain_rule import INDENT, Piece, _label, _name, flow, sentence
-from .tables import _Column, _titled_table
+from .chain_rule import _label, _name
+from .wrapping import INDENT, Piece, flow, sentence
+from .table_layout import Column, titled_table
 
 
 # ---- tangents -----------------------------------------------------------------------------------
@@ -113,9 +114,9 @@ def jacobian_lines(shown: JacobianShown, width: int, row_limit: int = 200) -> li
 
 def _matrix(title: str, shown: JacobianShown, matrix: tuple[tuple[float, ...], ...], width: int,
             row_limit: int) -> list[Text]:
-    columns = [_Column("output", "label", key=True), *(_Column(_label(label), "number") for label in shown.inputs)]
+    columns = [Column("output", "label", key=True), *(Column(_label(label), "number") for label in shown.inputs)]
     rows = [[label, *map(format_number, row)] for label, row in zip(shown.outputs, matrix)][:row_limit]
-    return [Text.assemble(INDENT, line) for line in _titled_table(title, columns, rows, len(matrix), width - len(INDENT))]
+    return [Text.assemble(INDENT, line) for line in titled_table(title, columns, rows, len(matrix), width - len(INDENT))]
 
 
 def _listed(labels: tuple[str, ...]) -> list[str | Text]:

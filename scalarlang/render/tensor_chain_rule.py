@@ -11,7 +11,8 @@ from rich.text import Text
 from ..engine.numbers import format_number
 from ..interpreter.tensor_outcomes import TensorEdge, TensorExplained, TensorSummary
 from ..engine.tensor_errors import show_shape
-from .chain_rule import INDENT, _label, _name, _note, sentence
+from .chain_rule import _label, _name, _note
+from .wrapping import INDENT, sentence
 
 
 def summary_text(summary: TensorSummary) -> str:

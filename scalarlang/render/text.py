@@ -55,6 +55,7 @@ from .styles import STYLES
 from .tensor_chain_rule import tensor_explain_lines
 from .tables import graph_tables, node_and_edge_counts, pass_tables
 from .walks import walk_parts
+from .wrapping import INDENT, hanging, sentence
 from .vjp_check import vjp_check_lines
 
 DEFAULT_WIDTH = 100
@@ -163,7 +164,7 @@ class Renderer:
             case GraphShown():
                 self.graph(outcome)
             case GradcheckShown():
-                self.line(gradcheck_line(outcome))
+                self.lines(gradcheck_lines(outcome, self.console.width))
             case Explained():
                 self.lines(explain_lines(outcome, self.console.width, self.row_limit))
             case TensorExplained():
@@ -212,10 +213,11 @@ class Renderer:
 
     def lines(self, texts: list[Text]) -> None:
         """Prose wraps at the console's width (at spaces; a word longer than a line is
-        folded), so no line of output is wider than --width; trailing blanks go. All is
-        printed at once: a call a line made printing 10 MB take three times longer, and a
-        pass's tables print 400 lines. A line that fits (a table's) is taken as it is: the
-        wrap would give it back unchanged, at a tenth of a table's time."""
+        folded), so no line of output is wider than --width; a wrapped line's further lines
+        are indented under it (its own indent and `INDENT` more, wrapping.py's `hanging`);
+        trailing blanks go. All is printed at once: a call a line made printing 10 MB take
+        three times longer, and a pass's tables print 400 lines. A line that fits (a table's)
+        is taken as it is."""
         width = self.console.width
         pieces: list[Text] = []
         for text in texts:
@@ -224,10 +226,11 @@ class Renderer:
                 text.rstrip()
                 pieces.append(text)
                 continue
-            wrapped = text.wrap(self.console, width, overflow="fold")
-            for piece in wrapped:
-                piece.rstrip()
-            pieces.extend(wrapped)
+            for line in text.split("\n", allow_blank=True):
+                line.expand_tabs()
+                line_plain = line.plain
+                own_indent = " " * (len(line_plain) - len(line_plain.lstrip(" ")))
+                pieces.extend(hanging(line, width, own_indent + INDENT))
         if pieces:
             self.console.print(Text("\n").join(pieces), soft_wrap=True)
 
@@ -352,17 +355,19 @@ def chart_summary(charted: Charted) -> str:
             assert_never(chart)
 
 
-def gradcheck_line(shown: GradcheckShown) -> Text:
+def gradcheck_lines(shown: GradcheckShown, width: int) -> list[Text]:
+    """``gradcheck loss by x: analytic=… numerical=… scaled_error=… tolerance=… pass=true``,
+    its labels whole, its further lines indented."""
     check = shown.check
-    return Text.assemble(
+    return sentence([
         "gradcheck ",
-        (shown.label, STYLES["label"]),
+        Text(shown.label, STYLES["label"]),
         " by ",
-        (shown.variable, STYLES["label"]),
+        Text(shown.variable, STYLES["label"]),
         f": analytic={format_number(check.analytic)} numerical={format_number(check.numerical)}"
         f" scaled_error={format_exponent(check.scaled_error)} tolerance={format_exponent(check.tolerance)}"
         f" pass={str(check.passed).lower()}",
-    )
+    ], width)
 
 
 def warning_lines(warned: Warned, width: int = DEFAULT_WIDTH) -> list[Text]:
@@ -417,7 +422,10 @@ def _excerpt(source: Source, span: Span, gutter: str, width: int) -> list[Text]:
     line_text = source.line_text(span.line).replace("\t", " ")
     start = span.column - 1
     length = (span.end_column - span.column) if span.end_line == span.line else len(line_text) - start
-    shown, start = _window(line_text, start, max(1, length), max(8, width - len(gutter) - 3))
+    room = max(8, width - len(gutter) - 3)
+    if start >= len(line_text):  # a caret past the line's end (end of input) takes a column too
+        room = max(8, room - 1)
+    shown, start = _window(line_text, start, max(1, length), room)
     length = max(1, min(length, len(shown) - start)) if shown else 1
     number = str(span.line).rjust(len(gutter))
     return [

@@ -12,9 +12,9 @@ from rich.text import Text
 
 from ..engine.numbers import format_exponent
 from ..interpreter.tensor_outcomes import NodeVJPChecked, VJPCheckShown
-from .chain_rule import sentence
 from .styles import STYLES
-from .tables import _Column, _table_lines
+from .table_layout import Column, table_lines
+from .wrapping import sentence
 
 
 
@@ -27,13 +27,13 @@ def _verdict_style(text: str) -> str:
 # than its column wraps over the row's next lines, whole: labels made inside a `fn` are long
 # (`layer: H @ transpose(W) + b`), and cut they read alike (`layer: H @ tr…`).
 _COLUMNS = [
-    _Column("#", "number", key=True),
-    _Column("node", "label", key=True),
-    _Column("operation", "text"),
-    _Column("shapes", "text"),
-    _Column("scalar edges", "number"),
-    _Column("largest difference", "number"),
-    _Column("verdict", "text", style=_verdict_style),
+    Column("#", "number", key=True),
+    Column("node", "label", key=True),
+    Column("operation", "text"),
+    Column("shapes", "text"),
+    Column("scalar edges", "number"),
+    Column("largest difference", "number"),
+    Column("verdict", "text", style=_verdict_style),
 ]
 
 
@@ -57,7 +57,7 @@ def vjp_check_lines(shown: VJPCheckShown, width: int) -> list[Text]:
          format_exponent(node.largest_difference), verdict(node)]
         for node in shown.nodes
     ]
-    lines += _table_lines(_COLUMNS, rows, width, wrap=True, records=True)
+    lines += table_lines(_COLUMNS, rows, width, wrap=True, records=True)
     for node in shown.nodes:
         if node.problem is not None:
             lines += sentence([Text("note", STYLES["note"]), ": ", Text(node.label, STYLES["label"]),

@@ -19,9 +19,10 @@ from ..interpreter.outcomes import WalkShown
 from ..engine.tensor_errors import show_shape
 from ..interpreter.tensor_outcomes import TensorWalkEdge, TensorWalkStep
 from . import chain_rule
-from .chain_rule import INDENT, _label, _name, _plural, prose, sentence
+from .chain_rule import _label, _name, _plural
 from .tables import forward_tables, pass_tables
 from .tensor_chain_rule import summary_text
+from .wrapping import INDENT, prose, sentence
 
 
 def is_tensor_walk(shown: WalkShown) -> bool:

@@ -356,9 +356,11 @@ def call_problem(entry: Entry, call: tree.Call, fail: Fail) -> LanguageError | N
     name, args = entry.name, call.args
     if not entry.arity.accepts(len(args)):
         message = f"takes {entry.takes}" if entry.takes else f"takes {entry.arity.text()}, got {len(args)}"
+        forms = " or ".join(f"`{form}`" for form in entry.usage)
         return fail(
             "wrong-arguments", f"`{name}` {message}", call.span,
             {"function": name, "expected": entry.arity.expected(), "got": len(args)},
+            (f"help: {forms}: {entry.summary}",),
         )
     for index, arg in enumerate(args):
         problem = _kind_problem(entry, entry.kind_of(index), arg, f"argument {index + 1}")
