@@ -257,6 +257,7 @@ def test_load_of_a_failing_file_keeps_nothing(tmp_path):
     assert "error[assertion-failed]" in out
     assert f" --> {program}:4:1" in out
     assert out.endswith(f"nothing of {program} was kept\n")
+    assert "were undone" not in out  # one message says it: nothing of the file, not two
     assert list(core.session.bindings) == ["a"]
     assert core.session.lookup("a").value == 1.0
 

@@ -141,9 +141,11 @@ class ReplCore:
     def source_name(self) -> str:
         return f"<repl:{self.count}>"
 
-    def run(self, source: Source, renderer: Renderer | None = None, *, walking: bool = True) -> bool:
+    def run(self, source: Source, renderer: Renderer | None = None, *, walking: bool = True,
+            undone: str = "the statements before it in this input were undone") -> bool:
         """Run ``source`` atomically and show its outcomes; True when nothing failed.
-        ``walking``: a `walk` waits for ``read_key`` between edges (a loaded file's does not)."""
+        ``walking``: a `walk` waits for ``read_key`` between edges (a loaded file's does not).
+        ``undone``: said after a failure that followed shown outcomes (empty: the caller says it)."""
         self.session.text_width = self.out.console.width  # (a terminal's, as it is now)
         outcomes = self.session.run(source, atomic=True)
         shown = 0
@@ -151,8 +153,8 @@ class ReplCore:
             for outcome in outcomes:
                 if isinstance(outcome, Failed):
                     self.show(_with_repl_hint(outcome, source.text))
-                    if shown:
-                        self.message("the statements before it in this input were undone")
+                    if shown and undone:
+                        self.message(undone)
                     return False
                 if isinstance(outcome, WalkShown):
                     self.walk(outcome, renderer, self.read_key if walking else None)
@@ -363,7 +365,8 @@ class ReplCore:
         before = self.session.values
         # A file runs as a script would print it: its `let`s are not echoed one by one.
         quiet = Renderer(self.out.console, row_limit=self.out.row_limit, echo_bindings=False)
-        if self.run(item, quiet, walking=False):
+        # A failure's one message is the file's: nothing of it was kept, its earlier statements too.
+        if self.run(item, quiet, walking=False, undone=""):
             bound = [name for name, value in self.session.values.items() if before.get(name) is not value]
             self.message(f"loaded {item.name}" + (f"; bound {', '.join(bound)}" if bound else ""))
         else:
