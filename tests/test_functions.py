@@ -205,3 +205,26 @@ def test_a_function_body_labels_its_parts_with_the_function():
         "z[0]", "f: max(v)", "f: v[0] - max(v)", "f: exp(v[0] - max(v))", "z[1]", "f: v[1] - max(v)",
         "f: exp(v[1] - max(v))", "f: sum(exp(v - max(v)))", "f: softmax(v)[0]", "f: 2", "y",
     ]
+
+
+@pytest.mark.parametrize(
+    "program, note",
+    [
+        # PyTorch's torch.autograd.grad(y, x): grad takes one node, the one whose gradient is read
+        ("let x = var 2\nlet y = x * x\nprint grad(y, x)",
+         "help: the derivative of y with respect to x is `backward(y)`, then `grad(x)`: its gradient from that pass"),
+        # sympy's diff(y, x), a derivative(...) of one's own: no such function
+        ("let w = var 2\nlet loss = w * w\nprint derivative(loss, w)",
+         "help: the derivative of loss with respect to w is `backward(loss)`, then `grad(w)`: its gradient from that pass"),
+        ("let x = var 2\nprint diff(x * x, x)",
+         "help: the derivative of OUT with respect to x is `backward(OUT)`, then `grad(x)`: its gradient from that pass"),
+    ],
+)
+def test_a_derivative_asked_for_as_a_function_of_two_nodes_gets_backward_then_grad(program, note):
+    diagnostic = failure(program)
+    assert diagnostic.kind in ("wrong-arguments", "unknown-function")
+    assert diagnostic.notes[0] == note
+
+
+def test_grad_with_another_wrong_count_keeps_its_forms():
+    assert failure("let x = var 2\nprint grad()").notes[0].startswith("help: `grad(")

@@ -399,6 +399,8 @@ def call_hint(call: Any, argument: str | None = None) -> tuple[str, ...]:
     argument = argument or "x"
     if name == "range":
         return (range_hint(call),)
+    if name in _DERIVATIVE_WORDS:
+        return (gradient_hint(call),)
     forms = {
         "ord": f"a character's index is its place in a vocabulary: `encode({argument}, vocab)[0]`"
         " (`let vocab = chars(text)`)",
@@ -412,6 +414,20 @@ def call_hint(call: Any, argument: str | None = None) -> tuple[str, ...]:
     }
     form = forms.get(name)
     return (f"help: {form}",) if form is not None else ()
+
+
+# PyTorch's `torch.autograd.grad(y, x)`, sympy's `diff(y, x)`: a derivative asked for by name.
+_DERIVATIVE_WORDS = frozenset(("derivative", "diff", "gradient"))
+
+
+def gradient_hint(call: Any) -> str:
+    """dy/dx asked for as a function of y and x (`grad(y, x)`, `derivative(y, x)`): in `.sad`
+    a backward pass from y, then x's stored gradient, in the call's own names where it has them."""
+    args = call.args
+    output = args[0].name if len(args) == 2 and hasattr(args[0], "name") else "OUT"
+    wrt = args[1].name if len(args) == 2 and hasattr(args[1], "name") else "X"
+    return (f"help: the derivative of {output} with respect to {wrt} is `backward({output})`, "
+            f"then `grad({wrt})`: its gradient from that pass")
 
 
 _PYTHON_NAMES = {

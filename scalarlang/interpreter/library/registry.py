@@ -357,10 +357,14 @@ def call_problem(entry: Entry, call: tree.Call, fail: Fail) -> LanguageError | N
     if not entry.arity.accepts(len(args)):
         message = f"takes {entry.takes}" if entry.takes else f"takes {entry.arity.text()}, got {len(args)}"
         forms = " or ".join(f"`{form}`" for form in entry.usage)
+        notes = (f"help: {forms}: {entry.summary}",)
+        if name == "grad" and len(args) == 2:  # PyTorch's autograd.grad(y, x): dy/dx
+            from ...language.hints import gradient_hint  # (on first use: only a failure asks)
+
+            notes = (gradient_hint(call),)
         return fail(
             "wrong-arguments", f"`{name}` {message}", call.span,
-            {"function": name, "expected": entry.arity.expected(), "got": len(args)},
-            (f"help: {forms}: {entry.summary}",),
+            {"function": name, "expected": entry.arity.expected(), "got": len(args)}, notes,
         )
     for index, arg in enumerate(args):
         problem = _kind_problem(entry, entry.kind_of(index), arg, f"argument {index + 1}")
