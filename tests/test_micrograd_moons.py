@@ -93,7 +93,7 @@ def test_the_reference_learns_the_moons(eleven_steps):
 
 
 def test_the_reference_is_the_engine_bit_for_bit_on_the_moons():
-    three_steps = reference.train(steps=3)
+    three_steps = reference.trained(3)
     assert bits(engine_train(reference.SIZES, 3, reference.SEED, reference.load_moons())) == bits(three_steps)
 
 
