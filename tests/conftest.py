@@ -10,7 +10,8 @@ Hypothesis profiles, chosen with the environment variable ``HYPOTHESIS_PROFILE``
 - ``deep``: 2000 examples per property, for a long local run.
 
 A property that sets its own number (a cheap one that wants more) writes it for the full
-profile as ``examples(N)`` (tests/shared.py), which scales it with the profile.
+profile as ``property_examples(N)`` (tests/shared.py), which scales it with the profile. One whose
+examples are slow tries fewer in the default run only: ``property_examples(N, default_run=M)``.
 
 The marker ``slow`` puts a test (a stress test, the packaging test) out of the default run
 (pyproject's ``addopts`` says ``-m 'not slow'``); ``python -m pytest -q -m slow`` runs them.
