@@ -10,7 +10,8 @@ Hypothesis profiles, chosen with the environment variable ``HYPOTHESIS_PROFILE``
 - ``deep``: 2000 examples per property, for a long local run.
 
 A property that sets its own number (a cheap one that wants more) writes it for the full
-profile as ``examples(N)`` (tests/shared.py), which scales it with the profile.
+profile as ``property_examples(N)`` (tests/shared.py), which scales it with the profile. One whose
+examples are slow tries fewer in the default run only: ``property_examples(N, default_run=M)``.
 
 The marker ``slow`` puts a test (a stress test, the packaging test) out of the default run
 (pyproject's ``addopts`` says ``-m 'not slow'``); ``python -m pytest -q -m slow`` runs them.
@@ -69,6 +70,20 @@ def pytest_xdist_auto_num_workers(config):
     except AttributeError:  # (macOS has no affinity)
         cores = os.cpu_count() or 1
     return cores + 1
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """`-n` without `--dist`: work stealing instead of xdist's `load`. `load` hands out the tests
+    in chunks and leaves each worker the rest of its own chunk at the end: the worker that had
+    the notebook's kernels and the moons examples there ran 5.5-6.5 s alone after the others
+    were done (two runs), a core idle. A worker out of tests takes half of another's."""
+    arguments = config.invocation_params.args
+    if config.getvalue("dist") != "load" or any(str(argument).startswith(("--dist", "-d")) for argument in arguments):
+        return None  # the user's choice (xdist's own hook makes it)
+    from xdist.scheduler import WorkStealingScheduling
+
+    return WorkStealingScheduling(config, log)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -72,6 +72,7 @@ for the depth of its graph (about 350 for the 2-16-16-1 network) while it runs.
 from __future__ import annotations
 
 import csv
+import functools
 import gc
 import sys
 from pathlib import Path
@@ -191,6 +192,13 @@ def train(
         if collecting:
             gc.enable()
     return history
+
+
+@functools.lru_cache(maxsize=None)
+def trained(steps: int) -> tuple[tuple[float, float], ...]:
+    """`train(steps=steps)` on the moons, kept for the process: test_moons.py and
+    test_micrograd_moons.py both compare with the first steps (micrograd takes 0.15 s a step)."""
+    return tuple(train(steps=steps))
 
 
 def _step(model: Model, parameters: list[Value], rows: list[tuple[float, ...]], width: int, step: int) -> tuple[float, float]:

@@ -49,9 +49,19 @@ from scalarlang.render.text import Renderer, make_console
 FULL_PROFILE_EXAMPLES = 50
 
 
-def property_examples(full: int) -> int:
+# The examples per property of conftest.py's `quick` profile, the default run's.
+QUICK_PROFILE_EXAMPLES = 25
+
+
+def property_examples(full: int, *, default_run: int | None = None) -> int:
     """A property's own number of examples, ``full`` in the `full` profile (the slow run's),
-    scaled with the profile loaded: half of it in the default run, 40 times it in `deep`."""
+    scaled with the profile loaded: half of it in the default run, 40 times it in `deep`.
+
+    ``default_run``, for a property whose examples are slow (a tenth of a second and more):
+    the number the default run (the `quick` profile) tries instead of half of ``full``. The
+    slow run (`full`, as `.ci/run` runs it) and `deep` still try the scaled full number."""
+    if default_run is not None and settings.default.max_examples == QUICK_PROFILE_EXAMPLES:
+        return default_run
     return max(1, full * settings.default.max_examples // FULL_PROFILE_EXAMPLES)
 
 

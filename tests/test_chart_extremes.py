@@ -73,7 +73,7 @@ def drawn_or_too_wide(make, low: float, high: float) -> None:
     check_drawn(chart)
 
 
-@settings(max_examples=property_examples(150), deadline=None)
+@settings(max_examples=property_examples(150, default_run=25), deadline=None)
 @given(values, st.booleans())
 def test_a_line_chart_of_any_finite_values_is_drawn(ys, against_themselves):
     x = ys if against_themselves else None
@@ -95,7 +95,7 @@ def test_a_log_chart_of_any_positive_values_is_drawn(ys):
     check_drawn(line_chart([ys], log=True))
 
 
-@settings(max_examples=property_examples(60), deadline=None)
+@settings(max_examples=property_examples(60, default_run=10), deadline=None)
 @given(st.lists(st.tuples(extreme, extreme, st.sampled_from([0.0, 1.0])), min_size=1, max_size=5))
 def test_a_boundary_of_any_finite_points_is_drawn(points):
     xs, ys = [p[0] for p in points], [p[1] for p in points]

@@ -18,7 +18,6 @@ from typing import NamedTuple
 
 import mpmath
 import pytest
-import sympy
 from hypothesis import assume, event, example, given, note, settings
 from hypothesis import strategies as st
 
@@ -277,6 +276,8 @@ def symbolic(program: Program, built: Built):
 
     relu, abs, max and min become the branch their operands' values select (PyTorch's
     conventions: relu and abs at 0 are the constant 0, a tie of max or min the mean)."""
+    import sympy  # (here, not at the top: see test_gradients_match_sympy)
+
     exprs = []
     symbols_of_variables = []
     values: dict[sympy.Symbol, sympy.Rational] = {}
@@ -329,6 +330,7 @@ def symbolic(program: Program, built: Built):
 
 def _branch(op: str, a, b, a_value: float, b_value: float):
     """The sympy expression of a kinked operation at the given operand values."""
+    import sympy
     if op == "relu":
         return a if a_value > 0 else sympy.Integer(0)
     if op == "abs":
@@ -484,6 +486,10 @@ def safe_graph(program: Program, kink_margin: float = 0.0) -> tuple[Program, Bui
     Step("mul", "number-right", 2, 2, 3.0), Step("add", "method", 1, 3, 0.0))))
 @example(Program((("variable", 0.5),), (Step("tanh", "method", 0, 0, 0.0), Step("exp", "method", 1, 1, 0.0))))
 def test_gradients_match_sympy(program):
+    # sympy is imported where it is used: it takes 0.3 s of CPU, and every pytest-xdist worker
+    # imports every test module, most of them never running this test.
+    import sympy
+
     program, built = safe_graph(program)
     if tree_size(program) > 400:
         event("expression tree too large for sympy: skipped")

@@ -30,11 +30,11 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import example, given, note
+from hypothesis import example, given, note, settings
 from hypothesis import strategies as st
 
 from list_program_text import LEARNING_RATES, NUMBERS, number
-from shared import bits
+from shared import bits, property_examples
 import scalarlang
 from scalarlang import Scalar
 from scalarlang.interpreter.library import csv_reader as tables
@@ -367,6 +367,9 @@ def node_facts(node: Scalar) -> tuple:
     return (str(node.operation), bits(node.value), bits(node.gradient))
 
 
+# 10 programs in the default run (each about 0.06 s: run twice, with and without lists, and
+# trained), the profile's number in the slow run.
+@settings(max_examples=property_examples(50, default_run=10))
 @given(list_programs())
 def test_a_program_with_lists_computes_what_it_computes_without_them(case):
     program, steps, rate = case

@@ -22,6 +22,7 @@ pytest.importorskip("micrograd")
 import micrograd_moons as reference  # noqa: E402  (tests/ is on sys.path, as for shared.py)
 
 from scalarlang import Scalar, format_number  # noqa: E402
+from shared import property_examples  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -92,12 +93,13 @@ def test_the_reference_learns_the_moons(eleven_steps):
 
 
 def test_the_reference_is_the_engine_bit_for_bit_on_the_moons():
-    three_steps = reference.train(steps=3)
+    three_steps = reference.trained(3)
     assert bits(engine_train(reference.SIZES, 3, reference.SEED, reference.load_moons())) == bits(three_steps)
 
 
-# A quarter of the profile's examples: each trains micrograd (collecting after every step).
-@settings(max_examples=max(1, settings().max_examples // 4))
+# A quarter of the profile's examples, each training micrograd (collecting after every step):
+# 12 in the slow run, 3 in the default run (0.25 s each; the moons test above is its own case).
+@settings(max_examples=property_examples(12, default_run=3))
 @given(
     st.lists(st.integers(1, 5), min_size=1, max_size=2),
     st.integers(0, 2**32),
