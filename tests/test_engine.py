@@ -71,6 +71,9 @@ def failing_backward_keeps_bits(output: Scalar, seed, error_type, nodes=None):
     again = rejected(lambda: output.reverse_pass(seed), error_type)
     assert same_error(again, error)
     assert gradient_bits(nodes) == before
+    unrecorded = rejected(lambda: output.committed_topology(seed), error_type)
+    assert same_error(unrecorded, error)
+    assert gradient_bits(nodes) == before
     if seed == 1.0:
         assert same_error(rejected(output.backward, error_type), error)
         assert gradient_bits(nodes) == before
@@ -892,6 +895,19 @@ def test_backward_with_seed_scales(seed, expected):
     assert backward_pass.seed == seed and type(backward_pass.seed) is float
     assert (x.gradient, square.gradient, loss.gradient) == expected
     assert backward_pass.edges[0].upstream == seed
+
+
+@pytest.mark.parametrize("seed", [1.0, 2.5, -3, 0.0])
+def test_committed_topology_commits_what_backward_with_seed_commits(seed):
+    """The pass without its records: the same stored gradients, and the pass's topology."""
+    x, square, loss = _seed_graph()
+    recorded = loss.backward_with_seed(seed)
+    after_recorded = gradient_bits([x, square, loss])
+    x, square, loss = _seed_graph()
+    topology = loss.committed_topology(seed)
+    assert gradient_bits([x, square, loss]) == after_recorded
+    assert [node._value for node in topology] == [node._value for node in recorded.topology]
+    assert topology == loss.topology()
 
 
 def test_negative_zero_seed_is_a_pass_adjoint_not_a_stored_bit():

@@ -12,7 +12,7 @@ import pytest
 from sessions import failure, printed, run, run_ok, shown
 from shared import text_of
 from scalarlang import Scalar, ScalarOperation
-from scalarlang.interpreter import control
+from scalarlang.interpreter import control, statements
 from scalarlang.render.events import event_of
 from scalarlang.interpreter.core import Interpreter
 from scalarlang.interpreter.values import Made, Named
@@ -177,16 +177,16 @@ def test_an_interrupt_in_a_loop_undoes_the_whole_atomic_input(monkeypatch):
     session, _ = run_ok("let x = var 2\nlet n = const 0\nbackward(x * x)")
     before = session.bindings
     calls = {"count": 0}
-    original = Scalar.variable
+    original = statements.new_leaf
 
-    def interrupting(value):
+    def interrupting(*leaf):
         calls["count"] += 1
         if calls["count"] == 500:
             raise KeyboardInterrupt
-        return original(value)
+        return original(*leaf)
 
-    # Patched: a Ctrl-C at the 500th new variable exactly cannot be timed from outside.
-    monkeypatch.setattr(Scalar, "variable", staticmethod(interrupting))
+    # Patched: a Ctrl-C at `descend`'s 500th new variable exactly cannot be timed from outside.
+    monkeypatch.setattr(statements, "new_leaf", interrupting)
     with pytest.raises(KeyboardInterrupt):
         run("repeat 1000 { let n = n + 1\n let loss = x * x\n backward(loss)\n descend x by 0.01 }", session, atomic=True)
     assert session.bindings == before and session.lookup("x").gradient == 4.0

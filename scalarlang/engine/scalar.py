@@ -267,6 +267,7 @@ class Scalar(Node):
     reverse_pass = passes.reverse_pass
     backward = passes.backward
     backward_with_seed = passes.backward_with_seed
+    committed_topology = passes.committed_topology
     zero_grad = passes.zero_grad
 
 

@@ -254,12 +254,9 @@ class Places:
 
     __slots__ = ("rows",)
 
-    def __init__(self) -> None:
-        self.rows: list[tuple[int, int, str]] = []
-
-    def name(self, name: str) -> int:
-        self.rows.append((-1, 0, name))
-        return len(self.rows) - 1
+    def __init__(self, names: tuple[tuple[int, int, str], ...] = ()) -> None:
+        """``names``: the rows of names placed first (`name`'s rows), at places 0, 1, ..."""
+        self.rows: list[tuple[int, int, str]] = list(names)
 
     def item(self, place: int, index: int) -> int:
         label = self.rows[place][2]

@@ -162,8 +162,7 @@ class SessionState:
     def commit_unseen(self, output: Scalar, seed: float) -> None:
         """A pass from ``output`` that nothing shows, journals or keeps (``watches_passes``
         False): the engine checks it all, then commits it, in one call."""
-        committed = output.backward_with_seed(seed)
-        self.reached.committed(committed.topology)
+        self.reached.committed(output.committed_topology(seed))
 
     def zero(self, outputs: list[Scalar], everything: bool) -> None:
         """`zero_grad` of the graphs of ``outputs`` (``everything``: of every node a name

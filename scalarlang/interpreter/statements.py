@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..engine.numbers import format_number
 from ..engine.errors import ScalarAutodiffError
+from ..engine.node import new_leaf
 from ..engine.scalar import Scalar, ScalarOperation
 from ..engine.tensor import Tensor
 from ..engine.tensor_node import TensorNode
@@ -39,6 +40,8 @@ from .values import (
 
 if TYPE_CHECKING:
     from .context import Compiling, Running
+
+_VARIABLE = ScalarOperation.VARIABLE
 
 
 def node_state(node: Scalar, label: str | None = None) -> NodeState:
@@ -112,13 +115,17 @@ def compile_descend(run: Running, statement: tree.Descend):
     targets = tuple(zip(names, spans))
     get, echo, state = run.names.get, run.echo, run.state
     warned = False  # the `no-backward` warning shows once per statement, not per iteration
+    # Each name's place comes first in every iteration's `Places`, and the new variables a name
+    # gets share one tag, as a loop's `let` gives the nodes its expression makes one `Named`.
+    name_places = tuple((-1, 0, name) for name in names)
+    name_tags = tuple(Named(name) for name in names)
 
     def stepped(name_span, step: float, item: object, places: Places, place: int, made: dict, olds: list) -> Any:
         """The new variable of one item, checked: nothing is bound before all are known. A
         variable held twice (in a list, or by two of the names) gets one new variable."""
         if item.__class__ is Tensor:
             return _stepped_tensor(compiler, name_span, step, item, places, place, made, olds)  # type: ignore[arg-type]
-        if not isinstance(item, Scalar) or item._operation is not ScalarOperation.VARIABLE:
+        if not isinstance(item, Scalar) or item._operation is not _VARIABLE:
             raise _not_a_variable(compiler, places.text(place), item, name_span)
         node = item
         again = made.get(node)
@@ -134,7 +141,9 @@ def compile_descend(run: Running, statement: tree.Descend):
                 name_span,
                 {"operation": "variable", "value": value, "name": places.text(place)},
             )
-        fresh = made[node] = _fresh(value, places.label(place))
+        tag = name_tags[place] if place < len(name_tags) else Named(places.label(place))
+        # (value is a finite float: a variable of it needs no check of Scalar.variable's)
+        fresh = made[node] = new_leaf(Scalar, value, _VARIABLE, 0.0, tag)
         olds.append((node, place))
         return fresh
 
@@ -144,15 +153,17 @@ def compile_descend(run: Running, statement: tree.Descend):
         new: list[tuple[str, object]] = []
         made: dict[Scalar, Scalar] = {}  # each variable stepped -> its new variable
         lists: dict[int, ListValue] = {}  # the id of each list rebuilt -> its new list
-        places = Places()
+        places = Places(name_places)
         olds: list[tuple[Scalar, int]] = []  # each variable stepped, and the place it was first found
+        place = 0
         for name, name_span in targets:
             value = get(name)
             if value.__class__ is ListValue:
-                new.append((name, rebuilt(value, places, places.name(name), lambda node, place: stepped(
-                    name_span, step, node, places, place, made, olds), lists)))
+                new.append((name, rebuilt(value, places, place, lambda node, at: stepped(
+                    name_span, step, node, places, at, made, olds), lists)))
             else:
-                new.append((name, stepped(name_span, step, value, places, places.name(name), made, olds)))
+                new.append((name, stepped(name_span, step, value, places, place, made, olds)))
+            place += 1
         # Every new value is known and finite: only now is any name bound again.
         unreached = None if warned else _unreached(olds, places, state.reached)
         for name, fresh in new:
@@ -204,13 +215,6 @@ def _unreached(olds: list[tuple[Scalar, int]], places: Places, reached) -> tuple
         if node in reached:
             return None
     return tuple(places.text(place) for _, place in olds)
-
-
-def _fresh(value: float, label: str) -> Scalar:
-    """`descend`'s new variable, labelled by the name (or the list path) it is bound to."""
-    fresh = Scalar.variable(value)
-    fresh.tag = Named(label)
-    return fresh
 
 
 def _not_a_variable(compiler: Compiling, name: str, node: object, span: Span) -> LanguageError:
