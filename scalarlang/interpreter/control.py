@@ -299,7 +299,7 @@ class Run:
             if items.__class__ is Tensor:  # its rows (`T[i]`), each made when the loop reaches it
                 rows, row = rows_of(items)
                 count = self._count(float(rows), source_span, "the tensor")
-                made: list = [None, ()]  # the iteration whose row was made last, and its values
+                made = [None, ()]  # the iteration whose row was made last, and its values
 
                 def values(iteration):
                     if made[0] != iteration:
