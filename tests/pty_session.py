@@ -180,6 +180,14 @@ class Terminal:
                 raise AssertionError(f"{pattern!r} not seen within {within} s; the terminal shows:\n{self.text[self.seen:]}")
             self._read()
 
+    def after_a_pause(self, seconds: float) -> str:
+        """The plain text shown after the last match once ``seconds`` have passed: where a test
+        checks that something did not happen (a second edge before Enter, a prompt under a
+        pager)."""
+        time.sleep(seconds)
+        self._read()
+        return self.text[self.seen :]
+
     def line(self, text: str) -> None:
         """Type a line at the prompt and press Enter."""
         self.expect(r"sad> ")

@@ -237,9 +237,7 @@ def test_walk_one_edge_per_enter_q_for_the_rest_and_ctrl_c_stops(repl):
     terminal.expect(r"^3 unique nodes, 4 operand edges")
     terminal.expect(r"^edge 1 of 4: loss → square \(slot 0\)")
     terminal.expect(r"Enter: next step")  # it waits: no second edge yet
-    time.sleep(0.3)
-    terminal._read()
-    assert "edge 2 of 4" not in terminal.text[terminal.seen:]
+    assert "edge 2 of 4" not in terminal.after_a_pause(0.3)
     first_screen = terminal.text[start:]  # (issue 45, item 2: no answer given away)
     assert "pass adjoint  gradient" not in first_screen and "gradient" not in first_screen
     assert "x 8" not in first_screen
@@ -287,9 +285,7 @@ def test_walk_of_a_tensor_graph_one_node_per_enter(repl):
     terminal.expect(r"3 nodes, one per Enter")
     terminal.expect(r"^node 1 of 3: loss: sum, a scalar")
     terminal.expect(r"Enter: next step")  # it waits: no second node yet
-    time.sleep(0.3)
-    terminal._read()
-    assert "node 2 of 3" not in terminal.text[terminal.seen:]
+    assert "node 2 of 3" not in terminal.after_a_pause(0.3)
     terminal.child.send("\r")
     terminal.expect(r"node 2 of 3: tanh\(X @ W\): tanh \[2, 2\]")
     terminal.expect(r"slot 0 to X @ W: dA = dC \* \(1 - C²\) \(4 scalar edges\)")
@@ -333,9 +329,7 @@ def test_the_long_help_page_goes_through_a_pager_and_a_topic_does_not(tmp_path):
         terminal.child.setwinsize(30, 100)
         terminal.line(":help")
         terminal.expect(r"values and the graph")
-        time.sleep(0.5)
-        terminal._read()
-        assert "sad> " not in terminal.text[terminal.seen:]  # the pager holds the screen
+        assert "sad> " not in terminal.after_a_pause(0.5)  # the pager holds the screen
         assert "error kinds" not in terminal.text  # (a screen at a time: the page's end not yet)
         terminal.child.send("q")
         terminal.line(":help lists")
