@@ -4,7 +4,8 @@ Each hint is a note (``help: ...``) added to an error that happened anyway; it n
 what is an error. ``character_hint`` answers a character no token starts with (``^``, ``.``),
 ``token_hint`` a token the parser did not take (``def f(x):``, ``for i in range(3):``,
 ``w -= ...``, ``while x:``, a slice's ``:``); ``call_hint`` a call of a Python function `.sad`
-does not have (``range(n)``, ``ord(c)``, ``str(x)``) and ``name_hint`` a Python word used as
+does not have (``range(n)``, ``ord(c)``, ``str(x)``, ``diff(y, x)``), ``arity_hint`` a built-in
+given another library's arguments (``grad(y, x)``) and ``name_hint`` a Python word used as
 a name (``True``, ``continue``); a built-in followed by a value is a call without its
 parentheses (``tanh x``), and ``f"{x}"`` an f-string.
 """
@@ -428,6 +429,14 @@ def gradient_hint(call: Any) -> str:
     wrt = args[1].name if len(args) == 2 and hasattr(args[1], "name") else "X"
     return (f"help: the derivative of {output} with respect to {wrt} is `backward({output})`, "
             f"then `grad({wrt})`: its gradient from that pass")
+
+
+def arity_hint(call: Any) -> tuple[str, ...]:
+    """A note for a built-in given another count of arguments, as another library's function of
+    the same name takes them: PyTorch's `autograd.grad(y, x)` (the built-in's forms otherwise)."""
+    if call.function == "grad" and len(call.args) == 2:
+        return (gradient_hint(call),)
+    return ()
 
 
 _PYTHON_NAMES = {

@@ -356,12 +356,10 @@ def call_problem(entry: Entry, call: tree.Call, fail: Fail) -> LanguageError | N
     name, args = entry.name, call.args
     if not entry.arity.accepts(len(args)):
         message = f"takes {entry.takes}" if entry.takes else f"takes {entry.arity.text()}, got {len(args)}"
-        forms = " or ".join(f"`{form}`" for form in entry.usage)
-        notes = (f"help: {forms}: {entry.summary}",)
-        if name == "grad" and len(args) == 2:  # PyTorch's autograd.grad(y, x): dy/dx
-            from ...language.hints import gradient_hint  # (on first use: only a failure asks)
+        from ...language.hints import arity_hint  # (on first use: only a failure asks)
 
-            notes = (gradient_hint(call),)
+        forms = " or ".join(f"`{form}`" for form in entry.usage)
+        notes = arity_hint(call) or (f"help: {forms}: {entry.summary}",)
         return fail(
             "wrong-arguments", f"`{name}` {message}", call.span,
             {"function": name, "expected": entry.arity.expected(), "got": len(args)}, notes,
