@@ -24,7 +24,7 @@ from __future__ import annotations
 from functools import reduce as _reduce
 from itertools import repeat
 from operator import add as _add
-from typing import Any, TypeVar
+from typing import Any, Literal, Sequence, TypeVar, overload
 
 from .errors import (
     NonFiniteAccumulatedGradient,
@@ -65,7 +65,7 @@ def backward_with_seed(output: Scalar, seed: float) -> BackwardPass:
     return _compute_pass(output, seed, True)
 
 
-def committed_topology(output: Scalar, seed: float) -> list[Scalar]:
+def committed_topology(output: Scalar, seed: float) -> Sequence[Scalar]:
     """`backward_with_seed` for a caller that reads none of the pass's records: the same
     checks and commit; gives the pass's topology. (A training loop's `backward` that nothing
     shows: the records' arrays were a tenth of a small pass's time.)"""
@@ -181,7 +181,16 @@ def _finite_seed(seed: object) -> float:
     return value
 
 
-def _compute_pass(output: Scalar, seed: object, commit: bool, recorded: bool = True) -> Any:
+# (The two results typed apart: a recorded pass, or the committed topology alone.)
+@overload
+def _compute_pass(output: Scalar, seed: object, commit: bool, recorded: Literal[True] = ...) -> BackwardPass: ...
+
+
+@overload
+def _compute_pass(output: Scalar, seed: object, commit: bool, recorded: Literal[False]) -> Sequence[Scalar]: ...
+
+
+def _compute_pass(output: Scalar, seed: object, commit: bool, recorded: bool = True) -> BackwardPass | Sequence[Scalar]:
     """The fresh pass of docs/engine.md: checks in order, nothing written until ``commit``;
     its `BackwardPass`, or with ``recorded`` False its topology alone.
 
